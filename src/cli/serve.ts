@@ -1,0 +1,34 @@
+/** `paddock serve`: a bad setting exits 2 with one line naming it; SIGINT/SIGTERM drain and exit 0. */
+import { ConfigError } from '../config/parse.ts';
+import { type Config, loadConfig } from '../config/config.ts';
+import { jsonLogger } from '../log/logger.ts';
+import { startServer } from '../server/serve.ts';
+
+export async function serveCommand(): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`paddock: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const logger = jsonLogger(config.logLevel);
+  let server;
+  try {
+    server = await startServer(config, { logger });
+  } catch (err) {
+    process.stderr.write(`paddock: cannot start: ${(err as Error).message}\n`);
+    return 1;
+  }
+  process.stderr.write(`paddock: serving on ${server.url} (console at ${config.baseUrl}/)\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await server.close();
+  logger.log('info', 'server.stopped');
+  return 0;
+}

@@ -1,0 +1,62 @@
+/** `paddock set-admin-password`: reads a password from stdin (no echo on a terminal) and stores its hash. */
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import { type Config, loadConfig } from '../config/config.ts';
+import { ConfigError } from '../config/parse.ts';
+import { hashPassword } from '../crypto/password.ts';
+import { openSqliteStore } from '../store/sqlite/sqlite_store.ts';
+
+export async function setAdminPasswordCommand(): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`paddock: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const password = await readPassword(`New password for "${config.adminUser}": `);
+  if (password === undefined || [...password].length < 12) {
+    process.stderr.write('paddock: the password must have at least 12 characters\n');
+    return 2;
+  }
+  const store = openSqliteStore(config.dataDir);
+  try {
+    await store.setPasswordHash(config.adminUser, await hashPassword(password));
+  } finally {
+    await store.close();
+  }
+  process.stderr.write(`paddock: password for "${config.adminUser}" updated\n`);
+  return 0;
+}
+
+/** The first line of stdin; on a terminal the prompt is shown and the typing is not echoed. */
+function readPassword(prompt: string): Promise<string | undefined> {
+  const tty = process.stdin.isTTY === true;
+  let muted = false;
+  const output = new Writable({
+    write(chunk, _encoding, done) {
+      if (!muted) process.stderr.write(chunk);
+      done();
+    },
+  });
+  const rl = createInterface({ input: process.stdin, output: tty ? output : undefined, terminal: tty });
+  if (tty) {
+    process.stderr.write(prompt);
+    muted = true;
+  }
+  return new Promise((resolve) => {
+    let answered = false;
+    rl.once('line', (line) => {
+      answered = true;
+      rl.close();
+      if (tty) process.stderr.write('\n');
+      resolve(line);
+    });
+    rl.once('close', () => {
+      if (!answered) resolve(undefined);
+    });
+  });
+}

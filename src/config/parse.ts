@@ -1,0 +1,63 @@
+/** Validators for configuration values; each returns the parsed value or throws a message. */
+import { isIP } from 'node:net';
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+/** True for `localhost`, 127.0.0.0/8 and ::1: the hosts on which plain HTTP is acceptable. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (h === 'localhost' || h === '::1') return true;
+  return isIP(h) === 4 && h.startsWith('127.');
+}
+
+export function parseBoolean(text: string): boolean {
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  throw new Error('must be "true" or "false"');
+}
+
+export function parsePositiveInt(text: string, max: number): number {
+  if (!/^[0-9]{1,10}$/.test(text)) throw new Error('must be a whole number of seconds');
+  const n = Number(text);
+  if (n < 1 || n > max) throw new Error(`must be between 1 and ${max}`);
+  return n;
+}
+
+export function parseListen(text: string): { host: string; port: number } {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$/.exec(text);
+  if (!m) throw new Error('must be host:port, for example 127.0.0.1:8080');
+  const port = Number(m[2]);
+  if (port > 65535) throw new Error('port must be at most 65535');
+  return { host: (m[1] ?? '').replace(/^\[(.*)\]$/, '$1'), port };
+}
+
+/** An absolute http(s) URL without credentials, query or fragment. */
+export function parseHttpUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error('must be an absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('must be http or https');
+  if (url.username || url.password) throw new Error('must not contain credentials');
+  if (url.search || url.hash) throw new Error('must not contain a query or fragment');
+  return url;
+}
+
+/** Strict standard base64 (RFC 4648 section 4), padding optional; returns the bytes. */
+export function parseBase64Key(text: string): Buffer {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.replace(/=+$/, '').length % 4 === 1) {
+    throw new Error('each key must be base64');
+  }
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.length < 32) throw new Error('each key must decode to at least 32 bytes');
+  return bytes;
+}

@@ -1,0 +1,70 @@
+/**
+ * PUT /v1/runs/{id}: stores a run byte for byte at the privacy level the device chose.
+ * Idempotent: the same id with identical bytes answers 200, with other bytes 409.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Handler } from 'hono';
+import { secretHash } from '../crypto/random.ts';
+import { BodyTooLarge, readBody } from '../http/body.ts';
+import { textError } from '../http/responses.ts';
+import type { PrivacyLevel } from '../store/store.ts';
+import type { ControlDeps } from './app.ts';
+
+export const RUN_LIMIT = 16 * 1024 * 1024;
+const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const BEARER = /^Bearer ([A-Za-z0-9_-]{43})$/i;
+const LEVELS: readonly string[] = ['full', 'redacted', 'minimal'];
+const CONTENT_TYPE = /^[\x20-\x7e]{1,255}$/;
+
+export function runUpload(deps: ControlDeps): Handler {
+  return async function runUploadHandler(c) {
+    const credential = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
+    const hash = credential === undefined ? undefined : secretHash(credential);
+    const device = hash === undefined ? undefined : await deps.store.deviceByCredential(hash);
+    // The lookup is by hash; the constant-time comparison makes the match itself leak nothing.
+    if (
+      !hash ||
+      !device ||
+      !timingSafeEqual(Buffer.from(device.credentialHash), Buffer.from(hash)) ||
+      device.revokedAt !== null
+    ) {
+      c.header('WWW-Authenticate', 'Bearer');
+      return textError(c, 401, 'unknown or revoked device credential');
+    }
+
+    const id = c.req.param('id') ?? '';
+    if (!RUN_ID.test(id)) return textError(c, 400, 'run id must match [A-Za-z0-9._-]{1,128}');
+    const level = c.req.header('x-privacy-level') ?? '';
+    if (!LEVELS.includes(level)) return textError(c, 400, 'X-Privacy-Level must be full, redacted or minimal');
+    const contentType = c.req.header('content-type') ?? 'application/octet-stream';
+    if (!CONTENT_TYPE.test(contentType)) return textError(c, 400, 'bad Content-Type');
+
+    let body: Uint8Array;
+    try {
+      body = await readBody(c.req.raw, RUN_LIMIT);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return textError(c, 413, 'run larger than 16 MiB');
+      return textError(c, 400, 'upload interrupted');
+    }
+    const result = await deps.store.putRun({
+      device: device.id,
+      id,
+      contentType,
+      privacy: level as PrivacyLevel,
+      size: body.byteLength,
+      uploadedAt: deps.clock.now(),
+      body,
+      sha256: createHash('sha256').update(body).digest('hex'),
+    });
+    switch (result) {
+      case 'created':
+        return textError(c, 201, 'stored');
+      case 'identical':
+        return textError(c, 200, 'already stored');
+      case 'conflict':
+        return textError(c, 409, 'a different run with this id is already stored');
+      case 'device-unknown':
+        return textError(c, 401, 'unknown or revoked device credential');
+    }
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Strict `application/x-www-form-urlencoded` parsing (WHATWG URL standard, section 5.1), stricter
+ * than URLSearchParams: a bad percent escape, bytes that are not UTF-8 or a repeated field make
+ * the whole form malformed instead of being silently repaired.
+ */
+import { BodyTooLarge, readBody } from './body.ts';
+
+export const FORM_LIMIT = 65_536;
+const MAX_FIELDS = 64;
+
+export type FormResult = { ok: true; fields: Map<string, string> } | { ok: false; reason: 'too-large' | 'malformed' };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeComponent(text: string): string | undefined {
+  const plus = text.replaceAll('+', ' ');
+  if (!/^(?:[^%]|%[0-9A-Fa-f]{2})*$/.test(plus)) return undefined;
+  const bytes = Buffer.from(
+    plus.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+    'latin1',
+  );
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Parses an urlencoded body; undefined when malformed. */
+export function parseForm(body: string): Map<string, string> | undefined {
+  const fields = new Map<string, string>();
+  if (body === '') return fields;
+  const pairs = body.split('&');
+  if (pairs.length > MAX_FIELDS) return undefined;
+  for (const pair of pairs) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = decodeComponent(eq === -1 ? pair : pair.slice(0, eq));
+    const value = decodeComponent(eq === -1 ? '' : pair.slice(eq + 1));
+    if (name === undefined || value === undefined || fields.has(name)) return undefined;
+    fields.set(name, value);
+  }
+  return fields;
+}
+
+/** Reads and parses a form post: the media type must be urlencoded (charset, if any, UTF-8). */
+export async function readForm(req: Request): Promise<FormResult> {
+  const type = (req.headers.get('content-type') ?? '').toLowerCase().replaceAll(' ', '');
+  if (type !== 'application/x-www-form-urlencoded' && type !== 'application/x-www-form-urlencoded;charset=utf-8') {
+    return { ok: false, reason: 'malformed' };
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBody(req, FORM_LIMIT);
+  } catch (err) {
+    return { ok: false, reason: err instanceof BodyTooLarge ? 'too-large' : 'malformed' };
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { ok: false, reason: 'malformed' };
+  }
+  const fields = parseForm(text);
+  return fields ? { ok: true, fields } : { ok: false, reason: 'malformed' };
+}

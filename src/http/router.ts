@@ -1,0 +1,49 @@
+/**
+ * Builds a Hono app from a routes table: security headers on everything, plain-text 404 for an
+ * unknown path, 405 with Allow for a known path with another method, and no stack trace ever.
+ */
+import { Hono, type Env, type Handler, type MiddlewareHandler } from 'hono';
+import type { Logger } from '../log/logger.ts';
+import { StoreError } from '../store/errors.ts';
+import { textError } from './responses.ts';
+import { securityHeaders } from './security_headers.ts';
+
+export interface Route<E extends Env> {
+  method: 'GET' | 'POST' | 'PUT';
+  path: string;
+  middleware: MiddlewareHandler<E>[];
+  handler: Handler<E>;
+}
+
+export function buildApp<E extends Env>(routes: Route<E>[], logger: Logger): Hono<E> {
+  const app = new Hono<E>();
+  app.use(securityHeaders());
+  for (const route of routes) app.on(route.method, [route.path], ...route.middleware, route.handler);
+
+  const patterns = routes.map((r) => ({ method: r.method, pattern: toRegExp(r.path) }));
+  app.notFound((c) => {
+    const allowed: string[] = patterns.filter((p) => p.pattern.test(c.req.path)).map((p) => p.method);
+    if (allowed.length === 0) return textError(c, 404, 'not found');
+    if (allowed.includes('GET')) allowed.push('HEAD');
+    c.header('Allow', [...new Set(allowed)].join(', '));
+    return textError(c, 405, 'method not allowed');
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof StoreError || (err as { code?: unknown }).code === 'ERR_SQLITE_ERROR') {
+      logger.log('error', 'store.unavailable', { error: err.message, path: c.req.path });
+      return textError(c, 503, 'the store is unavailable; try again shortly');
+    }
+    logger.log('error', 'request.failed', { error: err.message, stack: err.stack, path: c.req.path });
+    return textError(c, 500, 'internal error');
+  });
+  return app;
+}
+
+function toRegExp(path: string): RegExp {
+  const source = path
+    .split('/')
+    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${source}$`);
+}

@@ -1,0 +1,49 @@
+/**
+ * Append-only schema migrations: never edit a released entry, add a new one. Each runs once,
+ * in order, inside the transaction that records it in schema_migrations.
+ */
+export const migrations: readonly string[] = [
+  `
+  CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+  CREATE TABLE credentials (username TEXT PRIMARY KEY, hash TEXT NOT NULL, updated_at INTEGER NOT NULL) STRICT;
+  CREATE TABLE login_failures (client TEXT NOT NULL, at INTEGER NOT NULL) STRICT;
+  CREATE INDEX login_failures_client_at ON login_failures (client, at);
+  CREATE TABLE accounts (
+    subject TEXT PRIMARY KEY, display TEXT NOT NULL, last_sign_in_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX accounts_last_sign_in ON accounts (last_sign_in_at);
+  CREATE TABLE enroll_tokens (
+    hash TEXT PRIMARY KEY, owner TEXT NOT NULL, created_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, used_at INTEGER
+  ) STRICT;
+  CREATE TABLE devices (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    credential_hash TEXT NOT NULL UNIQUE,
+    enrolled_at INTEGER NOT NULL,
+    last_seen_at INTEGER,
+    last_upload_at INTEGER,
+    revoked_at INTEGER
+  ) STRICT;
+  CREATE INDEX devices_owner_seq ON devices (owner, seq);
+  -- owner is copied from the device (it never changes) so scoped run lists walk one index.
+  -- body is the last column so list queries never touch its overflow pages.
+  CREATE TABLE runs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    device_id TEXT NOT NULL REFERENCES devices (id),
+    id TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    content_type TEXT NOT NULL,
+    privacy TEXT NOT NULL CHECK (privacy IN ('full', 'redacted', 'minimal')),
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    uploaded_at INTEGER NOT NULL,
+    body BLOB NOT NULL,
+    UNIQUE (device_id, id)
+  ) STRICT;
+  CREATE INDEX runs_owner_seq ON runs (owner, seq);
+  CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL) STRICT;
+  `,
+];

@@ -1,0 +1,110 @@
+/**
+ * The store, in domain words. Implemented on node:sqlite (store/sqlite); every implementation
+ * passes the same contract tests (test/store). Methods that act on devices or runs take the
+ * Viewer so that scoping (CONTRACT section 4) is enforced in one place, in the query itself.
+ */
+
+/** Who is asking: admins see everything, other accounts only what they own. */
+export interface Viewer {
+  subject: string;
+  admin: boolean;
+}
+
+export type PrivacyLevel = 'full' | 'redacted' | 'minimal';
+
+export interface Device {
+  id: string;
+  name: string;
+  owner: string;
+  enrolledAt: number;
+  lastSeenAt: number | null;
+  revokedAt: number | null;
+}
+
+export interface RunSummary {
+  device: string;
+  id: string;
+  contentType: string;
+  privacy: PrivacyLevel;
+  size: number;
+  uploadedAt: number;
+}
+
+export interface Run extends RunSummary {
+  body: Uint8Array;
+}
+
+export interface Account {
+  subject: string;
+  display: string;
+  lastSignInAt: number;
+}
+
+/** Keyset pagination: newest first; `before` is the cursor of the last row already shown. */
+export interface PageRequest {
+  before?: string | undefined;
+  limit: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Cursor for the next (older) page, absent on the last page. */
+  next?: string;
+}
+
+export type PutRunResult = 'created' | 'identical' | 'conflict' | 'device-unknown';
+
+export interface Store {
+  /** Settings shared by every instance on this store: generated keys and certificates. */
+  getSetting(name: string): Promise<string | undefined>;
+  /** Stores `value` unless the setting exists; returns the value that is now stored (race-safe). */
+  setSettingIfAbsent(name: string, value: string): Promise<string>;
+  setSetting(name: string, value: string): Promise<void>;
+
+  passwordHash(username: string): Promise<string | undefined>;
+  setPasswordHash(username: string, hash: string): Promise<void>;
+  /** Stores the hash only when the account has none yet; false when one exists (first writer wins). */
+  createPasswordHash(username: string, hash: string): Promise<boolean>;
+
+  /** Throttle state of CONTRACT section 5, kept here so instances sharing a store share it. */
+  loginFailuresSince(client: string, since: number): Promise<number>;
+  recordLoginFailure(client: string, at: number): Promise<void>;
+  clearLoginFailures(client: string): Promise<void>;
+
+  recordSignIn(account: Account): Promise<void>;
+  knownAccounts(limit: number): Promise<Account[]>;
+
+  createEnrollToken(token: {
+    hash: string;
+    owner: string;
+    createdBy: string;
+    createdAt: number;
+    expiresAt: number;
+  }): Promise<void>;
+  /** Consumes an unused, unexpired token and creates its device in one transaction; undefined when the token is not valid. */
+  enrollDevice(input: {
+    tokenHash: string;
+    now: number;
+    deviceId: string;
+    name: string;
+    credentialHash: string;
+  }): Promise<Device | undefined>;
+  /** The device whose credential hashes to `hash`, revoked or not. */
+  deviceByCredential(hash: string): Promise<(Device & { credentialHash: string }) | undefined>;
+  deviceVisibleTo(viewer: Viewer, id: string): Promise<Device | undefined>;
+  devicesVisibleTo(viewer: Viewer, page: PageRequest): Promise<Page<Device & { lastUploadAt: number | null }>>;
+  /** Marks the device revoked; false when it is not visible to the viewer or already revoked. */
+  revokeDevice(viewer: Viewer, id: string, at: number): Promise<boolean>;
+
+  /** Stores a run unless the id is taken; idempotent for identical bytes (CONTRACT section 6). */
+  putRun(run: Run & { sha256: string }): Promise<PutRunResult>;
+  runVisibleTo(viewer: Viewer, device: string, id: string): Promise<Run | undefined>;
+  runsVisibleTo(viewer: Viewer, page: PageRequest): Promise<Page<RunSummary>>;
+  deleteRun(viewer: Viewer, device: string, id: string): Promise<boolean>;
+
+  countsVisibleTo(viewer: Viewer): Promise<{ devices: number; activeDevices: number; runs: number }>;
+
+  /** Writes and reads back a scratch row: the self-test's store check. */
+  probe(now: number): Promise<void>;
+  close(): Promise<void>;
+}

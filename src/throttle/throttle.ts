@@ -1,0 +1,76 @@
+/**
+ * The break-glass sign-in throttle of CONTRACT section 5. The delay before an attempt's answer is
+ * min(2^(f-3), 30) seconds once f, the failures recorded for the client address in the last
+ * 15 minutes, reaches 3. Attempts from one address are answered one at a time, in arrival order,
+ * so parallel connections cannot multiply guesses. State lives in the store, shared by instances.
+ */
+import type { Clock } from '../clock.ts';
+import type { Store } from '../store/store.ts';
+
+export interface Throttle {
+  /**
+   * Runs one sign-in attempt for `client`: waits for the client's earlier attempts, sleeps the
+   * current delay, runs `check`, and records its outcome. Returns what `check` returned, or
+   * 'busy' when too many attempts from this client are already waiting.
+   */
+  attempt(client: string, check: () => Promise<boolean>): Promise<boolean | 'busy'>;
+}
+
+const WINDOW_MS = 15 * 60 * 1000;
+const MAX_DELAY_S = 30;
+/** Beyond this many queued attempts per address, new ones are refused rather than held in memory. */
+const MAX_QUEUED = 32;
+
+/** The delay in milliseconds for `failures` recent failures. */
+export function throttleDelayMs(failures: number): number {
+  if (failures < 3) return 0;
+  return Math.min(2 ** (failures - 3), MAX_DELAY_S) * 1000;
+}
+
+export function storeThrottle(store: Store, clock: Clock): Throttle {
+  const queues = new Map<string, { tail: Promise<unknown>; waiting: number }>();
+
+  async function run(client: string, check: () => Promise<boolean>): Promise<boolean> {
+    const failures = await store.loginFailuresSince(client, clock.now() - WINDOW_MS);
+    const delay = throttleDelayMs(failures);
+    if (delay > 0) await clock.sleep(delay);
+    const ok = await check();
+    if (ok) await store.clearLoginFailures(client);
+    else await store.recordLoginFailure(client, clock.now());
+    return ok;
+  }
+
+  return {
+    attempt: function throttledAttempt(client, check) {
+      const queue = queues.get(client) ?? { tail: Promise.resolve(), waiting: 0 };
+      if (queue.waiting >= MAX_QUEUED) return Promise.resolve('busy');
+      queue.waiting++;
+      queues.set(client, queue);
+      const result = queue.tail.then(() => run(client, check));
+      queue.tail = result
+        .catch(() => undefined)
+        .finally(() => {
+          if (--queue.waiting === 0 && queues.get(client) === queue) queues.delete(client);
+        });
+      return result;
+    },
+  };
+}
+
+/** Runs at most `limit` tasks at once: at most two password hashes are computed at once per process. */
+export function semaphore(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiters: Array<() => void> = [];
+  return async function limited(task) {
+    // A finishing task hands its slot straight to the next waiter, so `active` never exceeds `limit`.
+    if (active >= limit) await new Promise<void>((resolve) => waiters.push(resolve));
+    else active++;
+    try {
+      return await task();
+    } finally {
+      const next = waiters.shift();
+      if (next) next();
+      else active--;
+    }
+  };
+}

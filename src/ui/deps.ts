@@ -1,0 +1,56 @@
+/** What the operator interface is built from: everything is passed in, nothing is global. */
+import type { Clock } from '../clock.ts';
+import type { LinkBuilder } from '../link/link_builder.ts';
+import type { Logger } from '../log/logger.ts';
+import type { OidcClient } from '../oidc/client.ts';
+import type { SelfTest } from '../selftest/selftest.ts';
+import type { Session, SessionCodec } from '../session/session.ts';
+import type { Store } from '../store/store.ts';
+import type { Throttle } from '../throttle/throttle.ts';
+
+/** The specification's "Configuration of the interface", plus lifetimes from CONTRACT section 3. */
+export interface InterfaceConfig {
+  adminUser: string;
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  adminGroup: string | undefined;
+  groupsClaim: string;
+  oidcEnabled: boolean;
+  secure: boolean;
+  controlUrl: string;
+  serverName: string;
+  version: string;
+  sessionKeys: Buffer[];
+  sessionTtlSeconds: number;
+  enrollTokenTtlSeconds: number;
+}
+
+export interface InterfaceDeps {
+  config: InterfaceConfig;
+  store: Store;
+  linkBuilder: LinkBuilder;
+  throttle: Throttle;
+  /** Absent when no provider is configured. */
+  oidc: OidcClient | undefined;
+  selfTest: SelfTest;
+  logger: Logger;
+  clock: Clock;
+}
+
+/** Deps plus what the factory derives from them once. */
+export interface Ctx extends InterfaceDeps {
+  sessions: SessionCodec;
+  /** The specification's rule: the verifier exists, is enabled, and BaseURL is non-empty. */
+  oidcAvailable: boolean;
+  redirectUri: string;
+  /** Runs a password hash with at most two at once per process (CONTRACT section 5). */
+  hashSlot: <T>(task: () => Promise<T>) => Promise<T>;
+}
+
+export type UiEnv = {
+  Variables: {
+    session: Session;
+    form: Map<string, string>;
+  };
+};

@@ -1,0 +1,18 @@
+/** POST /devices/{id}/revoke: admin only; the device's credential stops working at once. Logged. */
+import type { Handler } from 'hono';
+import { seeOther, textError } from '../http/responses.ts';
+import type { Ctx, UiEnv } from './deps.ts';
+import { DEVICE_ID, viewer } from './page_helpers.ts';
+
+export function deviceRevoke(ctx: Ctx): Handler<UiEnv> {
+  return async function deviceRevokeHandler(c) {
+    const id = c.req.param('id') ?? '';
+    const v = viewer(c);
+    if (!DEVICE_ID.test(id) || !(await ctx.store.deviceVisibleTo(v, id))) return textError(c, 404, 'device not found');
+    // Revoking an already revoked device changes nothing and is not an error: the outcome is the same.
+    if (await ctx.store.revokeDevice(v, id, ctx.clock.now())) {
+      ctx.logger.log('info', 'device.revoked', { account: v.subject, device: id });
+    }
+    return seeOther(c, '/devices');
+  };
+}

@@ -1,0 +1,19 @@
+/** GET /devices: newest first, 50 a page, scoped to the account unless admin. */
+import type { Handler } from 'hono';
+import { page, textError } from '../http/responses.ts';
+import { devicesPage } from '../views/devices.ts';
+import type { Ctx, UiEnv } from './deps.ts';
+import { chrome, PAGE_SIZE, pageCursor, viewer } from './page_helpers.ts';
+
+export function devicesList(ctx: Ctx): Handler<UiEnv> {
+  return async function devicesListHandler(c) {
+    const cursor = pageCursor(c);
+    if (!cursor) return textError(c, 400, 'bad page cursor');
+    const v = viewer(c);
+    const [devices, accounts] = await Promise.all([
+      ctx.store.devicesVisibleTo(v, { before: cursor.before, limit: PAGE_SIZE }),
+      v.admin ? ctx.store.knownAccounts(200) : Promise.resolve([]),
+    ]);
+    return page(c, devicesPage(chrome(ctx, c), { page: devices, accounts, first: cursor.before === undefined }));
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * The guard of the specification's Endpoints section: a valid session (else 303 to /login); for
+ * methods other than GET and HEAD the form field `csrf` must match (else 403); then, for admin-only
+ * routes, the Admin flag (else 403, logged). The CSRF check runs before the admin check.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { readCookie, SESSION_COOKIE } from '../http/cookies.ts';
+import { readForm } from '../http/form.ts';
+import { seeOther, textError } from '../http/responses.ts';
+import type { Ctx, UiEnv } from './deps.ts';
+
+export type Access = 'none' | 'guarded' | 'admin';
+
+export function guard(ctx: Ctx, access: Exclude<Access, 'none'>): MiddlewareHandler<UiEnv> {
+  return async function guardMiddleware(c, next) {
+    const value = readCookie(c, SESSION_COOKIE);
+    const session = value === undefined ? undefined : ctx.sessions.decode(value, ctx.clock.now());
+    if (!session) return seeOther(c, '/login');
+    c.set('session', session);
+
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const form = await readForm(c.req.raw);
+      if (!form.ok && form.reason === 'too-large') return textError(c, 413, 'form too large');
+      if (!form.ok || !ctx.sessions.csrfValid(session, form.fields.get('csrf'))) {
+        return textError(c, 403, 'stale form: reload the page and retry');
+      }
+      c.set('form', form.fields);
+    }
+
+    if (access === 'admin' && !session.admin) {
+      ctx.logger.log('warn', 'access.admin_refused', { account: session.subject, path: c.req.path });
+      return textError(c, 403, 'this action needs an administrator account');
+    }
+    await next();
+    return undefined;
+  };
+}

@@ -1,0 +1,17 @@
+/** POST /runs/{device}/{id}/delete: any signed-in account, within its scope; logged with who did it. */
+import type { Handler } from 'hono';
+import { seeOther, textError } from '../http/responses.ts';
+import type { Ctx, UiEnv } from './deps.ts';
+import { DEVICE_ID, RUN_ID, viewer } from './page_helpers.ts';
+
+export function runDelete(ctx: Ctx): Handler<UiEnv> {
+  return async function runDeleteHandler(c) {
+    const device = c.req.param('device') ?? '';
+    const id = c.req.param('id') ?? '';
+    const v = viewer(c);
+    const deleted = DEVICE_ID.test(device) && RUN_ID.test(id) && (await ctx.store.deleteRun(v, device, id));
+    if (!deleted) return textError(c, 404, 'run not found');
+    ctx.logger.log('info', 'run.deleted', { account: v.subject, device, run: id });
+    return seeOther(c, '/runs');
+  };
+}

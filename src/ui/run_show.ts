@@ -1,0 +1,17 @@
+/** GET /runs/{device}/{id}: one run, exactly as uploaded. Out of scope answers 404, like missing. */
+import type { Handler } from 'hono';
+import { page, textError } from '../http/responses.ts';
+import { runPage } from '../views/runs.ts';
+import type { Ctx, UiEnv } from './deps.ts';
+import { chrome, DEVICE_ID, RUN_ID, viewer } from './page_helpers.ts';
+
+export function runShow(ctx: Ctx): Handler<UiEnv> {
+  return async function runShowHandler(c) {
+    const device = c.req.param('device') ?? '';
+    const id = c.req.param('id') ?? '';
+    const run =
+      DEVICE_ID.test(device) && RUN_ID.test(id) ? await ctx.store.runVisibleTo(viewer(c), device, id) : undefined;
+    if (!run) return textError(c, 404, 'run not found');
+    return page(c, runPage(chrome(ctx, c), run));
+  };
+}

@@ -1,0 +1,47 @@
+/** The dashboard: version, each self-test check with its outcome, and counts. */
+import type { CheckResult } from '../selftest/selftest.ts';
+import { html } from './html.ts';
+import { type Chrome, layout } from './layout.ts';
+
+export function dashboardPage(
+  chrome: Chrome,
+  opts: { version: string; checks: CheckResult[]; counts: { devices: number; activeDevices: number; runs: number } },
+) {
+  const failed = opts.checks.filter((c) => !c.ok).length;
+  return layout(
+    'Dashboard',
+    chrome,
+    html`<p>Paddock version <strong>${opts.version}</strong>.</p>
+      <h2>Self-test</h2>
+      <p>${failed === 0 ? 'All checks passed.' : `${failed} of ${opts.checks.length} checks failed.`}</p>
+      <table>
+        <caption>
+          Self-test checks
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Check</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Detail</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${opts.checks.map(
+            (c) =>
+              html`<tr>
+                <th scope="row">${c.name}</th>
+                <td>${c.ok ? 'passed' : 'FAILED'}</td>
+                <td>${c.detail}</td>
+              </tr> `,
+          )}
+        </tbody>
+      </table>
+      <h2>${chrome.session.admin ? 'Everything' : 'Yours'}</h2>
+      <dl>
+        <dt>Devices</dt>
+        <dd><a href="/devices">${opts.counts.devices}</a> (${opts.counts.activeDevices} active)</dd>
+        <dt>Runs</dt>
+        <dd><a href="/runs">${opts.counts.runs}</a></dd>
+      </dl>`,
+  );
+}

@@ -1,0 +1,79 @@
+/** The device list, with revoke buttons and the mint form for administrators. */
+import type { Account, Device, Page } from '../store/store.ts';
+import { time } from './format.ts';
+import { html } from './html.ts';
+import { actionButton, type Chrome, layout } from './layout.ts';
+
+export function devicesPage(
+  chrome: Chrome,
+  opts: { page: Page<Device & { lastUploadAt: number | null }>; accounts: Account[]; first: boolean },
+) {
+  const admin = chrome.session.admin;
+  const { items, next } = opts.page;
+  return layout(
+    'Devices',
+    chrome,
+    html`<p>
+        ${items.length === 0 ? 'No devices' : `Showing ${items.length} device${items.length === 1 ? '' : 's'}`}${admin ? '' : ' that you own'},
+        newest first.
+      </p>
+      ${
+        items.length === 0
+          ? ''
+          : html`<table>
+              <caption>
+                Devices
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Device</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">Owner</th>
+                  <th scope="col">Enrolled</th>
+                  <th scope="col">Last upload</th>
+                  <th scope="col">Status</th>
+                  ${admin ? html`<th scope="col">Action</th>` : ''}
+                </tr>
+              </thead>
+              <tbody>
+                ${items.map(
+                  (d) =>
+                    html`<tr>
+                      <td><code>${d.id}</code></td>
+                      <td>${d.name}</td>
+                      <td>${d.owner}</td>
+                      <td>${time(d.enrolledAt)}</td>
+                      <td>${time(d.lastUploadAt)}</td>
+                      <td>${d.revokedAt === null ? 'active' : html`revoked ${time(d.revokedAt)}`}</td>
+                      ${
+                        admin
+                          ? html`<td>
+                              ${d.revokedAt === null ? actionButton(`/devices/${encodeURIComponent(d.id)}/revoke`, chrome.csrf, `Revoke ${d.id}`) : ''}
+                            </td>`
+                          : ''
+                      }
+                    </tr> `,
+                )}
+              </tbody>
+            </table>`
+      }
+      ${next ? html`<p><a href="/devices?before=${next}">Older devices</a></p>` : ''}
+      ${opts.first ? '' : html`<p><a href="/devices">Newest devices</a></p>`}
+      ${admin ? mintForm(chrome.csrf, opts.accounts) : ''}`,
+  );
+}
+
+function mintForm(csrf: string, accounts: Account[]) {
+  return html`<h2>Enroll a device</h2>
+    <form method="post" action="/enroll-tokens">
+      <input type="hidden" name="csrf" value="${csrf}" />
+      <p>
+        <label for="owner">Owner (an account subject; empty means you)</label><br />
+        <input id="owner" name="owner" list="known-accounts" maxlength="256" />
+      </p>
+      <datalist id="known-accounts">
+        ${accounts.map((a) => html`<option value="${a.subject}">${a.display}</option>`)}
+      </datalist>
+      <p><button type="submit">Mint enrollment link</button></p>
+    </form>`;
+}

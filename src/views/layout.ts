@@ -1,0 +1,53 @@
+/** The shared page layout: title, navigation, the signed-in account and a sign-out button. */
+import type { Session } from '../session/session.ts';
+import { html, type Html } from './html.ts';
+
+export interface Chrome {
+  session: Session;
+  csrf: string;
+}
+
+export function layout(title: string, chrome: Chrome | undefined, body: Html): Html {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · Paddock</title>
+      </head>
+      <body>
+        <header>
+          <p><strong>Paddock</strong></p>
+          ${chrome ? nav(chrome) : ''}
+        </header>
+        <main>
+          <h1>${title}</h1>
+          ${body}
+        </main>
+      </body>
+    </html> `;
+}
+
+function nav({ session, csrf }: Chrome): Html {
+  return html`<nav aria-label="Main">
+      <ul>
+        <li><a href="/">Dashboard</a></li>
+        <li><a href="/devices">Devices</a></li>
+        <li><a href="/runs">Runs</a></li>
+      </ul>
+    </nav>
+    <form method="post" action="/logout">
+      <p>
+        Signed in as <strong>${session.display}</strong> (${session.subject}${session.admin ? ', administrator' : ''})
+        <input type="hidden" name="csrf" value="${csrf}" />
+        <button type="submit">Sign out</button>
+      </p>
+    </form>`;
+}
+
+/** A small POST form with the CSRF field and one button. */
+export function actionButton(action: string, csrf: string, label: string): Html {
+  return html`<form method="post" action="${action}">
+    <input type="hidden" name="csrf" value="${csrf}" /><button type="submit">${label}</button>
+  </form>`;
+}

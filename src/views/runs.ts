@@ -1,0 +1,90 @@
+/** The run list and the run view. */
+import type { Page, Run, RunSummary } from '../store/store.ts';
+import { size, time } from './format.ts';
+import { html } from './html.ts';
+import { actionButton, type Chrome, layout } from './layout.ts';
+
+export function runPath(r: { device: string; id: string }): string {
+  return `/runs/${encodeURIComponent(r.device)}/${encodeURIComponent(r.id)}`;
+}
+
+export function runsPage(chrome: Chrome, opts: { page: Page<RunSummary>; first: boolean }) {
+  const { items, next } = opts.page;
+  return layout(
+    'Runs',
+    chrome,
+    html`<p>
+        ${items.length === 0 ? 'No runs' : `Showing ${items.length} run${items.length === 1 ? '' : 's'}`}${chrome.session.admin ? '' : ' of your devices'},
+        newest first.
+      </p>
+      ${
+        items.length === 0
+          ? ''
+          : html`<table>
+              <caption>
+                Runs
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Device</th>
+                  <th scope="col">Run</th>
+                  <th scope="col">Uploaded</th>
+                  <th scope="col">Privacy level</th>
+                  <th scope="col">Size</th>
+                  <th scope="col">Action</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${items.map(
+                  (r) =>
+                    html`<tr>
+                      <td><code>${r.device}</code></td>
+                      <td><a href="${runPath(r)}">${r.id}</a></td>
+                      <td>${time(r.uploadedAt)}</td>
+                      <td>${r.privacy}</td>
+                      <td>${size(r.size)}</td>
+                      <td>${actionButton(`${runPath(r)}/delete`, chrome.csrf, `Delete ${r.id}`)}</td>
+                    </tr> `,
+                )}
+              </tbody>
+            </table>`
+      }
+      ${next ? html`<p><a href="/runs?before=${next}">Older runs</a></p>` : ''}
+      ${opts.first ? '' : html`<p><a href="/runs">Newest runs</a></p>`}`,
+  );
+}
+
+const levelText = {
+  full: 'full: the device uploaded the run with nothing removed.',
+  redacted: 'redacted: the device removed sensitive content before upload.',
+  minimal: 'minimal: the device uploaded only a minimal summary.',
+} as const;
+
+export function runPage(chrome: Chrome, run: Run) {
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(run.body);
+  return layout(
+    `Run ${run.id}`,
+    chrome,
+    html`<dl>
+        <dt>Device</dt>
+        <dd><code>${run.device}</code></dd>
+        <dt>Run</dt>
+        <dd><code>${run.id}</code></dd>
+        <dt>Uploaded</dt>
+        <dd>${time(run.uploadedAt)}</dd>
+        <dt>Content type</dt>
+        <dd><code>${run.contentType}</code></dd>
+        <dt>Size</dt>
+        <dd>${size(run.size)} (${run.size} bytes)</dd>
+        <dt>Privacy level</dt>
+        <dd>${levelText[run.privacy]}</dd>
+      </dl>
+      <p>
+        The run is shown exactly as its device uploaded it. Content that the device removed before upload never reached
+        Paddock and cannot be restored.
+      </p>
+      <h2>Content</h2>
+      <pre>${text}</pre>
+      ${actionButton(`${runPath(run)}/delete`, chrome.csrf, 'Delete this run')}`,
+  );
+}

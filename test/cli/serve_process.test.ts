@@ -1,0 +1,159 @@
+// Starts the real `paddock serve` process, reads the printed password, signs in, enrolls a
+// device and uploads a run over HTTP, then stops it with SIGTERM and expects exit status 0.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+
+const bin = new URL('../../bin/paddock.js', import.meta.url).pathname;
+const children: ChildProcess[] = [];
+after(() => children.forEach((c) => c.kill('SIGKILL')));
+
+function paddock(args: string[], env: Record<string, string>, input?: string) {
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d));
+  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  if (input !== undefined) child.stdin.end(input);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const output = () => ({ stdout, stderr });
+  const waitFor = async (re: RegExp, stream: 'stdout' | 'stderr' = 'stderr') => {
+    for (let i = 0; i < 300; i++) {
+      const m = re.exec(output()[stream]);
+      if (m) return m;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`timed out waiting for ${re} in ${JSON.stringify(output())}`);
+  };
+  return { child, exited, output, waitFor };
+}
+
+test('paddock serve: first start prints a password once; sign in, mint, enroll, upload, view; SIGTERM exits 0', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-serve-'));
+  try {
+    const dataDir = join(dir, 'data');
+    const env = { PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: dataDir };
+    // With port 0 the base URL is only known once listening; pin it so the link is predictable.
+    const p = paddock(['serve'], { ...env, PADDOCK_BASE_URL: 'http://127.0.0.1:8080' });
+    const password = (await p.waitFor(/generated break-glass password for "admin" \(shown once\): (\S+)/))[1] ?? '';
+    const base = (await p.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
+    assert.equal(((await stat(dataDir)).mode & 0o777).toString(8), '700');
+
+    assert.deepEqual(await (await fetch(`${base}/healthz`)).json(), { ok: true, version: '0.1.0' });
+    const login = await fetch(`${base}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: 'admin', password }),
+      redirect: 'manual',
+    });
+    assert.equal(login.status, 303);
+    const cookie = (login.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+    const devices = await (await fetch(`${base}/devices`, { headers: { cookie } })).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(devices)?.[1] ?? '';
+    const mint = await fetch(`${base}/enroll-tokens`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf, owner: '' }),
+    });
+    assert.equal(mint.status, 200);
+    const link = /(paddock:\/\/enroll\?[^<]+)</.exec(await mint.text())?.[1]?.replaceAll('&amp;', '&') ?? '';
+    const params = new URL(link).searchParams;
+    assert.equal(params.get('server'), '127.0.0.1:8080');
+    assert.match(params.get('pin') ?? '', /^sha256\/[A-Za-z0-9+/]{43}=$/);
+
+    const enrolled = await fetch(`${base}/v1/enroll`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: params.get('token'), name: 'lab-1' }),
+    });
+    assert.equal(enrolled.status, 201);
+    const { device, credential } = (await enrolled.json()) as { device: string; credential: string };
+    const put = await fetch(`${base}/v1/runs/run-1`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${credential}`, 'x-privacy-level': 'redacted', 'content-type': 'text/plain' },
+      body: 'temp=21 <ok>',
+    });
+    assert.equal(put.status, 201);
+    const view = await (await fetch(`${base}/runs/${device}/run-1`, { headers: { cookie } })).text();
+    assert.match(view, /<pre>temp=21 &lt;ok&gt;<\/pre>/);
+
+    const logs = p
+      .output()
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.ok(
+      logs.some(
+        (r) =>
+          r.event === 'login.local.succeeded' &&
+          r.client === '127.0.0.1' &&
+          typeof r.time === 'string' &&
+          r.level === 'info',
+      ),
+    );
+    assert.ok(!p.output().stdout.includes(password), 'the password is not in the log');
+    assert.ok(!p.output().stdout.includes(credential), 'the credential is not in the log');
+
+    p.child.kill('SIGTERM');
+    assert.equal(await p.exited, 0);
+
+    // A second start keeps the stored password (no new one printed) and the same pin.
+    const again = paddock(['serve'], { ...env, PADDOCK_BASE_URL: 'http://127.0.0.1:8080' });
+    await again.waitFor(/serving on/);
+    assert.doesNotMatch(again.output().stderr, /generated break-glass password/);
+    again.child.kill('SIGINT');
+    assert.equal(await again.exited, 0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('paddock serve: a bad setting exits 2 with one line naming the variable', async () => {
+  const p = paddock(['serve'], { PADDOCK_LISTEN: 'nowhere', PADDOCK_DATA_DIR: join(tmpdir(), 'paddock-never') });
+  assert.equal(await p.exited, 2);
+  const lines = p.output().stderr.trim().split('\n');
+  assert.equal(lines.length, 1);
+  assert.match(lines[0] ?? '', /^paddock: PADDOCK_LISTEN: /);
+});
+
+test('paddock set-admin-password: reads stdin, refuses short passwords, and the new one signs in', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-pw-'));
+  try {
+    const env = { PADDOCK_DATA_DIR: join(dir, 'data') };
+    const short = paddock(['set-admin-password'], env, 'short\n');
+    assert.equal(await short.exited, 2);
+    const set = paddock(['set-admin-password'], env, 'a much longer password\n');
+    assert.equal(await set.exited, 0, set.output().stderr);
+    const p = paddock(['serve'], { ...env, PADDOCK_LISTEN: '127.0.0.1:0' });
+    const base = (await p.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
+    assert.doesNotMatch(p.output().stderr, /generated/);
+    const login = await fetch(`${base}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'username=admin&password=a+much+longer+password',
+      redirect: 'manual',
+    });
+    assert.equal(login.status, 303);
+    p.child.kill('SIGTERM');
+    assert.equal(await p.exited, 0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('paddock --help and an unknown verb', async () => {
+  const help = paddock(['--help'], {});
+  assert.equal(await help.exited, 0);
+  assert.match(help.output().stdout, /serve[\s\S]*set-admin-password[\s\S]*PADDOCK_LISTEN/);
+  const verbHelp = paddock(['serve', '--help'], {});
+  assert.equal(await verbHelp.exited, 0);
+  const unknown = paddock(['launch'], {});
+  assert.equal(await unknown.exited, 2);
+});

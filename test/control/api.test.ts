@@ -1,0 +1,134 @@
+// The device-facing control API of CONTRACT section 6.
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, test } from 'node:test';
+import { randomToken, secretHash } from '../../src/crypto/random.ts';
+import { enrollDevice, harness, upload, type Harness } from '../support/harness.ts';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await harness();
+});
+afterEach(() => h.close());
+
+const admin = { subject: 'local:admin', admin: true };
+
+async function mint(expiresIn = 60_000) {
+  const token = randomToken(32);
+  await h.store.createEnrollToken({
+    hash: secretHash(token),
+    owner: 'oidc:user-1',
+    createdBy: 'local:admin',
+    createdAt: h.clock.now(),
+    expiresAt: h.clock.now() + expiresIn,
+  });
+  return token;
+}
+const enroll = (body: unknown) =>
+  h.control('/v1/enroll', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+
+test('enroll: 201 with a URL-safe device id and a credential; the device belongs to the token owner', async () => {
+  const res = await enroll({ token: await mint(), name: 'bench-1' });
+  assert.equal(res.status, 201);
+  const { device, credential } = (await res.json()) as { device: string; credential: string };
+  assert.match(device, /^[A-Za-z0-9_-]+$/);
+  assert.match(credential, /^[A-Za-z0-9_-]{43}$/);
+  const stored = await h.store.deviceVisibleTo({ subject: 'oidc:user-1', admin: false }, device);
+  assert.equal(stored?.name, 'bench-1');
+  assert.equal((await h.store.deviceByCredential(secretHash(credential)))?.id, device, 'credential stored as its hash');
+  assert.equal(await h.store.deviceByCredential(credential), undefined, 'and not in clear');
+});
+
+test('enroll: an unknown, a used and an expired token get the same 401', async () => {
+  const used = await mint();
+  assert.equal((await enroll({ token: used })).status, 201);
+  const expired = await mint(1000);
+  h.clock.advance(1001);
+  const answers = await Promise.all([
+    enroll({ token: randomToken(32) }),
+    enroll({ token: used }),
+    enroll({ token: expired }),
+  ]);
+  const bodies = await Promise.all(answers.map((r) => r.text()));
+  assert.deepEqual(
+    answers.map((r) => r.status),
+    [401, 401, 401],
+  );
+  assert.equal(new Set(bodies).size, 1);
+});
+
+test('enroll: concurrent attempts with one token enroll exactly one device', async () => {
+  const token = await mint();
+  const statuses = (await Promise.all(Array.from({ length: 8 }, () => enroll({ token })))).map((r) => r.status).sort();
+  assert.deepEqual(statuses, [201, 401, 401, 401, 401, 401, 401, 401]);
+});
+
+for (const [name, body] of [
+  ['not JSON', '{token'],
+  ['an array', '[]'],
+  ['no token', '{}'],
+  ['a numeric token', '{"token":5}'],
+  ['a bad name', '{"token":"abc","name":"a\\u0000b"}'],
+  ['an empty name', '{"token":"abc","name":""}'],
+] as const) {
+  test(`enroll: ${name} → 400`, async () => assert.equal((await enroll(body)).status, 400));
+}
+
+test('enroll: a body above 64 KiB → 413', async () => {
+  assert.equal((await enroll({ token: 'a'.repeat(70_000) })).status, 413);
+});
+
+test('upload: 201, then 200 for the same bytes, 409 for other bytes; stored byte for byte', async () => {
+  const { device, credential } = await enrollDevice(h, 'oidc:user-1');
+  const bytes = new Uint8Array([0, 1, 2, 255, 10, 60]);
+  assert.equal((await upload(h, credential, 'r.1', bytes, 'minimal', 'application/x-run')).status, 201);
+  assert.equal((await upload(h, credential, 'r.1', bytes, 'minimal', 'application/x-run')).status, 200);
+  assert.equal((await upload(h, credential, 'r.1', new Uint8Array([9]), 'minimal')).status, 409);
+  const run = await h.store.runVisibleTo(admin, device, 'r.1');
+  assert.deepEqual(run && [...run.body], [...bytes]);
+  assert.equal(run?.contentType, 'application/x-run');
+  assert.equal(run?.privacy, 'minimal');
+  assert.equal(run?.size, 6);
+  assert.equal(run?.uploadedAt, h.clock.now());
+});
+
+test('upload: an unknown or missing credential → 401 with WWW-Authenticate', async () => {
+  for (const auth of [`Bearer ${randomToken(32)}`, '', 'Basic abc', 'Bearer ']) {
+    const res = await h.control('/v1/runs/r1', {
+      method: 'PUT',
+      headers: { authorization: auth, 'x-privacy-level': 'full' },
+      body: 'x',
+    });
+    assert.equal(res.status, 401, auth);
+    assert.equal(res.headers.get('www-authenticate'), 'Bearer');
+  }
+});
+
+test('upload: a bad run id or level → 400; above 16 MiB → 413; nothing stored', async () => {
+  const { credential } = await enrollDevice(h, 'oidc:user-1');
+  assert.equal((await upload(h, credential, 'a%2Fb', 'x')).status, 400);
+  assert.equal((await upload(h, credential, 'x'.repeat(129), 'x')).status, 400);
+  assert.equal((await upload(h, credential, 'ok', 'x', 'secret')).status, 400);
+  assert.equal((await upload(h, credential, 'big', new Uint8Array(16 * 1024 * 1024 + 1))).status, 413);
+  assert.equal((await upload(h, credential, 'edge', new Uint8Array(16 * 1024 * 1024))).status, 201);
+  const runs = await h.store.runsVisibleTo(admin, { limit: 10 });
+  assert.deepEqual(
+    runs.items.map((r) => r.id),
+    ['edge'],
+  );
+});
+
+test('upload: every control response carries the security headers', async () => {
+  const res = await h.control('/v1/runs/r1', { method: 'PUT', body: 'x' });
+  assert.equal(res.headers.get('content-security-policy'), "default-src 'none'");
+  assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+});
+
+test('control: a wrong method is 405 with Allow', async () => {
+  const res = await h.control('/v1/runs/r1', { method: 'GET' });
+  assert.equal(res.status, 405);
+  assert.equal(res.headers.get('allow'), 'PUT');
+});

@@ -1,0 +1,232 @@
+/**
+ * The store contract: every Store implementation must pass these, each test on a fresh store.
+ * `open` returns a new, empty store.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { Store, Viewer } from '../../src/store/store.ts';
+
+const admin: Viewer = { subject: 'local:admin', admin: true };
+const ann: Viewer = { subject: 'oidc:ann', admin: false };
+const bob: Viewer = { subject: 'oidc:bob', admin: false };
+
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+export function storeContract(name: string, open: () => Promise<Store>): void {
+  describe(`store contract: ${name}`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await open();
+    });
+    afterEach(() => store.close());
+
+    async function device(owner: string, id: string, at = 1000) {
+      const tokenHash = `tok-${id}`;
+      await store.createEnrollToken({
+        hash: tokenHash,
+        owner,
+        createdBy: 'local:admin',
+        createdAt: at,
+        expiresAt: at + 1000,
+      });
+      const d = await store.enrollDevice({
+        tokenHash,
+        now: at,
+        deviceId: id,
+        name: `name-${id}`,
+        credentialHash: `cred-${id}`,
+      });
+      assert.ok(d);
+      return d;
+    }
+    async function run(deviceId: string, id: string, text: string, at = 2000) {
+      const body = new TextEncoder().encode(text);
+      return store.putRun({
+        device: deviceId,
+        id,
+        contentType: 'text/plain',
+        privacy: 'redacted',
+        size: body.length,
+        uploadedAt: at,
+        body,
+        sha256: sha(body),
+      });
+    }
+
+    test('settings: setSettingIfAbsent keeps the first value', async () => {
+      assert.equal(await store.getSetting('k'), undefined);
+      assert.equal(await store.setSettingIfAbsent('k', 'one'), 'one');
+      assert.equal(await store.setSettingIfAbsent('k', 'two'), 'one');
+      await store.setSetting('k', 'three');
+      assert.equal(await store.getSetting('k'), 'three');
+    });
+
+    test('password hashes: create only when absent, set always', async () => {
+      assert.equal(await store.passwordHash('admin'), undefined);
+      assert.equal(await store.createPasswordHash('admin', 'h1'), true);
+      assert.equal(await store.createPasswordHash('admin', 'h2'), false);
+      assert.equal(await store.passwordHash('admin'), 'h1');
+      await store.setPasswordHash('admin', 'h3');
+      assert.equal(await store.passwordHash('admin'), 'h3');
+    });
+
+    test('login failures: counted per client within the window, cleared on success', async () => {
+      await store.recordLoginFailure('a', 100);
+      await store.recordLoginFailure('a', 200);
+      await store.recordLoginFailure('b', 200);
+      assert.equal(await store.loginFailuresSince('a', 0), 2);
+      assert.equal(await store.loginFailuresSince('a', 150), 1);
+      await store.clearLoginFailures('a');
+      assert.equal(await store.loginFailuresSince('a', 0), 0);
+      assert.equal(await store.loginFailuresSince('b', 0), 1);
+    });
+
+    test('accounts: recorded at sign-in, most recent first', async () => {
+      await store.recordSignIn({ subject: 'oidc:ann', display: 'Ann', lastSignInAt: 1 });
+      await store.recordSignIn({ subject: 'oidc:bob', display: 'Bob', lastSignInAt: 2 });
+      await store.recordSignIn({ subject: 'oidc:ann', display: 'Ann B', lastSignInAt: 3 });
+      assert.deepEqual(await store.knownAccounts(10), [
+        { subject: 'oidc:ann', display: 'Ann B', lastSignInAt: 3 },
+        { subject: 'oidc:bob', display: 'Bob', lastSignInAt: 2 },
+      ]);
+    });
+
+    test('enrollment: a token works once, not after expiry, and the device belongs to its owner', async () => {
+      await store.createEnrollToken({
+        hash: 't1',
+        owner: 'oidc:ann',
+        createdBy: 'local:admin',
+        createdAt: 0,
+        expiresAt: 100,
+      });
+      assert.equal(
+        await store.enrollDevice({ tokenHash: 't1', now: 100, deviceId: 'd0', name: 'n', credentialHash: 'c0' }),
+        undefined,
+        'expired at expiresAt',
+      );
+      const d = await store.enrollDevice({ tokenHash: 't1', now: 99, deviceId: 'd1', name: 'n', credentialHash: 'c1' });
+      assert.equal(d?.owner, 'oidc:ann');
+      assert.equal(d?.enrolledAt, 99);
+      assert.equal(
+        await store.enrollDevice({ tokenHash: 't1', now: 99, deviceId: 'd2', name: 'n', credentialHash: 'c2' }),
+        undefined,
+        'used',
+      );
+      assert.equal(
+        await store.enrollDevice({ tokenHash: 'nope', now: 1, deviceId: 'd3', name: 'n', credentialHash: 'c3' }),
+        undefined,
+        'unknown',
+      );
+      assert.equal((await store.deviceByCredential('c1'))?.id, 'd1');
+      assert.equal(await store.deviceByCredential('c2'), undefined);
+    });
+
+    test('concurrent enrollments with one token create one device', async () => {
+      await store.createEnrollToken({
+        hash: 'race',
+        owner: 'oidc:ann',
+        createdBy: 'local:admin',
+        createdAt: 0,
+        expiresAt: 1e12,
+      });
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          store.enrollDevice({ tokenHash: 'race', now: 1, deviceId: `r${i}`, name: 'n', credentialHash: `rc${i}` }),
+        ),
+      );
+      assert.equal(results.filter(Boolean).length, 1);
+    });
+
+    test('devices are scoped: a non-admin sees only its own; admin sees all; newest first; keyset pages', async () => {
+      for (let i = 0; i < 5; i++) await device(i % 2 ? 'oidc:bob' : 'oidc:ann', `d${i}`, 1000 + i);
+      const all = await store.devicesVisibleTo(admin, { limit: 2 });
+      assert.deepEqual(
+        all.items.map((d) => d.id),
+        ['d4', 'd3'],
+      );
+      assert.ok(all.next);
+      const second = await store.devicesVisibleTo(admin, { before: all.next, limit: 2 });
+      assert.deepEqual(
+        second.items.map((d) => d.id),
+        ['d2', 'd1'],
+      );
+      const last = await store.devicesVisibleTo(admin, { before: second.next, limit: 2 });
+      assert.deepEqual(
+        last.items.map((d) => d.id),
+        ['d0'],
+      );
+      assert.equal(last.next, undefined);
+      assert.deepEqual(
+        (await store.devicesVisibleTo(ann, { limit: 10 })).items.map((d) => d.id),
+        ['d4', 'd2', 'd0'],
+      );
+      assert.equal(await store.deviceVisibleTo(ann, 'd1'), undefined);
+      assert.equal((await store.deviceVisibleTo(bob, 'd1'))?.id, 'd1');
+    });
+
+    test('revoke: scoped, once, and the revoked device stores no more runs', async () => {
+      await device('oidc:ann', 'da');
+      assert.equal(await store.revokeDevice(bob, 'da', 5), false, 'out of scope');
+      assert.equal(await store.revokeDevice(admin, 'da', 5), true);
+      assert.equal(await store.revokeDevice(admin, 'da', 6), false, 'already revoked');
+      assert.equal((await store.deviceVisibleTo(admin, 'da'))?.revokedAt, 5);
+      assert.equal(await run('da', 'r1', 'x'), 'device-unknown');
+    });
+
+    test('runs: stored byte for byte; idempotent for identical bytes; conflict for other bytes', async () => {
+      await device('oidc:ann', 'dr');
+      const bytes = new Uint8Array([0, 255, 1, 128]);
+      const put = () =>
+        store.putRun({
+          device: 'dr',
+          id: 'r',
+          contentType: 'application/x-bin',
+          privacy: 'minimal',
+          size: 4,
+          uploadedAt: 7,
+          body: bytes,
+          sha256: sha(bytes),
+        });
+      assert.equal(await put(), 'created');
+      assert.equal(await put(), 'identical');
+      assert.equal(await run('dr', 'r', 'other'), 'conflict');
+      const stored = await store.runVisibleTo(ann, 'dr', 'r');
+      assert.deepEqual(stored && [...stored.body], [0, 255, 1, 128]);
+      assert.equal(stored?.contentType, 'application/x-bin');
+      assert.equal(stored?.privacy, 'minimal');
+      assert.equal(stored?.uploadedAt, 7);
+      assert.equal(await store.runVisibleTo(bob, 'dr', 'r'), undefined);
+      assert.equal((await store.devicesVisibleTo(admin, { limit: 1 })).items[0]?.lastUploadAt, 7);
+    });
+
+    test('runs are listed newest first, scoped, in keyset pages; deletes are scoped', async () => {
+      await device('oidc:ann', 'da');
+      await device('oidc:bob', 'db');
+      for (let i = 0; i < 4; i++) await run(i % 2 ? 'db' : 'da', `r${i}`, `body ${i}`, 2000 + i);
+      const first = await store.runsVisibleTo(admin, { limit: 3 });
+      assert.deepEqual(
+        first.items.map((r) => r.id),
+        ['r3', 'r2', 'r1'],
+      );
+      assert.deepEqual(
+        (await store.runsVisibleTo(admin, { before: first.next, limit: 3 })).items.map((r) => r.id),
+        ['r0'],
+      );
+      assert.deepEqual(
+        (await store.runsVisibleTo(ann, { limit: 10 })).items.map((r) => `${r.device}/${r.id}/${r.size}`),
+        ['da/r2/6', 'da/r0/6'],
+      );
+      assert.equal(await store.deleteRun(bob, 'da', 'r0'), false);
+      assert.equal(await store.deleteRun(ann, 'da', 'r0'), true);
+      assert.equal(await store.deleteRun(ann, 'da', 'r0'), false);
+      assert.deepEqual(await store.countsVisibleTo(ann), { devices: 1, activeDevices: 1, runs: 1 });
+      assert.deepEqual(await store.countsVisibleTo(admin), { devices: 2, activeDevices: 2, runs: 3 });
+    });
+
+    test('probe writes and reads back', async () => {
+      await store.probe(123);
+      await store.probe(456);
+    });
+  });
+}

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { test } from 'node:test';
+import { migrations } from '../../src/store/sqlite/migrations.ts';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite_store.ts';
+import { storeContract } from './contract.ts';
+
+storeContract('sqlite', async () => openSqliteStore(':memory:'));
+
+test('sqlite: the data directory is created 0700, WAL is on, migrations are recorded and not rerun', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-store-'));
+  try {
+    const dataDir = join(dir, 'data');
+    const store = openSqliteStore(dataDir);
+    await store.setSetting('x', '1');
+    await store.close();
+    assert.equal(((await stat(dataDir)).mode & 0o777).toString(8), '700');
+    const reopened = openSqliteStore(dataDir);
+    assert.equal(await reopened.getSetting('x'), '1');
+    await reopened.close();
+    const db = new DatabaseSync(join(dataDir, 'paddock.db'));
+    assert.equal((db.prepare('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode, 'wal');
+    assert.deepEqual(
+      db
+        .prepare('SELECT version FROM schema_migrations')
+        .all()
+        .map((r) => (r as { version: number }).version),
+      migrations.map((_, i) => i + 1),
+    );
+    db.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: a database from a newer build is refused rather than half-used', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-store-'));
+  try {
+    (await Promise.resolve(openSqliteStore(dir))).close();
+    const db = new DatabaseSync(join(dir, 'paddock.db'));
+    db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)').run(migrations.length + 5);
+    db.close();
+    assert.throws(() => openSqliteStore(dir), /store: unable to open/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: a file that is not a database is refused with a store error', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-store-'));
+  try {
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(join(dir, 'paddock.db'), 'this is not sqlite, just text '.repeat(100));
+    assert.throws(() => openSqliteStore(dir), /store: unable to open/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

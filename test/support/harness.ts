@@ -1,0 +1,176 @@
+/**
+ * Builds the operator interface and control API in-process on a fresh in-memory store, with a
+ * fake clock, a memory logger and (optionally) an OIDC client, and signs accounts in by minting
+ * real session cookies with the same keys.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Hono } from 'hono';
+import { createControlApi } from '../../src/control/app.ts';
+import { hashPassword } from '../../src/crypto/password.ts';
+import { defaultLinkBuilder, type LinkBuilder } from '../../src/link/link_builder.ts';
+import { memoryLogger } from '../../src/log/logger.ts';
+import type { OidcClient } from '../../src/oidc/client.ts';
+import { createSelfTest, type SelfTest } from '../../src/selftest/selftest.ts';
+import { type Session, sessionCodec } from '../../src/session/session.ts';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite_store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { storeThrottle } from '../../src/throttle/throttle.ts';
+import { createInterface } from '../../src/ui/app.ts';
+import type { InterfaceConfig, UiEnv } from '../../src/ui/deps.ts';
+import { type FakeClock, fakeClock } from './fake_clock.ts';
+
+export const ADMIN_PASSWORD = 'correct horse battery staple';
+export const TEST_PIN = 'sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
+export interface Harness {
+  ui: Hono<UiEnv>;
+  api: Hono;
+  store: Store;
+  clock: FakeClock;
+  logs: ReturnType<typeof memoryLogger>['records'];
+  config: InterfaceConfig;
+  /** A valid session cookie header value (`service_admin=…`) and the session's CSRF token. */
+  signIn(who: { subject: string; display?: string; admin: boolean }): {
+    cookie: string;
+    csrf: string;
+    session: Session;
+  };
+  /** Sends a request to the interface from `client` (the socket's remote address). */
+  request(path: string, init?: RequestInit, client?: string): Promise<Response>;
+  /** Sends a request to the control API. */
+  control(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  config?: Partial<InterfaceConfig>;
+  oidc?: OidcClient;
+  linkBuilder?: LinkBuilder;
+  selfTest?: SelfTest;
+  /** A clock shared with other fakes (such as the OIDC provider); a fresh one by default. */
+  clock?: FakeClock;
+  /** Store the break-glass hash for `admin` (default true). */
+  withPassword?: boolean;
+}
+
+export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
+  const store = openSqliteStore(':memory:');
+  const clock = opts.clock ?? fakeClock();
+  const logger = memoryLogger();
+  const config: InterfaceConfig = {
+    adminUser: 'admin',
+    baseUrl: 'http://127.0.0.1:8080',
+    clientId: 'paddock-test',
+    clientSecret: 'test-secret',
+    adminGroup: 'paddock-admins',
+    groupsClaim: 'groups',
+    oidcEnabled: true,
+    secure: false,
+    controlUrl: 'https://control.example:8443',
+    serverName: 'Test Paddock',
+    version: '9.8.7-test',
+    sessionKeys: [randomBytes(32)],
+    sessionTtlSeconds: 43_200,
+    enrollTokenTtlSeconds: 86_400,
+    ...opts.config,
+  };
+  if (opts.withPassword !== false) await store.setPasswordHash('admin', await hashPassword(ADMIN_PASSWORD));
+  const ui = createInterface({
+    config,
+    store,
+    linkBuilder:
+      opts.linkBuilder ?? defaultLinkBuilder({ baseUrl: config.baseUrl || 'http://127.0.0.1:8080', pin: TEST_PIN }),
+    throttle: storeThrottle(store, clock),
+    oidc: opts.oidc,
+    selfTest:
+      opts.selfTest ??
+      createSelfTest({
+        store,
+        clock,
+        sessionKeys: config.sessionKeys,
+        oidc: opts.oidc,
+        cacheMs: 0,
+      }),
+    logger,
+    clock,
+  });
+  const api = createControlApi({ store, logger, clock });
+  const codec = sessionCodec(config.sessionKeys, config.sessionTtlSeconds);
+  return {
+    ui,
+    api,
+    store,
+    clock,
+    logs: logger.records,
+    config,
+    signIn(who) {
+      const session = codec.newSession(
+        { subject: who.subject, display: who.display ?? who.subject, admin: who.admin },
+        clock.now(),
+      );
+      return {
+        cookie: `service_admin=${codec.encode(session)}`,
+        csrf: codec.csrfToken(session),
+        session,
+      };
+    },
+    request(path, init, client = '203.0.113.7') {
+      return Promise.resolve(ui.request(path, init, { incoming: { socket: { remoteAddress: client } } }));
+    },
+    control(path, init) {
+      return Promise.resolve(api.request(path, init, { incoming: { socket: { remoteAddress: '198.51.100.9' } } }));
+    },
+    close: () => store.close(),
+  };
+}
+
+/** An urlencoded form post. */
+export function form(fields: Record<string, string>, cookie?: string): RequestInit {
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (cookie) headers.cookie = cookie;
+  return { method: 'POST', headers, body: new URLSearchParams(fields).toString() };
+}
+
+/** Mints a token directly in the store and enrolls a device through the control API. */
+export async function enrollDevice(
+  h: Harness,
+  owner: string,
+  name = 'test-device',
+): Promise<{ device: string; credential: string }> {
+  const { randomToken, secretHash } = await import('../../src/crypto/random.ts');
+  const token = randomToken(32);
+  await h.store.createEnrollToken({
+    hash: secretHash(token),
+    owner,
+    createdBy: 'local:admin',
+    createdAt: h.clock.now(),
+    expiresAt: h.clock.now() + 60_000,
+  });
+  const res = await h.control('/v1/enroll', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token, name }),
+  });
+  if (res.status !== 201) throw new Error(`enroll failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { device: string; credential: string };
+}
+
+/** Uploads a run through the control API. */
+export function upload(
+  h: Harness,
+  credential: string,
+  id: string,
+  body: string | Uint8Array,
+  level = 'full',
+  contentType = 'text/plain',
+): Promise<Response> {
+  return h.control(`/v1/runs/${id}`, {
+    method: 'PUT',
+    headers: {
+      authorization: `Bearer ${credential}`,
+      'x-privacy-level': level,
+      'content-type': contentType,
+    },
+    body,
+  });
+}

@@ -1,0 +1,148 @@
+// The state-changing routes: run delete, device revoke, token mint; their redirects and log records.
+import assert from 'node:assert/strict';
+import { enrollDevice, upload, type Harness } from '../support/harness.ts';
+import { runScenarios } from '../support/scenario.ts';
+
+async function twoOwners(h: Harness) {
+  const mine = await enrollDevice(h, 'oidc:user-1');
+  const theirs = await enrollDevice(h, 'oidc:user-2');
+  await upload(h, mine.credential, 'run-mine', 'a');
+  await upload(h, theirs.credential, 'run-theirs', 'b');
+  return { mine: mine.device, theirs: theirs.device, mineCred: mine.credential, theirsCred: theirs.credential };
+}
+
+const visible = async (h: Harness, device: string, id: string) =>
+  h.store.runVisibleTo({ subject: 'local:admin', admin: true }, device, id);
+
+runScenarios('actions', [
+  {
+    name: 'an owner deletes its run: 303 to /runs, gone, logged with who did it',
+    method: 'POST',
+    path: (_h, f) => `/runs/${f.mine}/run-mine/delete`,
+    as: 'user',
+    setup: twoOwners,
+    form: { csrf: '$csrf' },
+    status: 303,
+    location: /^\/runs$/,
+    after: async (h, _r, _b, f) => {
+      assert.equal(await visible(h, f.mine ?? '', 'run-mine'), undefined);
+      assert.ok(
+        h.logs.some(
+          (r) =>
+            r.event === 'run.deleted' && r.account === 'oidc:user-1' && r.device === f.mine && r.run === 'run-mine',
+        ),
+      );
+    },
+  },
+  {
+    name: 'deleting another account’s run answers 404 and deletes nothing',
+    method: 'POST',
+    path: (_h, f) => `/runs/${f.theirs}/run-theirs/delete`,
+    as: 'user',
+    setup: twoOwners,
+    form: { csrf: '$csrf' },
+    status: 404,
+    after: async (h, _r, _b, f) => {
+      assert.ok(await visible(h, f.theirs ?? '', 'run-theirs'));
+      assert.equal(h.logs.filter((r) => r.event === 'run.deleted').length, 0);
+    },
+  },
+  {
+    name: 'an admin deletes any run',
+    method: 'POST',
+    path: (_h, f) => `/runs/${f.theirs}/run-theirs/delete`,
+    as: 'admin',
+    setup: twoOwners,
+    form: { csrf: '$csrf' },
+    status: 303,
+    logs: [{ event: 'run.deleted', account: 'local:admin', run: 'run-theirs' }],
+  },
+  {
+    name: 'a delete with a wrong csrf deletes nothing',
+    method: 'POST',
+    path: (_h, f) => `/runs/${f.mine}/run-mine/delete`,
+    as: 'user',
+    setup: twoOwners,
+    form: { csrf: 'forged' },
+    status: 403,
+    after: async (h, _r, _b, f) => assert.ok(await visible(h, f.mine ?? '', 'run-mine')),
+  },
+  {
+    name: 'an admin revokes a device: 303 to /devices, logged, and its next upload is refused',
+    method: 'POST',
+    path: (_h, f) => `/devices/${f.theirs}/revoke`,
+    as: 'admin',
+    setup: twoOwners,
+    form: { csrf: '$csrf' },
+    status: 303,
+    location: /^\/devices$/,
+    after: async (h, _r, _b, f) => {
+      assert.ok(
+        h.logs.some((r) => r.event === 'device.revoked' && r.account === 'local:admin' && r.device === f.theirs),
+      );
+      assert.equal((await upload(h, f.theirsCred ?? '', 'run-2', 'c')).status, 401);
+      assert.equal((await upload(h, f.mineCred ?? '', 'run-2', 'c')).status, 201);
+      const list = await (
+        await h.request('/devices', { headers: { cookie: h.signIn({ subject: 'local:admin', admin: true }).cookie } })
+      ).text();
+      assert.match(list, /revoked <time/);
+    },
+  },
+  {
+    name: 'revoking an unknown device answers 404',
+    method: 'POST',
+    path: '/devices/d_missing/revoke',
+    as: 'admin',
+    form: { csrf: '$csrf' },
+    status: 404,
+  },
+  {
+    name: 'an admin mints a link: 200, link as text and QR code, expiry; token stored only as hash; logged without the token',
+    method: 'POST',
+    path: '/enroll-tokens',
+    as: 'admin',
+    form: { csrf: '$csrf', owner: '' },
+    status: 200,
+    headersMatch: { 'content-type': /^text\/html/, 'cache-control': /^no-store$/ },
+    contains: [
+      /paddock:\/\/enroll\?server=127\.0\.0\.1%3A8080&amp;pin=sha256%2FA+%3D&amp;token=[A-Za-z0-9_-]{43}/,
+      '<svg',
+      '<time datetime="2026-11-23T12:00:00.000Z"',
+      'local:admin',
+    ],
+    notContains: ['<script', 'style='],
+    logs: [{ event: 'enroll_token.minted', account: 'local:admin', owner: 'local:admin' }],
+    after: async (h, _r, body) => {
+      const token = /token=([A-Za-z0-9_-]{43})/.exec(body)?.[1] ?? '';
+      assert.ok(!JSON.stringify(h.logs).includes(token), 'the token is in no log record');
+      const enrolled = await h.control('/v1/enroll', { method: 'POST', body: JSON.stringify({ token }) });
+      assert.equal(enrolled.status, 201, 'the link’s token enrolls a device');
+      const again = await h.control('/v1/enroll', { method: 'POST', body: JSON.stringify({ token }) });
+      assert.equal(again.status, 401, 'single use');
+    },
+  },
+  {
+    name: 'minting for another owner: the enrolled device belongs to that owner',
+    method: 'POST',
+    path: '/enroll-tokens',
+    as: 'admin',
+    form: { csrf: '$csrf', owner: 'oidc:user-1' },
+    status: 200,
+    logs: [{ event: 'enroll_token.minted', account: 'local:admin', owner: 'oidc:user-1' }],
+    after: async (h, _r, body) => {
+      const token = /token=([A-Za-z0-9_-]{43})/.exec(body)?.[1] ?? '';
+      const res = await h.control('/v1/enroll', { method: 'POST', body: JSON.stringify({ token, name: 'for-uma' }) });
+      const { device } = (await res.json()) as { device: string };
+      assert.equal((await h.store.deviceVisibleTo({ subject: 'oidc:user-1', admin: false }, device))?.name, 'for-uma');
+    },
+  },
+  {
+    name: 'a malformed owner → 400, nothing minted',
+    method: 'POST',
+    path: '/enroll-tokens',
+    as: 'admin',
+    form: { csrf: '$csrf', owner: 'bob' },
+    status: 400,
+    after: (h) => assert.equal(h.logs.length, 0),
+  },
+]);

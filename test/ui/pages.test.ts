@@ -1,0 +1,149 @@
+// The guarded pages: dashboard, device list, run list and run view, each scoped to the account.
+import assert from 'node:assert/strict';
+import { enrollDevice, upload, type Harness } from '../support/harness.ts';
+import { runScenarios } from '../support/scenario.ts';
+
+/** Two accounts with one device and one run each. */
+async function twoOwners(h: Harness) {
+  const mine = await enrollDevice(h, 'oidc:user-1', 'uma-laptop');
+  const theirs = await enrollDevice(h, 'oidc:user-2', 'otto-phone');
+  assert.equal((await upload(h, mine.credential, 'run-mine', 'hello <b>mine</b>', 'redacted')).status, 201);
+  assert.equal((await upload(h, theirs.credential, 'run-theirs', 'secret of otto', 'full')).status, 201);
+  return { mine: mine.device, theirs: theirs.device };
+}
+
+const page = {
+  'content-type': /^text\/html/,
+  'cache-control': /^no-store$/,
+  'content-security-policy': /^default-src 'none'$/,
+};
+const wellFormed = [
+  '<!doctype html>',
+  '<html lang="en">',
+  '<title>',
+  'action="/logout"',
+  'Sign out',
+  'href="/devices"',
+  'href="/runs"',
+];
+const noScript = ['<script', 'style=', '<style', 'http://', 'https://'];
+
+runScenarios('pages', [
+  {
+    name: 'the dashboard shows the version, each self-test check with its outcome, and counts',
+    path: '/',
+    as: 'admin',
+    setup: twoOwners,
+    status: 200,
+    headersMatch: page,
+    contains: [
+      ...wellFormed,
+      '9.8.7-test',
+      'store read/write',
+      'session keys',
+      'passed',
+      /<dt>Devices<\/dt>\s*<dd><a href="\/devices">2<\/a>/,
+      /<dt>Runs<\/dt>\s*<dd><a href="\/runs">2<\/a>/,
+    ],
+    notContains: noScript,
+  },
+  {
+    name: 'a non-admin dashboard counts only its own',
+    path: '/',
+    as: 'user',
+    setup: twoOwners,
+    status: 200,
+    contains: [/<dt>Devices<\/dt>\s*<dd><a href="\/devices">1<\/a>/, /<dt>Runs<\/dt>\s*<dd><a href="\/runs">1<\/a>/],
+  },
+  {
+    name: 'an admin sees every device, revoke buttons and the mint form',
+    path: '/devices',
+    as: 'admin',
+    setup: twoOwners,
+    status: 200,
+    headersMatch: page,
+    contains: [
+      ...wellFormed,
+      'uma-laptop',
+      'otto-phone',
+      'oidc:user-1',
+      'oidc:user-2',
+      '/revoke"',
+      'action="/enroll-tokens"',
+      'name="csrf"',
+      'name="owner"',
+    ],
+    notContains: noScript,
+  },
+  {
+    name: 'a non-admin sees only its own devices, and no revoke or mint',
+    path: '/devices',
+    as: 'user',
+    setup: twoOwners,
+    status: 200,
+    contains: ['uma-laptop'],
+    notContains: ['otto-phone', '/revoke"', 'action="/enroll-tokens"'],
+  },
+  {
+    name: 'the run list: device, run, uploaded, privacy level, size, delete',
+    path: '/runs',
+    as: 'admin',
+    setup: twoOwners,
+    status: 200,
+    headersMatch: page,
+    contains: [...wellFormed, 'run-mine', 'run-theirs', 'redacted', '17 B', '/delete"', '<time datetime="'],
+    notContains: noScript,
+  },
+  {
+    name: 'a non-admin lists only its own runs',
+    path: '/runs',
+    as: 'user',
+    setup: twoOwners,
+    status: 200,
+    contains: ['run-mine'],
+    notContains: ['run-theirs'],
+  },
+  { name: 'a malformed page cursor → 400', path: '/runs?before=abc', as: 'admin', status: 400 },
+  { name: 'a repeated page cursor → 400', path: '/devices?before=1&before=2', as: 'admin', status: 400 },
+  {
+    name: 'the run view shows the content exactly as uploaded, escaped, with its level and the sentence on redaction',
+    path: (_h, f) => `/runs/${f.mine}/run-mine`,
+    as: 'user',
+    setup: twoOwners,
+    status: 200,
+    headersMatch: page,
+    contains: [
+      ...wellFormed,
+      '<pre>hello &lt;b&gt;mine&lt;/b&gt;</pre>',
+      'redacted',
+      'cannot be restored',
+      'text/plain',
+      '17 bytes',
+    ],
+    notContains: ['<b>mine</b>', ...noScript],
+  },
+  {
+    name: 'a run of another account answers 404, exactly like a missing one',
+    path: (_h, f) => `/runs/${f.theirs}/run-theirs`,
+    as: 'user',
+    setup: twoOwners,
+    status: 404,
+    headersMatch: { 'content-type': /^text\/plain/ },
+    contains: ['run not found'],
+    notContains: ['secret of otto'],
+  },
+  {
+    name: 'a missing run answers 404',
+    path: '/runs/d_nothing/run-x',
+    as: 'admin',
+    status: 404,
+    contains: ['run not found'],
+  },
+  {
+    name: 'a run id outside the grammar answers 404',
+    path: '/runs/d_x/%3Cscript%3E',
+    as: 'admin',
+    status: 404,
+    notContains: ['<script'],
+  },
+]);

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { loadConfig } from '../../src/config/config.ts';
+import { ConfigError } from '../../src/config/parse.ts';
+
+test('defaults of CONTRACT section 3', () => {
+  const c = loadConfig({});
+  assert.deepEqual(c.listen, { host: '127.0.0.1', port: 8080 });
+  assert.equal(c.baseUrl, 'http://127.0.0.1:8080');
+  assert.equal(c.secure, false, 'loopback http');
+  assert.equal(c.dataDir, './data');
+  assert.equal(c.adminUser, 'admin');
+  assert.equal(c.controlUrl, 'http://127.0.0.1:8080');
+  assert.equal(c.serverName, 'paddock');
+  assert.equal(c.sessionTtlSeconds, 43_200);
+  assert.equal(c.enrollTokenTtlSeconds, 86_400);
+  assert.equal(c.oidc.groupsClaim, 'groups');
+  assert.equal(c.oidc.enabled, true);
+  assert.equal(c.oidc.issuer, undefined);
+});
+
+test('Secure defaults to true for https or a non-loopback host', () => {
+  assert.equal(loadConfig({ PADDOCK_BASE_URL: 'https://paddock.example' }).secure, true);
+  assert.equal(loadConfig({ PADDOCK_BASE_URL: 'http://paddock.lan:8080' }).secure, true);
+  assert.equal(loadConfig({ PADDOCK_BASE_URL: 'https://paddock.example', PADDOCK_SECURE: 'false' }).secure, false);
+});
+
+const bad: Array<[string, string, RegExp]> = [
+  ['PADDOCK_LISTEN', 'localhost', /host:port/],
+  ['PADDOCK_LISTEN', '127.0.0.1:99999', /65535/],
+  ['PADDOCK_BASE_URL', 'ftp://x', /http/],
+  ['PADDOCK_BASE_URL', 'not a url', /absolute URL/],
+  ['PADDOCK_SECURE', 'yes', /true/],
+  ['PADDOCK_OIDC_ISSUER', 'http://idp.example', /https/],
+  ['PADDOCK_SESSION_KEYS', 'c2hvcnQ=', /32 bytes/],
+  ['PADDOCK_SESSION_KEYS', '!!!', /base64/],
+  ['PADDOCK_SESSION_TTL', '-5', /whole number/],
+  ['PADDOCK_SESSION_TTL', '0', /between/],
+  ['PADDOCK_ENROLL_TOKEN_TTL', '1e3', /whole number/],
+  ['PADDOCK_LOG_LEVEL', 'loud', /debug/],
+  ['PADDOCK_ADMIN_PASSWORD', 'short', /12 characters/],
+  ['PADDOCK_ADMIN_USER', 'a b', /not allowed/],
+  ['PADDOCK_OIDC_ENABLED', '1', /true/],
+];
+for (const [variable, value, message] of bad) {
+  test(`${variable}=${value} is refused with a message naming the variable`, () => {
+    assert.throws(
+      () => loadConfig({ PADDOCK_OIDC_CLIENT_ID: 'x', [variable]: value }),
+      (err: unknown) =>
+        err instanceof ConfigError &&
+        err.variable === variable &&
+        message.test(err.message) &&
+        err.message.startsWith(variable),
+    );
+  });
+}
+
+test('a secret value is never echoed in the error', () => {
+  assert.throws(
+    () => loadConfig({ PADDOCK_ADMIN_PASSWORD: 'tiny-secret' }),
+    (err: Error) => !err.message.includes('tiny-secret'),
+  );
+});
+
+test('an issuer needs a client id; http issuers are accepted on loopback', () => {
+  assert.throws(() => loadConfig({ PADDOCK_OIDC_ISSUER: 'https://idp.example' }), /PADDOCK_OIDC_CLIENT_ID/);
+  assert.equal(
+    loadConfig({ PADDOCK_OIDC_ISSUER: 'http://127.0.0.1:9000/realm', PADDOCK_OIDC_CLIENT_ID: 'c' }).oidc.issuer,
+    'http://127.0.0.1:9000/realm',
+  );
+});
+
+test('several session keys: the first signs, all verify', () => {
+  const k1 = Buffer.alloc(32, 1).toString('base64');
+  const k2 = Buffer.alloc(48, 2).toString('base64');
+  assert.deepEqual(
+    loadConfig({ PADDOCK_SESSION_KEYS: `${k1}, ${k2}` }).sessionKeys?.map((k) => k.length),
+    [32, 48],
+  );
+});

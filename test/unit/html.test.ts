@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { html, raw } from '../../src/views/html.ts';
+
+test('every interpolation is escaped', () => {
+  const evil = `<script>alert("x")</script>&'`;
+  assert.equal(
+    html`<p title="${evil}">${evil}</p>`.value,
+    '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</p>',
+  );
+});
+
+test('nested templates and arrays are not escaped twice; raw is the one way around escaping', () => {
+  const items = ['<a>', 'b'].map((x) => html`<li>${x}</li>`);
+  const page = html`<ul>${items}</ul>${raw('<svg></svg>')}`;
+  assert.equal(page.value, '<ul><li>&lt;a&gt;</li><li>b</li></ul><svg></svg>');
+});
+
+test('null, undefined and false render as nothing; numbers as text', () => {
+  assert.equal(html`${null}${undefined}${false}${0}`.value, '0');
+});

@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { defaultLinkBuilder } from '../../src/link/link_builder.ts';
+
+const pin = 'sha256/q+/Z0eaoyIyVZBzT6mJ8vo4Eq8V5C0sOzB5Et+9C3Qc=';
+const minted = { token: 'tok_-123', owner: 'local:admin', expiresAt: 0 };
+
+test('the link carries the public name (host and non-default port of BaseURL), the pin and the token', () => {
+  const link = defaultLinkBuilder({ baseUrl: 'https://paddock.example:8443/console', pin })(minted);
+  const url = new URL(link);
+  assert.equal(url.protocol, 'paddock:');
+  assert.equal(url.searchParams.get('server'), 'paddock.example:8443');
+  assert.equal(url.searchParams.get('pin'), pin);
+  assert.equal(url.searchParams.get('token'), 'tok_-123');
+  assert.ok(link.startsWith('paddock://enroll?server='));
+});
+
+test('the default port is left out', () => {
+  const url = new URL(defaultLinkBuilder({ baseUrl: 'https://paddock.example', pin })(minted));
+  assert.equal(url.searchParams.get('server'), 'paddock.example');
+});

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite_store.ts';
+import { semaphore, storeThrottle, throttleDelayMs } from '../../src/throttle/throttle.ts';
+import { fakeClock } from '../support/fake_clock.ts';
+
+test('the delay schedule of CONTRACT section 5: none below 3 failures, then 2^(f-3) s up to 30 s', () => {
+  assert.deepEqual(
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20].map(throttleDelayMs),
+    [0, 0, 0, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000],
+  );
+});
+
+test('failures in the last 15 minutes count per client; a success resets them', async () => {
+  const store = openSqliteStore(':memory:');
+  const clock = fakeClock();
+  const throttle = storeThrottle(store, clock);
+  for (let i = 0; i < 5; i++) await throttle.attempt('a', async () => false);
+  assert.deepEqual(clock.sleeps, [1000, 2000]);
+  await throttle.attempt('b', async () => false);
+  assert.deepEqual(clock.sleeps, [1000, 2000], 'another client is not delayed');
+  await throttle.attempt('a', async () => true);
+  assert.deepEqual(clock.sleeps, [1000, 2000, 4000], 'the delay is slept before the successful answer too');
+  await throttle.attempt('a', async () => false);
+  assert.equal(clock.sleeps.length, 3, 'success reset the count');
+  clock.advance(16 * 60 * 1000);
+  for (let i = 0; i < 3; i++) await throttle.attempt('b', async () => false);
+  assert.equal(clock.sleeps.length, 3, 'old failures fell out of the window');
+  await store.close();
+});
+
+test('attempts from one client run one at a time, in arrival order', async () => {
+  const store = openSqliteStore(':memory:');
+  const throttle = storeThrottle(store, fakeClock());
+  const order: string[] = [];
+  let running = 0;
+  const check = (label: string) => async () => {
+    running++;
+    assert.equal(running, 1);
+    order.push(label);
+    await new Promise((r) => setTimeout(r, 5));
+    running--;
+    return false;
+  };
+  await Promise.all(['1', '2', '3', '4'].map((l) => throttle.attempt('c', check(l))));
+  assert.deepEqual(order, ['1', '2', '3', '4']);
+  await store.close();
+});
+
+test('too many waiting attempts from one client are refused, not queued', async () => {
+  const store = openSqliteStore(':memory:');
+  const throttle = storeThrottle(store, fakeClock());
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const pending = Array.from({ length: 32 }, () => throttle.attempt('d', async () => (await gate, false)));
+  assert.equal(await throttle.attempt('d', async () => true), 'busy');
+  release();
+  await Promise.all(pending);
+  await store.close();
+});
+
+test('the semaphore never runs more than its limit', async () => {
+  const limited = semaphore(2);
+  let active = 0;
+  let peak = 0;
+  await Promise.all(
+    Array.from({ length: 10 }, () =>
+      limited(async () => {
+        peak = Math.max(peak, ++active);
+        await new Promise((r) => setTimeout(r, 2));
+        active--;
+      }),
+    ),
+  );
+  assert.equal(peak, 2);
+});
