@@ -2,6 +2,8 @@
  * Configuration from the environment (CONTRACT section 3), as one declarative table of options.
  * A bad value throws ConfigError naming the variable, so `paddock serve` never starts half-configured.
  */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Level } from '../log/logger.ts';
 import {
   ConfigError,
@@ -32,6 +34,8 @@ export interface Config {
   };
   serverName: string;
   controlUrl: string;
+  /** The control certificate and key from PEM files; unset: generated once and kept in the store. */
+  controlTls: { certPem: string; keyPem: string } | undefined;
   sessionKeys: Buffer[] | undefined;
   sessionTtlSeconds: number;
   enrollTokenTtlSeconds: number;
@@ -105,7 +109,9 @@ const options = {
   groupsClaim: { variable: 'PADDOCK_OIDC_GROUPS_CLAIM', parse: text(256) },
   oidcEnabled: { variable: 'PADDOCK_OIDC_ENABLED', parse: parseBoolean },
   serverName: { variable: 'PADDOCK_SERVER_NAME', parse: text(256, /^[^\0-\x1f\x7f]+$/) },
-  controlUrl: { variable: 'PADDOCK_CONTROL_URL', parse: (v: string) => parseHttpUrl(v).href },
+  controlUrl: { variable: 'PADDOCK_CONTROL_URL', parse: (v: string) => (parseHttpUrl(v), v) },
+  controlCert: { variable: 'PADDOCK_CONTROL_TLS_CERT', parse: readCertificate },
+  controlKey: { variable: 'PADDOCK_CONTROL_TLS_KEY', parse: readPrivateKey },
   sessionKeys: {
     variable: 'PADDOCK_SESSION_KEYS',
     secret: true,
@@ -125,6 +131,34 @@ const options = {
   },
 } satisfies Record<string, Option<unknown>>;
 
+function readPem(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { cause: err });
+  }
+}
+
+function readCertificate(path: string): string {
+  const pem = readPem(path);
+  try {
+    new X509Certificate(pem);
+  } catch {
+    throw new Error(`${path} is not a PEM certificate`);
+  }
+  return pem;
+}
+
+function readPrivateKey(path: string): string {
+  const pem = readPem(path);
+  try {
+    createPrivateKey(pem);
+  } catch {
+    throw new Error(`${path} is not a PEM private key`);
+  }
+  return pem;
+}
+
 /** Every variable this module reads, for `--help`. */
 export const configVariables = Object.values(options).map((o) => o.variable);
 
@@ -140,6 +174,15 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('PADDOCK_OIDC_CLIENT_ID', 'must be set when PADDOCK_OIDC_ISSUER is set');
   }
   read(env, options.databaseUrl);
+  const controlCert = read(env, options.controlCert);
+  const controlKey = read(env, options.controlKey);
+  if ((controlCert === undefined) !== (controlKey === undefined)) {
+    const missing = controlCert === undefined ? options.controlCert : options.controlKey;
+    throw new ConfigError(missing.variable, 'must be set together with its certificate or key');
+  }
+  if (controlCert && controlKey && !new X509Certificate(controlCert).checkPrivateKey(createPrivateKey(controlKey))) {
+    throw new ConfigError('PADDOCK_CONTROL_TLS_KEY', 'is not the key of the certificate in PADDOCK_CONTROL_TLS_CERT');
+  }
   return {
     listen,
     dataDir: read(env, options.dataDir) ?? './data',
@@ -158,6 +201,7 @@ export function loadConfig(env: Env): Config {
     },
     serverName: read(env, options.serverName) ?? 'paddock',
     controlUrl: read(env, options.controlUrl) ?? baseUrl,
+    controlTls: controlCert && controlKey ? { certPem: controlCert, keyPem: controlKey } : undefined,
     sessionKeys: read(env, options.sessionKeys),
     sessionTtlSeconds: read(env, options.sessionTtl) ?? 43_200,
     enrollTokenTtlSeconds: read(env, options.enrollTokenTtl) ?? 86_400,

@@ -68,7 +68,7 @@ export async function startServer(config: Config, opts: ServeOptions): Promise<R
 async function buildHandler(config: Config, store: Store, clock: Clock, opts: ServeOptions) {
   await ensureAdminPassword(config, store, opts.announce ?? ((line) => process.stderr.write(line)));
   const sessionKeys = await resolveSessionKeys(config.sessionKeys, store);
-  const control = await loadControlIdentity(store, new URL(config.controlUrl).hostname, clock.now());
+  const control = await loadControlIdentity(store, new URL(config.controlUrl).hostname, clock.now(), config.controlTls);
   const oidc =
     config.oidc.issuer === undefined
       ? undefined

@@ -13,7 +13,14 @@ export interface ControlIdentity {
 
 const SETTING = 'control_tls';
 
-export async function loadControlIdentity(store: Store, controlHost: string, now: number): Promise<ControlIdentity> {
+/** The configured certificate when there is one, else the one kept in the store (generated on first start). */
+export async function loadControlIdentity(
+  store: Store,
+  controlHost: string,
+  now: number,
+  configured?: { certPem: string; keyPem: string },
+): Promise<ControlIdentity> {
+  if (configured) return { ...configured, pin: certificatePin(configured.certPem) };
   let stored = await store.getSetting(SETTING);
   if (stored === undefined) {
     const hostname = controlHost.replace(/^\[(.*)\]$/, '$1');

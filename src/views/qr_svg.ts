@@ -1,6 +1,6 @@
 /**
  * Renders text as a QR code in an inline SVG: no script, no style, no external reference, so it
- * passes a `default-src 'none'` content security policy. The text itself never appears in the SVG.
+ * passes a `default-src 'none'` content security policy (inline SVG in HTML needs no xmlns). The text itself never appears in the SVG.
  */
 import QRCode from 'qrcode';
 import { escapeHtml } from './html.ts';
@@ -29,7 +29,7 @@ export function qrSvg(text: string, opts: { title?: string } = {}): string {
   const size = n + 2 * QUIET;
   const title = escapeHtml(opts.title ?? 'QR code');
   return (
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" width="${size * PX_PER_MODULE}" height="${size * PX_PER_MODULE}" role="img" aria-label="${title}" shape-rendering="crispEdges">` +
+    `<svg viewBox="0 0 ${size} ${size}" width="${size * PX_PER_MODULE}" height="${size * PX_PER_MODULE}" role="img" aria-label="${title}" shape-rendering="crispEdges">` +
     `<title>${title}</title><rect width="${size}" height="${size}" fill="#fff"/><path fill="#000" d="${d}"/></svg>`
   );
 }

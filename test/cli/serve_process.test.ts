@@ -2,10 +2,11 @@
 // device and uploads a run over HTTP, then stops it with SIGTERM and expects exit status 0.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { certificatePin, generateSelfSignedCertificate } from '../../src/tls/self_signed.ts';
 
 const bin = new URL('../../bin/paddock.js', import.meta.url).pathname;
 const children: ChildProcess[] = [];
@@ -123,10 +124,22 @@ test('paddock serve: a bad setting exits 2 with one line naming the variable', a
   assert.match(lines[0] ?? '', /^paddock: PADDOCK_LISTEN: /);
 });
 
-test('paddock set-admin-password: reads stdin, refuses short passwords, and the new one signs in', async () => {
+test('paddock set-admin-password: reads stdin, refuses short passwords, and the new one signs in; a configured control certificate gives the pin', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'paddock-pw-'));
   try {
-    const env = { PADDOCK_DATA_DIR: join(dir, 'data') };
+    const control = generateSelfSignedCertificate({
+      commonName: 'control.example',
+      dnsNames: ['control.example'],
+      notBefore: new Date(),
+      days: 30,
+    });
+    await writeFile(join(dir, 'control.crt'), control.certPem);
+    await writeFile(join(dir, 'control.key'), control.keyPem);
+    const env = {
+      PADDOCK_DATA_DIR: join(dir, 'data'),
+      PADDOCK_CONTROL_TLS_CERT: join(dir, 'control.crt'),
+      PADDOCK_CONTROL_TLS_KEY: join(dir, 'control.key'),
+    };
     const short = paddock(['set-admin-password'], env, 'short\n');
     assert.equal(await short.exited, 2);
     const set = paddock(['set-admin-password'], env, 'a much longer password\n');
@@ -141,6 +154,17 @@ test('paddock set-admin-password: reads stdin, refuses short passwords, and the 
       redirect: 'manual',
     });
     assert.equal(login.status, 303);
+    const cookie = (login.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+    const csrf =
+      /name="csrf" value="([^"]+)"/.exec(await (await fetch(`${base}/devices`, { headers: { cookie } })).text())?.[1] ??
+      '';
+    const mint = await fetch(`${base}/enroll-tokens`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf }),
+    });
+    const link = /(paddock:\/\/enroll\?[^<]+)</.exec(await mint.text())?.[1]?.replaceAll('&amp;', '&') ?? '';
+    assert.equal(new URL(link).searchParams.get('pin'), certificatePin(control.certPem));
     p.child.kill('SIGTERM');
     assert.equal(await p.exited, 0);
   } finally {

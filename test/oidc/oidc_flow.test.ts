@@ -368,3 +368,16 @@ test('the exchange limits are those of the specification', () => {
   assert.equal(TOKEN_TIMEOUT_MS, 15_000);
   assert.equal(TOKEN_READ_CAP, 1_048_576);
 });
+
+test('the dashboard self-test shows OIDC discovery passing, and failing when the provider is down', async () => {
+  const { cookie } = h.signIn({ subject: 'local:admin', admin: true });
+  assert.match(await (await h.request('/', { headers: { cookie } })).text(), /OIDC discovery<\/th>\s*<td>passed/);
+  provider.behaviour.discovery = 'down';
+  const fresh = await buildHarness();
+  const page = await (
+    await fresh.request('/', { headers: { cookie: fresh.signIn({ subject: 'local:admin', admin: true }).cookie } })
+  ).text();
+  assert.match(page, /OIDC discovery<\/th>\s*<td>FAILED/);
+  assert.match(page, /1 of 3 checks failed/);
+  await fresh.close();
+});

@@ -78,3 +78,35 @@ test('several session keys: the first signs, all verify', () => {
     [32, 48],
   );
 });
+
+test('PADDOCK_CONTROL_TLS_CERT and _KEY: read and checked together; a mismatched or missing file is refused', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const { generateSelfSignedCertificate } = await import('../../src/tls/self_signed.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'paddock-cfg-'));
+  const make = () =>
+    generateSelfSignedCertificate({ commonName: 'c', dnsNames: ['c'], notBefore: new Date(), days: 1 });
+  const [a, b] = [make(), make()];
+  const file = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name));
+  const cert = file('a.crt', a.certPem);
+  const key = file('a.key', a.keyPem);
+  const otherKey = file('b.key', b.keyPem);
+  assert.deepEqual(loadConfig({ PADDOCK_CONTROL_TLS_CERT: cert, PADDOCK_CONTROL_TLS_KEY: key }).controlTls, a);
+  const refused = (env: Record<string, string>, variable: string) =>
+    assert.throws(
+      () => loadConfig(env),
+      (err: unknown) => err instanceof ConfigError && err.variable === variable,
+    );
+  refused({ PADDOCK_CONTROL_TLS_CERT: cert }, 'PADDOCK_CONTROL_TLS_KEY');
+  refused({ PADDOCK_CONTROL_TLS_CERT: cert, PADDOCK_CONTROL_TLS_KEY: otherKey }, 'PADDOCK_CONTROL_TLS_KEY');
+  refused({ PADDOCK_CONTROL_TLS_CERT: key, PADDOCK_CONTROL_TLS_KEY: key }, 'PADDOCK_CONTROL_TLS_CERT');
+  refused({ PADDOCK_CONTROL_TLS_CERT: join(dir, 'missing'), PADDOCK_CONTROL_TLS_KEY: key }, 'PADDOCK_CONTROL_TLS_CERT');
+});
+
+test('PADDOCK_CONTROL_URL is returned as configured', () => {
+  assert.equal(
+    loadConfig({ PADDOCK_CONTROL_URL: 'https://control.example:8443' }).controlUrl,
+    'https://control.example:8443',
+  );
+});
