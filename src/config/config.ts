@@ -77,8 +77,8 @@ const options = {
     variable: 'PADDOCK_DATABASE_URL',
     secret: true,
     parse: (v: string) => {
-      if (!/^postgres(ql)?:\/\//.test(v)) throw new Error('must be a postgres:// URL');
-      throw new Error('the PostgreSQL store is not available in this build yet; unset it to use SQLite');
+      if (!/^postgres(ql)?:\/\/./.test(v)) throw new Error('must be a postgres:// or postgresql:// URL');
+      return v;
     },
   },
   baseUrl: { variable: 'PADDOCK_BASE_URL', parse: parseHttpUrl },
@@ -173,7 +173,6 @@ export function loadConfig(env: Env): Config {
   if (issuer !== undefined && clientId === '') {
     throw new ConfigError('PADDOCK_OIDC_CLIENT_ID', 'must be set when PADDOCK_OIDC_ISSUER is set');
   }
-  read(env, options.databaseUrl);
   const controlCert = read(env, options.controlCert);
   const controlKey = read(env, options.controlKey);
   if ((controlCert === undefined) !== (controlKey === undefined)) {
@@ -186,7 +185,7 @@ export function loadConfig(env: Env): Config {
   return {
     listen,
     dataDir: read(env, options.dataDir) ?? './data',
-    databaseUrl: undefined,
+    databaseUrl: read(env, options.databaseUrl),
     baseUrl,
     secure: read(env, options.secure) ?? !(base.protocol === 'http:' && isLoopbackHost(base.hostname)),
     adminUser: read(env, options.adminUser) ?? 'admin',

@@ -14,7 +14,7 @@ import type { Logger } from '../log/logger.ts';
 import { createOidcClient } from '../oidc/client.ts';
 import { createSelfTest } from '../selftest/selftest.ts';
 import { resolveSessionKeys } from '../session/keys.ts';
-import { openSqliteStore } from '../store/sqlite/sqlite_store.ts';
+import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
 import { storeThrottle } from '../throttle/throttle.ts';
 import { loadControlIdentity } from '../tls/control_identity.ts';
@@ -36,7 +36,7 @@ export interface ServeOptions {
 
 export async function startServer(config: Config, opts: ServeOptions): Promise<RunningServer> {
   const clock = opts.clock ?? systemClock;
-  const store = openSqliteStore(config.dataDir);
+  const store = await openStore(config);
   try {
     const fetch = await buildHandler(config, store, clock, opts);
     const server = await listen(fetch.handler, config.listen);
