@@ -2,8 +2,6 @@
  * Configuration from the environment (CONTRACT section 3), as one declarative table of options.
  * A bad value throws ConfigError naming the variable, so `paddock serve` never starts half-configured.
  */
-import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { Level } from '../log/logger.ts';
 import {
   ConfigError,
@@ -15,6 +13,7 @@ import {
   parsePositiveInt,
 } from './parse.ts';
 import { version } from '../version.ts';
+import { type PemPair, pemPair, readCertificate, readPrivateKey } from './pem.ts';
 
 export interface Config {
   listen: { host: string; port: number };
@@ -34,8 +33,12 @@ export interface Config {
   };
   serverName: string;
   controlUrl: string;
+  /** The admin host's certificate and key: when set, Paddock terminates TLS itself. */
+  tls: PemPair | undefined;
+  /** The host name devices connect to; its requests get the control certificate (by SNI). */
+  controlHost: string;
   /** The control certificate and key from PEM files; unset: generated once and kept in the store. */
-  controlTls: { certPem: string; keyPem: string } | undefined;
+  controlTls: PemPair | undefined;
   sessionKeys: Buffer[] | undefined;
   sessionTtlSeconds: number;
   enrollTokenTtlSeconds: number;
@@ -110,6 +113,15 @@ const options = {
   oidcEnabled: { variable: 'PADDOCK_OIDC_ENABLED', parse: parseBoolean },
   serverName: { variable: 'PADDOCK_SERVER_NAME', parse: text(256, /^[^\0-\x1f\x7f]+$/) },
   controlUrl: { variable: 'PADDOCK_CONTROL_URL', parse: (v: string) => (parseHttpUrl(v), v) },
+  tlsCert: { variable: 'PADDOCK_TLS_CERT', parse: readCertificate },
+  tlsKey: { variable: 'PADDOCK_TLS_KEY', parse: readPrivateKey },
+  controlHost: {
+    variable: 'PADDOCK_CONTROL_HOST',
+    parse: (v: string) => {
+      if (!/^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(v)) throw new Error('must be a host name');
+      return v.toLowerCase();
+    },
+  },
   controlCert: { variable: 'PADDOCK_CONTROL_TLS_CERT', parse: readCertificate },
   controlKey: { variable: 'PADDOCK_CONTROL_TLS_KEY', parse: readPrivateKey },
   sessionKeys: {
@@ -131,34 +143,6 @@ const options = {
   },
 } satisfies Record<string, Option<unknown>>;
 
-function readPem(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new Error(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { cause: err });
-  }
-}
-
-function readCertificate(path: string): string {
-  const pem = readPem(path);
-  try {
-    new X509Certificate(pem);
-  } catch {
-    throw new Error(`${path} is not a PEM certificate`);
-  }
-  return pem;
-}
-
-function readPrivateKey(path: string): string {
-  const pem = readPem(path);
-  try {
-    createPrivateKey(pem);
-  } catch {
-    throw new Error(`${path} is not a PEM private key`);
-  }
-  return pem;
-}
-
 /** Every variable this module reads, for `--help`. */
 export const configVariables = Object.values(options).map((o) => o.variable);
 
@@ -166,22 +150,33 @@ export const configVariables = Object.values(options).map((o) => o.variable);
 export function loadConfig(env: Env): Config {
   const listen = read(env, options.listen) ?? { host: '127.0.0.1', port: 8080 };
   const listenHost = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
-  const baseUrl = (read(env, options.baseUrl)?.href ?? `http://${listenHost}:${listen.port}/`).replace(/\/+$/, '');
+  const tlsConfigured = env.PADDOCK_TLS_CERT !== undefined && env.PADDOCK_TLS_CERT !== '';
+  const scheme = tlsConfigured ? 'https' : 'http';
+  const baseUrl = (read(env, options.baseUrl)?.href ?? `${scheme}://${listenHost}:${listen.port}/`).replace(/\/+$/, '');
   const base = new URL(baseUrl);
   const issuer = read(env, options.issuer);
   const clientId = read(env, options.clientId) ?? '';
   if (issuer !== undefined && clientId === '') {
     throw new ConfigError('PADDOCK_OIDC_CLIENT_ID', 'must be set when PADDOCK_OIDC_ISSUER is set');
   }
-  const controlCert = read(env, options.controlCert);
-  const controlKey = read(env, options.controlKey);
-  if ((controlCert === undefined) !== (controlKey === undefined)) {
-    const missing = controlCert === undefined ? options.controlCert : options.controlKey;
-    throw new ConfigError(missing.variable, 'must be set together with its certificate or key');
+  const tls = pemPair(read(env, options.tlsCert), read(env, options.tlsKey), {
+    cert: 'PADDOCK_TLS_CERT',
+    key: 'PADDOCK_TLS_KEY',
+  });
+  const controlTls = pemPair(read(env, options.controlCert), read(env, options.controlKey), {
+    cert: 'PADDOCK_CONTROL_TLS_CERT',
+    key: 'PADDOCK_CONTROL_TLS_KEY',
+  });
+  if (!tls && !isLoopbackHost(listen.host)) {
+    throw new ConfigError(
+      'PADDOCK_LISTEN',
+      'plain HTTP is served only on a loopback address; set PADDOCK_TLS_CERT and PADDOCK_TLS_KEY',
+    );
   }
-  if (controlCert && controlKey && !new X509Certificate(controlCert).checkPrivateKey(createPrivateKey(controlKey))) {
-    throw new ConfigError('PADDOCK_CONTROL_TLS_KEY', 'is not the key of the certificate in PADDOCK_CONTROL_TLS_CERT');
-  }
+  const controlHostSetting = read(env, options.controlHost);
+  const controlUrl =
+    read(env, options.controlUrl) ??
+    (controlHostSetting ? `${base.protocol}//${controlHostSetting}${base.port ? `:${base.port}` : ''}` : baseUrl);
   return {
     listen,
     dataDir: read(env, options.dataDir) ?? './data',
@@ -199,8 +194,10 @@ export function loadConfig(env: Env): Config {
       enabled: read(env, options.oidcEnabled) ?? true,
     },
     serverName: read(env, options.serverName) ?? 'paddock',
-    controlUrl: read(env, options.controlUrl) ?? baseUrl,
-    controlTls: controlCert && controlKey ? { certPem: controlCert, keyPem: controlKey } : undefined,
+    controlUrl,
+    tls,
+    controlHost: controlHostSetting ?? new URL(controlUrl).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase(),
+    controlTls,
     sessionKeys: read(env, options.sessionKeys),
     sessionTtlSeconds: read(env, options.sessionTtl) ?? 43_200,
     enrollTokenTtlSeconds: read(env, options.enrollTokenTtl) ?? 86_400,

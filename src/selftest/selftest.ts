@@ -1,4 +1,5 @@
 /** The dashboard's self-test: each check with its outcome, run concurrently and cached briefly. */
+import { X509Certificate } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import type { Clock } from '../clock.ts';
@@ -8,6 +9,8 @@ import type { Store } from '../store/store.ts';
 export interface CheckResult {
   name: string;
   ok: boolean;
+  /** Passed, but needs attention soon (a certificate close to expiry). */
+  warning?: boolean;
   detail: string;
 }
 
@@ -21,6 +24,8 @@ export interface SelfTestOptions {
   dataDir?: string | undefined;
   sessionKeys: readonly Buffer[];
   oidc?: OidcClient | undefined;
+  /** Certificates whose expiry (and pin, when given) the dashboard shows. */
+  certificates?: Array<{ name: string; certPem: string; pin?: string }>;
   /** A page view reuses results this recent, so reloading the dashboard cannot hammer the provider. */
   cacheMs?: number;
 }
@@ -46,17 +51,20 @@ export function createSelfTest(opts: SelfTestOptions): SelfTest {
   const oidc = opts.oidc;
   if (oidc) checks.push(['OIDC discovery', async () => `issuer ${(await oidc.discover()).issuer} answered`]);
 
+  const certificateChecks = (opts.certificates ?? []).map((c) => certificateCheck(c, opts.clock));
+
   let cache: { at: number; results: Promise<CheckResult[]> } | undefined;
   const runAll = () =>
-    Promise.all(
-      checks.map(async ([name, check]): Promise<CheckResult> => {
+    Promise.all([
+      ...certificateChecks.map((check) => Promise.resolve(check())),
+      ...checks.map(async ([name, check]): Promise<CheckResult> => {
         try {
           return { name, ok: true, detail: await withTimeout(check()) };
         } catch (err) {
           return { name, ok: false, detail: err instanceof Error ? err.message : String(err) };
         }
       }),
-    );
+    ]);
 
   return {
     run() {
@@ -64,6 +72,23 @@ export function createSelfTest(opts: SelfTestOptions): SelfTest {
       if (!cache || now - cache.at >= (opts.cacheMs ?? 5_000)) cache = { at: now, results: runAll() };
       return cache.results;
     },
+  };
+}
+
+const WARN_DAYS = 14;
+
+/** Expiry of a certificate: failing once expired, a warning under 14 days. */
+function certificateCheck(c: { name: string; certPem: string; pin?: string }, clock: Clock): () => CheckResult {
+  const cert = new X509Certificate(c.certPem);
+  const validTo = new Date(cert.validTo).getTime();
+  return () => {
+    const days = Math.floor((validTo - clock.now()) / 86_400_000);
+    const expiry = `expires ${new Date(validTo).toISOString()} (${days} days)`;
+    const detail = c.pin ? `pin ${c.pin}; ${expiry}` : expiry;
+    if (days < 0 || validTo <= clock.now()) return { name: c.name, ok: false, detail: `${detail}: expired` };
+    return days < WARN_DAYS
+      ? { name: c.name, ok: true, warning: true, detail: `${detail}: renew it soon` }
+      : { name: c.name, ok: true, detail };
   };
 }
 

@@ -30,7 +30,7 @@ export function dashboardPage(
             (c) =>
               html`<tr>
                 <th scope="row">${c.name}</th>
-                <td>${c.ok ? 'passed' : 'FAILED'}</td>
+                <td>${c.ok ? (c.warning ? 'warning' : 'passed') : 'FAILED'}</td>
                 <td>${c.detail}</td>
               </tr> `,
           )}

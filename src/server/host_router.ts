@@ -1,0 +1,58 @@
+/**
+ * One port, two host names (issue 3): the operator interface, /healthz and /v1/discover answer on
+ * the admin host; the control API on the control host. Under TLS the side is the one whose
+ * certificate the handshake chose (SNI); a Host header that names another host than that side's
+ * is answered `421 Misdirected Request` (RFC 9110 section 15.5.20).
+ */
+import type { Hono } from 'hono';
+import { isControlPath } from '../control/app.ts';
+import { applySecurityHeaders } from '../http/security_headers.ts';
+
+export interface HostRouterOptions {
+  adminHost: string;
+  controlHost: string;
+  tls: boolean;
+  ui: Pick<Hono, 'fetch'>;
+  api: Pick<Hono, 'fetch'>;
+}
+
+type Env = { incoming?: { socket?: { servername?: string | false } } } | undefined;
+
+/** The host of a Host header, lower-cased, without port or IPv6 brackets. */
+export function hostOf(header: string | null): string {
+  const h = (header ?? '').trim().toLowerCase();
+  const bracketed = /^\[([0-9a-f:.]+)\](?::\d+)?$/.exec(h);
+  if (bracketed) return bracketed[1] ?? '';
+  return h.replace(/:\d+$/, '');
+}
+
+export function hostRouter(opts: HostRouterOptions): (req: Request, env: unknown) => Response | Promise<Response> {
+  const adminHost = opts.adminHost.toLowerCase();
+  const controlHost = opts.controlHost.toLowerCase();
+  // With one name for both (the loopback default, CONTRACT section 6), both sets of routes answer there.
+  if (adminHost === controlHost) {
+    return function sharedHost(req, env) {
+      return isControlPath(new URL(req.url).pathname) ? opts.api.fetch(req, env) : opts.ui.fetch(req, env);
+    };
+  }
+  return function routeByHost(req, env) {
+    const host = hostOf(req.headers.get('host'));
+    if (opts.tls) {
+      const sni = ((env as Env)?.incoming?.socket?.servername || '').toLowerCase();
+      // An unknown or absent server name got the admin certificate, so the request is the admin side's.
+      const side = sni === controlHost ? controlHost : adminHost;
+      if (host !== side) return misdirected();
+    }
+    if (host === controlHost) return opts.api.fetch(req, env);
+    return opts.ui.fetch(req, env);
+  };
+}
+
+function misdirected(): Response {
+  const headers = new Headers({ 'Content-Type': 'text/plain; charset=UTF-8' });
+  applySecurityHeaders(headers);
+  return new Response('misdirected request: this host name is not served with this certificate\n', {
+    status: 421,
+    headers,
+  });
+}
