@@ -1,40 +1,12 @@
 // Starts the real `paddock serve` process, reads the printed password, signs in, enrolls a
 // device and uploads a run over HTTP, then stops it with SIGTERM and expects exit status 0.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { certificatePin, generateSelfSignedCertificate } from '../../src/tls/self_signed.ts';
-
-const bin = new URL('../../bin/paddock.js', import.meta.url).pathname;
-const children: ChildProcess[] = [];
-after(() => children.forEach((c) => c.kill('SIGKILL')));
-
-function paddock(args: string[], env: Record<string, string>, input?: string) {
-  const child = spawn(process.execPath, [bin, ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d));
-  child.stderr.on('data', (d: Buffer) => (stderr += d));
-  if (input !== undefined) child.stdin.end(input);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const output = () => ({ stdout, stderr });
-  const waitFor = async (re: RegExp, stream: 'stdout' | 'stderr' = 'stderr') => {
-    for (let i = 0; i < 300; i++) {
-      const m = re.exec(output()[stream]);
-      if (m) return m;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`timed out waiting for ${re} in ${JSON.stringify(output())}`);
-  };
-  return { child, exited, output, waitFor };
-}
+import { paddock } from '../support/process.ts';
 
 test('paddock serve: first start prints a password once; sign in, mint, enroll, upload, view; SIGTERM exits 0', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'paddock-serve-'));

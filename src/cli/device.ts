@@ -1,0 +1,119 @@
+/** `paddock device enroll|upload`: the reference device client as commands. */
+import { readFile } from 'node:fs/promises';
+import type { LookupFunction } from 'node:net';
+import { parseArgs } from 'node:util';
+import { type ClientOptions, enroll, uploadRun } from '../device/client.ts';
+import type { PrivacyLevel } from '../device/privacy.ts';
+import { readState, writeState } from '../device/state.ts';
+
+export const deviceHelp = `Usage:
+  paddock device enroll <link> [--state FILE] [--name NAME] [--ca FILE] [--resolve HOST:ADDRESS]...
+  paddock device upload <file> --privacy full|redacted|minimal [--id ID] [--content-type TYPE]
+                        [--state FILE] [--resolve HOST:ADDRESS]...
+
+enroll   parses the enrollment link, asks https://<server>/v1/discover where to connect (unless
+         the link names control=), connects only if the certificate matches the link's pin,
+         enrolls, and keeps the credential in the state file (mode 0600).
+upload   applies the privacy level on this machine, then uploads with retries; the default id
+         is derived from the uploaded bytes, so repeating an upload is harmless.
+
+  --state FILE        device state (default ./paddock-device.json)
+  --ca FILE           extra CA certificate trusted for discovery (never for the control connection)
+  --resolve HOST:ADDR connect to ADDR whenever HOST is named (like curl --resolve)
+`;
+
+const common = {
+  state: { type: 'string', default: './paddock-device.json' },
+  resolve: { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function deviceCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  try {
+    if (sub === 'enroll') return await enrollCommand(rest);
+    if (sub === 'upload') return await uploadCommand(rest);
+    process.stdout.write(deviceHelp);
+    return sub === undefined || sub === '--help' || sub === '-h' ? 0 : 2;
+  } catch (err) {
+    process.stderr.write(`paddock device: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
+async function enrollCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { ...common, name: { type: 'string' }, ca: { type: 'string' } },
+    allowPositionals: true,
+  });
+  if (values.help || positionals.length !== 1) return usage(values.help);
+  const opts = clientOptions(values.resolve, values.ca ? await readFile(values.ca, 'utf8') : undefined);
+  const state = await enroll(positionals[0] ?? '', values.name, opts);
+  await writeState(values.state, state);
+  process.stderr.write(
+    `paddock device: enrolled as ${state.device} at ${state.controlUrl}; state in ${values.state}\n`,
+  );
+  return 0;
+}
+
+async function uploadCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { ...common, privacy: { type: 'string' }, id: { type: 'string' }, 'content-type': { type: 'string' } },
+    allowPositionals: true,
+  });
+  if (values.help || positionals.length !== 1) return usage(values.help);
+  const privacy = values.privacy;
+  if (privacy !== 'full' && privacy !== 'redacted' && privacy !== 'minimal') {
+    process.stderr.write('paddock device: --privacy must be full, redacted or minimal\n');
+    return 2;
+  }
+  const state = await readState(values.state);
+  const bytes = await readFile(positionals[0] ?? '');
+  const result = await uploadRun(
+    state,
+    {
+      bytes,
+      contentType: values['content-type'] ?? 'text/plain; charset=utf-8',
+      privacy: privacy as PrivacyLevel,
+      id: values.id,
+    },
+    clientOptions(values.resolve, undefined),
+  );
+  process.stderr.write(`paddock device: run ${result.id} ${result.status === 201 ? 'stored' : 'was already stored'}\n`);
+  return 0;
+}
+
+function usage(help: boolean | undefined): number {
+  (help ? process.stdout : process.stderr).write(deviceHelp);
+  return help ? 0 : 2;
+}
+
+function clientOptions(resolve: string[] | undefined, ca: string | undefined): ClientOptions {
+  const log = (line: string) => process.stderr.write(`paddock device: ${line}\n`);
+  return { discoveryCa: ca, lookup: resolveLookup(resolve ?? []), log };
+}
+
+/** A lookup that answers `--resolve HOST:ADDRESS` pairs and defers everything else to the system. */
+function resolveLookup(pairs: string[]): LookupFunction | undefined {
+  if (pairs.length === 0) return undefined;
+  const table = new Map(
+    pairs.map((p) => {
+      const at = p.indexOf(':');
+      if (at < 1) throw new Error(`--resolve ${p}: expected HOST:ADDRESS`);
+      return [p.slice(0, at).toLowerCase(), p.slice(at + 1)] as const;
+    }),
+  );
+  return (hostname, options, callback) => {
+    const address = table.get(hostname.toLowerCase());
+    if (address === undefined) {
+      import('node:dns').then((dns) => dns.lookup(hostname, options, callback as never));
+      return;
+    }
+    const family = address.includes(':') ? 6 : 4;
+    if ((options as { all?: boolean }).all)
+      (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+}

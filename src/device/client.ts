@@ -1,0 +1,107 @@
+/**
+ * The reference device client: enrollment through an enrollment link (discovery optional, pin
+ * mandatory) and run upload with the privacy level applied on the device, with retries.
+ */
+import { createHash } from 'node:crypto';
+import type { LookupFunction } from 'node:net';
+import { discoverControlUrl } from './discover.ts';
+import { parseEnrollmentLink } from './link.ts';
+import { pinnedRequest } from './pinned_request.ts';
+import { applyPrivacy, type PrivacyLevel } from './privacy.ts';
+import type { DeviceState } from './state.ts';
+
+export interface ClientOptions {
+  /** Extra CA certificate (PEM) trusted for discovery only; the control connection trusts only the pin. */
+  discoveryCa?: string | undefined;
+  lookup?: LookupFunction | undefined;
+  sleep?: (ms: number) => Promise<void>;
+  log?: (line: string) => void;
+}
+
+export class DeviceError extends Error {
+  readonly status: number | undefined;
+  constructor(message: string, status?: number) {
+    super(message);
+    this.name = 'DeviceError';
+    this.status = status;
+  }
+}
+
+/** Enrolls with a link; returns the state to keep. Not retried: a token works once. */
+export async function enroll(
+  linkText: string,
+  name: string | undefined,
+  opts: ClientOptions = {},
+): Promise<DeviceState> {
+  const link = parseEnrollmentLink(linkText);
+  let controlUrl = link.control;
+  if (controlUrl === undefined) {
+    const discovered = await discoverControlUrl(link.server, { ca: opts.discoveryCa, lookup: opts.lookup });
+    opts.log?.(
+      discovered ? `discovery: connecting to ${discovered}` : `discovery unavailable: connecting to ${link.server}`,
+    );
+    controlUrl = discovered ?? `https://${link.server}`;
+  }
+  const res = await pinnedRequest({
+    url: new URL('/v1/enroll', controlUrl),
+    pin: link.pin,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: new TextEncoder().encode(
+      JSON.stringify(name === undefined ? { token: link.token } : { token: link.token, name }),
+    ),
+    lookup: opts.lookup,
+  });
+  if (res.status !== 201)
+    throw new DeviceError(`enrollment refused (${res.status}): ${res.body.toString('utf8').trim()}`, res.status);
+  const answer = JSON.parse(res.body.toString('utf8')) as { device: string; credential: string };
+  return { server: link.server, controlUrl, pin: link.pin, device: answer.device, credential: answer.credential };
+}
+
+/** Statuses worth another try: the server or a proxy was briefly unavailable. */
+const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
+const ATTEMPTS = 5;
+
+/** Applies the privacy level, then uploads with backoff; a retry with the same id is idempotent (200). */
+export async function uploadRun(
+  state: DeviceState,
+  input: { bytes: Uint8Array; contentType: string; privacy: PrivacyLevel; id?: string | undefined },
+  opts: ClientOptions = {},
+): Promise<{ id: string; status: number }> {
+  const { body, contentType } = applyPrivacy(input.bytes, input.contentType, input.privacy);
+  // The default id is derived from what is sent, so re-running the same upload is a harmless retry.
+  const id = input.id ?? `run-${createHash('sha256').update(body).digest('hex').slice(0, 24)}`;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
+  for (let attempt = 1; ; attempt++) {
+    let failure: string;
+    try {
+      const res = await pinnedRequest({
+        url: new URL(`/v1/runs/${encodeURIComponent(id)}`, state.controlUrl),
+        pin: state.pin,
+        method: 'PUT',
+        headers: {
+          authorization: `Bearer ${state.credential}`,
+          'x-privacy-level': input.privacy,
+          'content-type': contentType,
+        },
+        body,
+        lookup: opts.lookup,
+      });
+      if (res.status === 201 || res.status === 200) return { id, status: res.status };
+      const message = res.body.toString('utf8').trim();
+      if (res.status === 401)
+        throw new DeviceError(`upload refused: this device's credential is unknown or revoked (${message})`, 401);
+      if (res.status === 409)
+        throw new DeviceError(`upload refused: a different run with id ${id} is already stored`, 409);
+      if (!RETRYABLE.has(res.status)) throw new DeviceError(`upload refused (${res.status}): ${message}`, res.status);
+      failure = `server answered ${res.status}`;
+    } catch (err) {
+      if (err instanceof DeviceError || (err as { code?: string }).code === 'PIN_MISMATCH') throw err;
+      failure = (err as Error).message;
+    }
+    if (attempt >= ATTEMPTS) throw new DeviceError(`upload failed after ${ATTEMPTS} attempts: ${failure}`);
+    const delay = 250 * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
+    opts.log?.(`upload attempt ${attempt} failed (${failure}); retrying in ${Math.round(delay)} ms`);
+    await sleep(delay);
+  }
+}

@@ -1,0 +1,47 @@
+/** Parsing of enrollment links (CONTRACT section 7): `paddock://enroll?server=…&pin=…&token=…[&control=…]`. */
+
+export interface EnrollmentLink {
+  /** Public host[:port] of the server. */
+  server: string;
+  /** `sha256/<base64>` of the control certificate's SubjectPublicKeyInfo. */
+  pin: string;
+  token: string;
+  /** When present, the device connects here and skips discovery. */
+  control?: string;
+}
+
+export class LinkError extends Error {
+  constructor(message: string) {
+    super(`enrollment link: ${message}`);
+    this.name = 'LinkError';
+  }
+}
+
+const PIN = /^sha256\/[A-Za-z0-9+/]{43}=$/;
+const SERVER = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$/;
+
+export function parseEnrollmentLink(text: string): EnrollmentLink {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new LinkError('not a URL');
+  }
+  if (url.protocol !== 'paddock:' || url.hostname !== 'enroll')
+    throw new LinkError('must start with paddock://enroll?');
+  const one = (name: string) => {
+    const values = url.searchParams.getAll(name);
+    if (values.length > 1) throw new LinkError(`${name} appears more than once`);
+    return values[0];
+  };
+  const server = one('server');
+  const pin = one('pin');
+  const token = one('token');
+  const control = one('control');
+  if (!server || !SERVER.test(server)) throw new LinkError('server must be a host name with an optional port');
+  if (!pin || !PIN.test(pin)) throw new LinkError('pin must be sha256/ followed by a base64 SHA-256');
+  if (!token || !/^[A-Za-z0-9_-]{1,512}$/.test(token)) throw new LinkError('token is missing or malformed');
+  if (control !== undefined && !/^https:\/\/[^/?#]+\/?$/.test(control))
+    throw new LinkError('control must be an https URL');
+  return { server, pin, token, ...(control === undefined ? {} : { control: control.replace(/\/$/, '') }) };
+}

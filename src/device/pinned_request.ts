@@ -1,0 +1,97 @@
+/**
+ * HTTPS to the control plane, trusted only through the pin: the TLS handshake completes, the
+ * certificate's SubjectPublicKeyInfo hash is compared with the pin, and only on a match is a single
+ * byte of the request written. There is no fallback to CA trust and no way to skip the check.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
+import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { connect, type TLSSocket } from 'node:tls';
+
+export class PinMismatchError extends Error {
+  readonly code = 'PIN_MISMATCH';
+  constructor(host: string, expected: string, actual: string) {
+    super(
+      `pin mismatch: ${host} presented a certificate with pin ${actual}, but the enrollment link pins ${expected}; nothing was sent`,
+    );
+    this.name = 'PinMismatchError';
+  }
+}
+
+export interface PinnedResponse {
+  status: number;
+  body: Buffer;
+}
+
+export interface PinnedRequest {
+  url: URL;
+  pin: string;
+  method: 'POST' | 'PUT';
+  headers: Record<string, string>;
+  body: Uint8Array;
+  timeoutMs?: number;
+  lookup?: LookupFunction | undefined;
+}
+
+const RESPONSE_CAP = 65_536;
+
+export function spkiPin(socket: TLSSocket): string {
+  const cert = socket.getPeerX509Certificate();
+  if (!cert) return 'none';
+  return `sha256/${createHash('sha256')
+    .update(cert.publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64')}`;
+}
+
+export async function pinnedRequest(req: PinnedRequest): Promise<PinnedResponse> {
+  const host = req.url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = Number(req.url.port || 443);
+  const signal = AbortSignal.timeout(req.timeoutMs ?? 30_000);
+  const socket = connect({
+    host,
+    port,
+    ...(isIP(host) ? {} : { servername: host }),
+    // The chain is not checked against CAs on purpose: the pin below is the only trust anchor.
+    rejectUnauthorized: false,
+    ALPNProtocols: ['http/1.1'],
+    ...(req.lookup ? { lookup: req.lookup } : {}),
+  });
+  const abort = () => socket.destroy(new Error(`no answer from ${req.url.host} in time`));
+  signal.addEventListener('abort', abort, { once: true });
+  try {
+    await once(socket, 'secureConnect', { signal });
+    const actual = spkiPin(socket);
+    if (actual.length !== req.pin.length || !timingSafeEqual(Buffer.from(actual), Buffer.from(req.pin))) {
+      throw new PinMismatchError(req.url.host, req.pin, actual);
+    }
+    return await new Promise<PinnedResponse>((resolve, reject) => {
+      const r = httpRequest(
+        {
+          createConnection: () => socket,
+          host: req.url.host,
+          path: req.url.pathname,
+          method: req.method,
+          headers: { ...req.headers, host: req.url.host, 'content-length': String(req.body.byteLength) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > RESPONSE_CAP) res.destroy(new Error('response too large'));
+            else chunks.push(chunk);
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+          res.on('error', reject);
+        },
+      );
+      r.on('error', reject);
+      r.end(req.body);
+    });
+  } finally {
+    signal.removeEventListener('abort', abort);
+    socket.destroy();
+  }
+}

@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { LinkError, parseEnrollmentLink } from '../../src/device/link.ts';
+import { defaultLinkBuilder } from '../../src/link/link_builder.ts';
+
+const pin = 'sha256/q+/Z0eaoyIyVZBzT6mJ8vo4Eq8V5C0sOzB5Et+9C3Qc=';
+
+test('a link from the default builder parses back to its parts', () => {
+  const link = defaultLinkBuilder({ baseUrl: 'https://paddock.example:8443', pin })({
+    token: 'abc_-1',
+    owner: 'x',
+    expiresAt: 0,
+  });
+  assert.deepEqual(parseEnrollmentLink(link), { server: 'paddock.example:8443', pin, token: 'abc_-1' });
+});
+
+test('control= is kept', () => {
+  const link = `paddock://enroll?server=a.example&pin=${encodeURIComponent(pin)}&token=t&control=${encodeURIComponent('https://c.example:9443')}`;
+  assert.equal(parseEnrollmentLink(link).control, 'https://c.example:9443');
+});
+
+for (const [name, link] of [
+  ['another scheme', `https://enroll?server=a&pin=${encodeURIComponent(pin)}&token=t`],
+  ['no pin', 'paddock://enroll?server=a&token=t'],
+  ['a bad pin', 'paddock://enroll?server=a&pin=md5%2Fabc&token=t'],
+  ['no token', `paddock://enroll?server=a&pin=${encodeURIComponent(pin)}`],
+  ['two tokens', `paddock://enroll?server=a&pin=${encodeURIComponent(pin)}&token=t&token=u`],
+  ['a plain-http control', `paddock://enroll?server=a&pin=${encodeURIComponent(pin)}&token=t&control=http%3A%2F%2Fc`],
+  ['a server with a path', `paddock://enroll?server=a%2Fb&pin=${encodeURIComponent(pin)}&token=t`],
+] as const) {
+  test(`refuses ${name}`, () => assert.throws(() => parseEnrollmentLink(link), LinkError));
+}
