@@ -20,9 +20,22 @@ const entities: Record<string, string> = {
   "'": '&#39;',
 };
 
+const special = /[&<>"']/;
+
 /** Escapes text for HTML element content and double- or single-quoted attribute values. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => entities[ch] ?? ch);
+  // Most interpolations (ids, names, dates) have nothing to escape: test once, copy nothing.
+  if (!special.test(text)) return text;
+  let out = '';
+  let last = 0;
+  for (let i = 0; i < text.length; i++) {
+    const entity = entities[text[i] as string];
+    if (entity !== undefined) {
+      out += text.slice(last, i) + entity;
+      last = i + 1;
+    }
+  }
+  return out + text.slice(last);
 }
 
 export type Interpolation = Html | string | number | boolean | null | undefined | Interpolation[];

@@ -19,3 +19,9 @@ test('nested templates and arrays are not escaped twice; raw is the one way arou
 test('null, undefined and false render as nothing; numbers as text', () => {
   assert.equal(html`${null}${undefined}${false}${0}`.value, '0');
 });
+
+test('escaping leaves plain text as it is and replaces each special character once', () => {
+  assert.equal(html`${'plain text 123'}`.value, 'plain text 123');
+  assert.equal(html`${'&&<<>>""\'\'x'}`.value, '&amp;&amp;&lt;&lt;&gt;&gt;&quot;&quot;&#39;&#39;x');
+  assert.equal(html`${'é<ü>'}`.value, 'é&lt;ü&gt;');
+});

@@ -1,0 +1,126 @@
+/**
+ * Builds the benchmark dataset through the store interface: devices spread over accounts, about
+ * 1 KiB runs spread over devices, plus an 8 KiB and a 16 MiB run to view.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Store } from '../src/store/store.ts';
+
+export interface DatasetSize {
+  devices: number;
+  accounts: number;
+  runs: number;
+}
+
+export interface Dataset {
+  owner: string;
+  ownerDevice: string;
+  smallRun: { device: string; id: string };
+  largeRun: { device: string; id: string };
+  uploadOwner: string;
+  uploadCredentials: string[];
+}
+
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+/** Text that looks like a run log, so escaping does real work. */
+function runText(bytes: number, seed: number): Uint8Array {
+  const line = `t=${seed} temperature=21.${seed % 10} status=<ok> & note="bench"\n`;
+  return new TextEncoder().encode(line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes));
+}
+
+export async function buildDataset(
+  store: Store,
+  size: DatasetSize,
+  progress: (line: string) => void,
+): Promise<Dataset> {
+  const now = Date.now() - 86_400_000;
+  const deviceIds: string[] = [];
+  for (let i = 0; i < size.devices; i++) {
+    const owner = `oidc:account-${i % size.accounts}`;
+    const id = `d_bench${i}`;
+    await store.createEnrollToken({
+      hash: `bench-token-${i}`,
+      owner,
+      createdBy: 'local:admin',
+      createdAt: now,
+      expiresAt: now + 1e12,
+    });
+    await store.enrollDevice({
+      tokenHash: `bench-token-${i}`,
+      now: now + i,
+      deviceId: id,
+      name: `bench device ${i}`,
+      credentialHash: `bench-cred-${i}`,
+    });
+    deviceIds.push(id);
+  }
+  progress(`${size.devices} devices`);
+  const body = runText(1000, 7);
+  const hash = sha(body);
+  for (let i = 0; i < size.runs; i++) {
+    const device = deviceIds[i % deviceIds.length] ?? '';
+    await store.putRun({
+      device,
+      id: `run-${i}`,
+      contentType: 'text/plain',
+      privacy: 'redacted',
+      size: body.length,
+      uploadedAt: now + i,
+      body,
+      sha256: hash,
+    });
+    if (i > 0 && i % 200_000 === 0) progress(`${i} runs`);
+  }
+  progress(`${size.runs} runs`);
+  const small = runText(8192, 1);
+  await store.putRun({
+    device: deviceIds[0] ?? '',
+    id: 'view-8k',
+    contentType: 'text/plain',
+    privacy: 'full',
+    size: small.length,
+    uploadedAt: Date.now(),
+    body: small,
+    sha256: sha(small),
+  });
+  const large = runText(16 * 1024 * 1024, 2);
+  await store.putRun({
+    device: deviceIds[0] ?? '',
+    id: 'view-16m',
+    contentType: 'text/plain',
+    privacy: 'full',
+    size: large.length,
+    uploadedAt: Date.now(),
+    body: large,
+    sha256: sha(large),
+  });
+
+  // Fifty devices of their own for the upload load, with real credentials.
+  const uploadCredentials: string[] = [];
+  for (let i = 0; i < 50; i++) {
+    const credential = randomBytes(32).toString('base64url');
+    await store.createEnrollToken({
+      hash: `upload-token-${i}`,
+      owner: 'oidc:uploader',
+      createdBy: 'local:admin',
+      createdAt: now,
+      expiresAt: now + 1e12,
+    });
+    await store.enrollDevice({
+      tokenHash: `upload-token-${i}`,
+      now,
+      deviceId: `d_upload${i}`,
+      name: `uploader ${i}`,
+      credentialHash: createHash('sha256').update(credential).digest('hex'),
+    });
+    uploadCredentials.push(credential);
+  }
+  return {
+    owner: 'oidc:account-0',
+    ownerDevice: deviceIds[0] ?? '',
+    smallRun: { device: deviceIds[0] ?? '', id: 'view-8k' },
+    largeRun: { device: deviceIds[0] ?? '', id: 'view-16m' },
+    uploadOwner: 'oidc:uploader',
+    uploadCredentials,
+  };
+}
