@@ -9,7 +9,6 @@ import type { Config } from '../config/config.ts';
 import { createControlApi } from '../control/app.ts';
 import { defaultLinkBuilder } from '../link/link_builder.ts';
 import type { Logger } from '../log/logger.ts';
-import { createOidcClient } from '../oidc/client.ts';
 import { createSelfTest } from '../selftest/selftest.ts';
 import { resolveSessionKeys } from '../session/keys.ts';
 import { openStore } from '../store/open.ts';
@@ -71,7 +70,11 @@ export async function startServer(config: Config, opts: ServeOptions): Promise<R
 async function buildHandler(config: Config, store: Store, clock: Clock, logger: Logger, control: ControlIdentity) {
   const sessionKeys = await resolveSessionKeys(config.sessionKeys, store);
   const { issuer, clientId, clientSecret } = config.oidc;
-  const oidc = issuer === undefined ? undefined : createOidcClient({ issuer, clientId, clientSecret, clock });
+  // Loaded only when a provider is configured: jose is the largest module Paddock would otherwise load.
+  const oidc =
+    issuer === undefined
+      ? undefined
+      : (await import('../oidc/client.ts')).createOidcClient({ issuer, clientId, clientSecret, clock });
   const certificates = [
     { name: 'control certificate', certPem: control.certPem, pin: control.pin },
     ...(config.tls ? [{ name: 'admin certificate', certPem: config.tls.certPem }] : []),
