@@ -11,6 +11,7 @@ import { defaultLinkBuilder } from '../link/link_builder.ts';
 import type { Logger } from '../log/logger.ts';
 import { createSelfTest } from '../selftest/selftest.ts';
 import { resolveSessionKeys } from '../session/keys.ts';
+import { withCountCache } from '../store/count_cache.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
 import { storeThrottle } from '../throttle/throttle.ts';
@@ -36,7 +37,7 @@ export interface ServeOptions {
 
 export async function startServer(config: Config, opts: ServeOptions): Promise<RunningServer> {
   const clock = opts.clock ?? systemClock;
-  const store = await openStore(config);
+  const store = withCountCache(await openStore(config), clock);
   try {
     await ensureAdminPassword(config, store, opts.announce ?? ((line) => process.stderr.write(line)));
     const control = await loadControlIdentity(store, config.controlHost, clock.now(), config.controlTls);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import type { Account, Device, Page, PageRequest, PutRunResult, Run, RunSummary, Store, Viewer } from '../store.ts';
 import { StoreError } from '../errors.ts';
+import { listQueries } from './list_queries.ts';
 import { migrations } from './migrations.ts';
 import { deviceFrom, runFrom, summaryFrom, type Row } from './rows.ts';
 
@@ -238,13 +239,8 @@ class SqliteStore implements Store {
 
   async devicesVisibleTo(viewer: Viewer, req: PageRequest) {
     const rows = viewer.admin
-      ? this.#all('SELECT * FROM devices WHERE seq < ? ORDER BY seq DESC LIMIT ?', cursor(req.before), req.limit + 1)
-      : this.#all(
-          'SELECT * FROM devices WHERE owner = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
-          viewer.subject,
-          cursor(req.before),
-          req.limit + 1,
-        );
+      ? this.#all(listQueries.allDevices, cursor(req.before), req.limit + 1)
+      : this.#all(listQueries.ownDevices, viewer.subject, cursor(req.before), req.limit + 1);
     return page(rows, req.limit, (r) => ({
       ...deviceFrom(r),
       lastUploadAt: (r.last_upload_at as number | null) ?? null,
@@ -307,19 +303,9 @@ class SqliteStore implements Store {
   }
 
   async runsVisibleTo(viewer: Viewer, req: PageRequest): Promise<Page<RunSummary>> {
-    const columns = 'seq, device_id, id, content_type, privacy, size, uploaded_at';
     const rows = viewer.admin
-      ? this.#all(
-          `SELECT ${columns} FROM runs WHERE seq < ? ORDER BY seq DESC LIMIT ?`,
-          cursor(req.before),
-          req.limit + 1,
-        )
-      : this.#all(
-          `SELECT ${columns} FROM runs WHERE owner = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
-          viewer.subject,
-          cursor(req.before),
-          req.limit + 1,
-        );
+      ? this.#all(listQueries.allRuns, cursor(req.before), req.limit + 1)
+      : this.#all(listQueries.ownRuns, viewer.subject, cursor(req.before), req.limit + 1);
     return page(rows, req.limit, summaryFrom);
   }
 

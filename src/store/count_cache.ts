@@ -1,0 +1,33 @@
+/**
+ * Dashboard counts cached for a few seconds per viewer, so a page view never counts a million
+ * runs: counting grows with the table, and a count a few seconds old is as useful on a dashboard.
+ */
+import type { Clock } from '../clock.ts';
+import type { Store, Viewer } from './store.ts';
+
+type Counts = Awaited<ReturnType<Store['countsVisibleTo']>>;
+
+const MAX_ENTRIES = 10_000;
+
+export function withCountCache(store: Store, clock: Clock, ttlMs = 5_000): Store {
+  const cache = new Map<string, { at: number; counts: Promise<Counts> }>();
+  function countsVisibleTo(viewer: Viewer): Promise<Counts> {
+    const key = viewer.admin ? '*' : viewer.subject;
+    const now = clock.now();
+    const hit = cache.get(key);
+    if (hit && now - hit.at < ttlMs) return hit.counts;
+    if (cache.size >= MAX_ENTRIES) cache.clear();
+    const counts = store.countsVisibleTo(viewer);
+    // A failed count is not remembered: the next view asks the store again.
+    counts.catch(() => cache.delete(key));
+    cache.set(key, { at: now, counts });
+    return counts;
+  }
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'countsVisibleTo') return countsVisibleTo;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
