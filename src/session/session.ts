@@ -61,6 +61,8 @@ export function sessionCodec(keys: readonly Buffer[], ttlSeconds: number): Sessi
       if (!m) return undefined;
       const [, payload = '', tag = ''] = m;
       const given = Buffer.from(tag, 'base64url');
+      // Only the canonical encoding: a last character differing in its unused bits is another cookie.
+      if (given.toString('base64url') !== tag) return undefined;
       const verified = keyObjects.some((key) => timingSafeEqual(mac(key, COOKIE_LABEL, payload), given));
       if (!verified) return undefined;
       let fields: unknown;

@@ -22,7 +22,10 @@ test('a tampered, truncated or foreign-key cookie is no session', () => {
     'base64url',
   );
   assert.equal(codec.decode(`${forged}.${mac}`, now), undefined);
-  assert.equal(codec.decode(`${payload}.${mac.slice(0, -1)}A`, now), undefined);
+  const flipped = `${mac[0] === 'A' ? 'B' : 'A'}${mac.slice(1)}`;
+  assert.equal(codec.decode(`${payload}.${flipped}`, now), undefined);
+  const lastBits = `${mac.slice(0, -1)}${String.fromCharCode(mac.charCodeAt(42) ^ 1)}`;
+  assert.equal(codec.decode(`${payload}.${lastBits}`, now), undefined, 'non-canonical or changed last character');
   assert.equal(codec.decode(payload, now), undefined);
   assert.equal(codec.decode('', now), undefined);
   assert.equal(codec.decode(`${payload}.${mac}.x`, now), undefined);
