@@ -30,8 +30,15 @@ export interface RunSummary {
   uploadedAt: number;
 }
 
+/** A run as uploaded, whole: what putRun stores. */
 export interface Run extends RunSummary {
   body: Uint8Array;
+}
+
+/** A stored run: its bytes are read a chunk at a time, so a 16 MiB run is never held whole. */
+export interface StoredRun extends RunSummary {
+  /** The bytes in order; ends early if the run is deleted while being read. */
+  read(): AsyncIterable<Uint8Array>;
 }
 
 export interface Account {
@@ -98,7 +105,7 @@ export interface Store {
 
   /** Stores a run unless the id is taken; idempotent for identical bytes (CONTRACT section 6). */
   putRun(run: Run & { sha256: string }): Promise<PutRunResult>;
-  runVisibleTo(viewer: Viewer, device: string, id: string): Promise<Run | undefined>;
+  runVisibleTo(viewer: Viewer, device: string, id: string): Promise<StoredRun | undefined>;
   runsVisibleTo(viewer: Viewer, page: PageRequest): Promise<Page<RunSummary>>;
   deleteRun(viewer: Viewer, device: string, id: string): Promise<boolean>;
 

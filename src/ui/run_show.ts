@@ -1,6 +1,6 @@
 /** GET /runs/{device}/{id}: one run, exactly as uploaded. Out of scope answers 404, like missing. */
 import type { Handler } from 'hono';
-import { page, textError } from '../http/responses.ts';
+import { textError } from '../http/responses.ts';
 import { runPage } from '../views/runs.ts';
 import type { Ctx, UiEnv } from './deps.ts';
 import { chrome, DEVICE_ID, RUN_ID, viewer } from './page_helpers.ts';
@@ -12,6 +12,6 @@ export function runShow(ctx: Ctx): Handler<UiEnv> {
     const run =
       DEVICE_ID.test(device) && RUN_ID.test(id) ? await ctx.store.runVisibleTo(viewer(c), device, id) : undefined;
     if (!run) return textError(c, 404, 'run not found');
-    return page(c, runPage(chrome(ctx, c), run));
+    return c.body(runPage(chrome(ctx, c), run), 200, { 'Content-Type': 'text/html; charset=UTF-8' });
   };
 }

@@ -1,7 +1,8 @@
 /** The run list and the run view. */
-import type { Page, Run, RunSummary } from '../store/store.ts';
+import type { Page, StoredRun, RunSummary } from '../store/store.ts';
 import { size, time } from './format.ts';
 import { html } from './html.ts';
+import { STREAM_SLOT, streamedPage } from './stream.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
 
 export function runPath(r: { device: string; id: string }): string {
@@ -60,9 +61,9 @@ const levelText = {
   minimal: 'minimal: the device uploaded only a minimal summary.',
 } as const;
 
-export function runPage(chrome: Chrome, run: Run) {
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(run.body);
-  return layout(
+/** The run view, streamed: the content is escaped a chunk at a time between the page's head and tail. */
+export function runPage(chrome: Chrome, run: StoredRun): ReadableStream<Uint8Array> {
+  const page = layout(
     `Run ${run.id}`,
     chrome,
     html`<dl>
@@ -84,7 +85,8 @@ export function runPage(chrome: Chrome, run: Run) {
         Paddock and cannot be restored.
       </p>
       <h2>Content</h2>
-      <pre>${text}</pre>
+      <pre>${STREAM_SLOT}</pre>
       ${actionButton(`${runPath(run)}/delete`, chrome.csrf, 'Delete this run')}`,
   );
+  return streamedPage(page, run.read());
 }

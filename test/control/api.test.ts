@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import { randomToken, secretHash } from '../../src/crypto/random.ts';
 import { enrollDevice, harness, upload, type Harness } from '../support/harness.ts';
+import { readAll } from '../support/read_all.ts';
 
 let h: Harness;
 beforeEach(async () => {
@@ -88,7 +89,7 @@ test('upload: 201, then 200 for the same bytes, 409 for other bytes; stored byte
   assert.equal((await upload(h, credential, 'r.1', bytes, 'minimal', 'application/x-run')).status, 200);
   assert.equal((await upload(h, credential, 'r.1', new Uint8Array([9]), 'minimal')).status, 409);
   const run = await h.store.runVisibleTo(admin, device, 'r.1');
-  assert.deepEqual(run && [...run.body], [...bytes]);
+  assert.deepEqual([...((await readAll(run)) ?? [])], [...bytes]);
   assert.equal(run?.contentType, 'application/x-run');
   assert.equal(run?.privacy, 'minimal');
   assert.equal(run?.size, 6);

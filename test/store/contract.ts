@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Store, Viewer } from '../../src/store/store.ts';
+import { readAll } from '../support/read_all.ts';
 
 const admin: Viewer = { subject: 'local:admin', admin: true };
 const ann: Viewer = { subject: 'oidc:ann', admin: false };
@@ -192,7 +193,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.equal(await put(), 'identical');
       assert.equal(await run('dr', 'r', 'other'), 'conflict');
       const stored = await store.runVisibleTo(ann, 'dr', 'r');
-      assert.deepEqual(stored && [...stored.body], [0, 255, 1, 128]);
+      assert.deepEqual([...((await readAll(stored)) ?? [])], [0, 255, 1, 128]);
       assert.equal(stored?.contentType, 'application/x-bin');
       assert.equal(stored?.privacy, 'minimal');
       assert.equal(stored?.uploadedAt, 7);
@@ -222,6 +223,34 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.equal(await store.deleteRun(ann, 'da', 'r0'), false);
       assert.deepEqual(await store.countsVisibleTo(ann), { devices: 1, activeDevices: 1, runs: 1 });
       assert.deepEqual(await store.countsVisibleTo(admin), { devices: 2, activeDevices: 2, runs: 3 });
+    });
+
+    test('a large run is stored byte for byte and read back a chunk at a time; delete removes it all', async () => {
+      await device('oidc:ann', 'dl');
+      const body = new Uint8Array(1_000_003).map((_, i) => (i * 7) % 256);
+      const put = () =>
+        store.putRun({
+          device: 'dl',
+          id: 'big',
+          contentType: 'application/octet-stream',
+          privacy: 'full',
+          size: body.length,
+          uploadedAt: 9,
+          body,
+          sha256: sha(body),
+        });
+      assert.equal(await put(), 'created');
+      assert.equal(await put(), 'identical');
+      const stored = await store.runVisibleTo(ann, 'dl', 'big');
+      assert.equal(stored?.size, 1_000_003);
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of stored?.read() ?? []) chunks.push(chunk);
+      assert.ok(chunks.length > 1, 'read in several chunks');
+      assert.ok(chunks.every((c) => c.byteLength <= 262_144));
+      assert.deepEqual(Buffer.concat(chunks), Buffer.from(body));
+      assert.equal(await store.deleteRun(ann, 'dl', 'big'), true);
+      assert.equal(await store.runVisibleTo(ann, 'dl', 'big'), undefined);
+      assert.deepEqual([...((await readAll(stored)) ?? [])], [], 'a deleted run reads as nothing');
     });
 
     test('probe writes and reads back', async () => {

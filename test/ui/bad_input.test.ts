@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { enrollDevice, harness, upload } from '../support/harness.ts';
+import { readAll } from '../support/read_all.ts';
 
 const cases: Array<{ path: string; method?: string; headers?: Record<string, string>; body?: string; status: number }> =
   [
@@ -54,7 +55,7 @@ test('malformed requests get their status with a plain-text body, never 500 or a
       if (res.status >= 400) assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
     }
     const run = await h.store.runVisibleTo({ subject: 'x', admin: true }, device, 'keep');
-    assert.equal(new TextDecoder().decode(run?.body), 'keep me', 'stored data is untouched');
+    assert.equal(new TextDecoder().decode(await readAll(run)), 'keep me', 'stored data is untouched');
     assert.equal(h.logs.filter((r) => r.level === 'error').length, 0, JSON.stringify(h.logs));
   } finally {
     await h.close();

@@ -147,3 +147,26 @@ runScenarios('pages', [
     notContains: ['<script'],
   },
 ]);
+
+runScenarios('run view streaming', [
+  {
+    name: 'a large run is streamed exactly, escaped, with a multi-byte character across a chunk boundary intact',
+    path: (_h, f) => `/runs/${f.device}/big`,
+    as: 'admin',
+    setup: async (h) => {
+      const { device, credential } = await enrollDevice(h, 'oidc:user-1');
+      // 262,143 ASCII bytes put the 3-byte "€" across the 256 KiB chunk boundary.
+      const body = `${'a'.repeat(262_143)}€<tag>&${'z'.repeat(300_000)}`;
+      assert.equal((await upload(h, credential, 'big', body)).status, 201);
+      return { device };
+    },
+    status: 200,
+    headersMatch: { 'content-type': /^text\/html/, 'content-security-policy': /^default-src 'none'$/ },
+    after: (_h, _res, body) => {
+      const pre = /<pre>([\s\S]*)<\/pre>/.exec(body)?.[1] ?? '';
+      assert.equal(pre, `${'a'.repeat(262_143)}€&lt;tag&gt;&amp;${'z'.repeat(300_000)}`);
+      assert.match(body, /<\/html>\s*$/);
+      assert.doesNotMatch(body, /\uFFFD|<!--stream-/);
+    },
+  },
+]);

@@ -46,4 +46,15 @@ export const migrations: readonly string[] = [
   CREATE INDEX runs_owner_seq ON runs (owner, seq);
   CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL) STRICT;
   `,
+  `
+  -- Large runs are stored in 256 KiB chunks and runs.body is left empty, so a view can stream
+  -- them; small runs keep their bytes inline, one read.
+  CREATE TABLE run_chunks (
+    run_seq INTEGER NOT NULL REFERENCES runs (seq) ON DELETE CASCADE,
+    n INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    UNIQUE (run_seq, n)
+  ) STRICT;
+  ALTER TABLE runs ADD COLUMN chunked INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

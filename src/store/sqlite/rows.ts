@@ -1,5 +1,5 @@
 /** Maps SQLite rows (snake_case columns) to the store's domain records. */
-import type { Device, PrivacyLevel, Run, RunSummary } from '../store.ts';
+import type { Device, PrivacyLevel, RunSummary } from '../store.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -23,8 +23,4 @@ export function summaryFrom(r: Row): RunSummary {
     size: r.size as number,
     uploadedAt: r.uploaded_at as number,
   };
-}
-
-export function runFrom(r: Row): Run {
-  return { ...summaryFrom(r), body: r.body as Uint8Array };
 }

@@ -5,11 +5,22 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
-import type { Account, Device, Page, PageRequest, PutRunResult, Run, RunSummary, Store, Viewer } from '../store.ts';
+import type {
+  Account,
+  Device,
+  Page,
+  PageRequest,
+  PutRunResult,
+  Run,
+  RunSummary,
+  Store,
+  Viewer,
+  StoredRun,
+} from '../store.ts';
 import { StoreError } from '../errors.ts';
 import { listQueries } from './list_queries.ts';
 import { migrations } from './migrations.ts';
-import { deviceFrom, runFrom, summaryFrom, type Row } from './rows.ts';
+import { deviceFrom, summaryFrom, type Row } from './rows.ts';
 
 /** Opens (creating if needed) `<dataDir>/paddock.db`; `:memory:` opens a private in-memory store. */
 export function openSqliteStore(dataDir: string | ':memory:'): Store {
@@ -52,6 +63,9 @@ function migrate(db: DatabaseSync): void {
     throw new Error(`database schema version ${row.v} is newer than this build knows (${migrations.length})`);
   }
 }
+
+/** Runs larger than this are stored in chunks of this size and streamed when viewed. */
+export const CHUNK_SIZE = 256 * 1024;
 
 function cursor(before: string | undefined): number {
   return before === undefined ? Number.MAX_SAFE_INTEGER : Number(before);
@@ -264,9 +278,10 @@ class SqliteStore implements Store {
       // Checked inside the transaction, so a revoke that lands first refuses this upload.
       const device = this.#get('SELECT owner FROM devices WHERE id = ? AND revoked_at IS NULL', run.device);
       if (!device) return 'device-unknown';
+      const chunked = run.body.byteLength > CHUNK_SIZE;
       const inserted = this.#run(
-        `INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, body)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (device_id, id) DO NOTHING`,
+        `INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, body, chunked)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (device_id, id) DO NOTHING`,
         run.device,
         run.id,
         device.owner as string,
@@ -275,9 +290,11 @@ class SqliteStore implements Store {
         run.size,
         run.sha256,
         run.uploadedAt,
-        run.body,
+        chunked ? new Uint8Array(0) : run.body,
+        chunked ? 1 : 0,
       );
       if (inserted === 1) {
+        if (chunked) this.#storeChunks(run.device, run.id, run.body);
         this.#run(
           'UPDATE devices SET last_seen_at = ?, last_upload_at = ? WHERE id = ?',
           run.uploadedAt,
@@ -291,15 +308,46 @@ class SqliteStore implements Store {
     });
   }
 
-  async runVisibleTo(viewer: Viewer, device: string, id: string) {
+  async runVisibleTo(viewer: Viewer, device: string, id: string): Promise<StoredRun | undefined> {
     const row = this.#get(
-      'SELECT * FROM runs WHERE device_id = ? AND id = ? AND (? OR owner = ?)',
+      `SELECT seq, device_id, id, content_type, privacy, size, uploaded_at, chunked FROM runs
+       WHERE device_id = ? AND id = ? AND (? OR owner = ?)`,
       device,
       id,
       viewer.admin ? 1 : 0,
       viewer.subject,
     );
-    return row && runFrom(row);
+    if (!row) return undefined;
+    const seq = row.seq as number;
+    const read = row.chunked ? () => this.#chunks(seq) : () => this.#inline(seq);
+    return { ...summaryFrom(row), read };
+  }
+
+  #storeChunks(device: string, id: string, body: Uint8Array) {
+    const seq = this.#get('SELECT seq FROM runs WHERE device_id = ? AND id = ?', device, id)?.seq as number;
+    for (let n = 0, at = 0; at < body.byteLength; n++, at += CHUNK_SIZE) {
+      this.#run(
+        'INSERT INTO run_chunks (run_seq, n, data) VALUES (?, ?, ?)',
+        seq,
+        n,
+        body.subarray(at, at + CHUNK_SIZE),
+      );
+    }
+  }
+
+  async *#inline(seq: number): AsyncGenerator<Uint8Array> {
+    const body = this.#get('SELECT body FROM runs WHERE seq = ?', seq)?.body as Uint8Array | undefined;
+    if (body) yield body;
+  }
+
+  /** One chunk per step: other requests run between them, and only one chunk is in memory. */
+  async *#chunks(seq: number): AsyncGenerator<Uint8Array> {
+    for (let n = 0; ; n++) {
+      const data = this.#get('SELECT data FROM run_chunks WHERE run_seq = ? AND n = ?', seq, n)?.data as
+        Uint8Array | undefined;
+      if (!data) return;
+      yield data;
+    }
   }
 
   async runsVisibleTo(viewer: Viewer, req: PageRequest): Promise<Page<RunSummary>> {
