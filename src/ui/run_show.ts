@@ -12,6 +12,9 @@ export function runShow(ctx: Ctx): Handler<UiEnv> {
     const run =
       DEVICE_ID.test(device) && RUN_ID.test(id) ? await ctx.store.runVisibleTo(viewer(c), device, id) : undefined;
     if (!run) return textError(c, 404, 'run not found');
-    return c.body(runPage(chrome(ctx, c), run), 200, { 'Content-Type': 'text/html; charset=UTF-8' });
+    const body = runPage(chrome(ctx, c), run);
+    return body instanceof ReadableStream
+      ? c.body(body, 200, { 'Content-Type': 'text/html; charset=UTF-8' })
+      : c.html(await body);
   };
 }

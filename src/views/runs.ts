@@ -2,7 +2,7 @@
 import type { Page, StoredRun, RunSummary } from '../store/store.ts';
 import { size, time } from './format.ts';
 import { html } from './html.ts';
-import { STREAM_SLOT, streamedPage } from './stream.ts';
+import { STREAM_SLOT, streamedPage, wholePage } from './stream.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
 
 export function runPath(r: { device: string; id: string }): string {
@@ -61,8 +61,11 @@ const levelText = {
   minimal: 'minimal: the device uploaded only a minimal summary.',
 } as const;
 
-/** The run view, streamed: the content is escaped a chunk at a time between the page's head and tail. */
-export function runPage(chrome: Chrome, run: StoredRun): ReadableStream<Uint8Array> {
+/** Runs up to this size are rendered whole; larger ones are streamed. */
+const WHOLE_PAGE_LIMIT = 256 * 1024;
+
+/** The run view: large content is escaped a chunk at a time between the page's head and tail. */
+export function runPage(chrome: Chrome, run: StoredRun): Promise<string> | ReadableStream<Uint8Array> {
   const page = layout(
     `Run ${run.id}`,
     chrome,
@@ -88,5 +91,5 @@ export function runPage(chrome: Chrome, run: StoredRun): ReadableStream<Uint8Arr
       <pre>${STREAM_SLOT}</pre>
       ${actionButton(`${runPath(run)}/delete`, chrome.csrf, 'Delete this run')}`,
   );
-  return streamedPage(page, run.read());
+  return run.size <= WHOLE_PAGE_LIMIT ? wholePage(page, run.read()) : streamedPage(page, run.read());
 }
