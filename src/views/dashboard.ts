@@ -5,7 +5,11 @@ import { type Chrome, layout } from './layout.ts';
 
 export function dashboardPage(
   chrome: Chrome,
-  opts: { version: string; checks: CheckResult[]; counts: { devices: number; activeDevices: number; runs: number } },
+  opts: {
+    version: string;
+    checks: CheckResult[];
+    counts: { devices: number; activeDevices: number; runs: number } | undefined;
+  },
 ) {
   const failed = opts.checks.filter((c) => !c.ok).length;
   return layout(
@@ -37,11 +41,15 @@ export function dashboardPage(
         </tbody>
       </table>
       <h2>${chrome.session.admin ? 'Everything' : 'Yours'}</h2>
-      <dl>
+      ${
+        opts.counts
+          ? html`<dl>
         <dt>Devices</dt>
         <dd><a href="/devices">${opts.counts.devices}</a> (${opts.counts.activeDevices} active)</dd>
         <dt>Runs</dt>
         <dd><a href="/runs">${opts.counts.runs}</a></dd>
-      </dl>`,
+      </dl>`
+          : html`<p>Counts are unavailable while the store is unreachable.</p>`
+      }`,
   );
 }

@@ -20,7 +20,7 @@ import type {
 import { StoreError } from '../errors.ts';
 import { listQueries } from './list_queries.ts';
 import { migrations } from './migrations.ts';
-import { deviceFrom, summaryFrom, type Row } from './rows.ts';
+import { deviceFrom, summaryFrom, type Row } from '../rows.ts';
 
 /** Opens (creating if needed) `<dataDir>/paddock.db`; `:memory:` opens a private in-memory store. */
 export function openSqliteStore(dataDir: string | ':memory:'): Store {

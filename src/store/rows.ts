@@ -1,5 +1,5 @@
-/** Maps SQLite rows (snake_case columns) to the store's domain records. */
-import type { Device, PrivacyLevel, RunSummary } from '../store.ts';
+/** Maps rows with snake_case columns (SQLite and PostgreSQL alike) to the store's domain records. */
+import type { Device, PrivacyLevel, RunSummary } from './store.ts';
 
 export type Row = Record<string, unknown>;
 
