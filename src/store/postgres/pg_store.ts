@@ -274,8 +274,9 @@ class PgStore implements Store {
   async putRun(run: Run & { sha256: string }): Promise<PutRunResult> {
     return this.#transaction(async (q) => {
       // The row lock orders this upload with a concurrent revoke (and with other uploads of the device, which also update it).
-      const device = (await q('SELECT owner FROM devices WHERE id = $1 AND revoked_at IS NULL FOR NO KEY UPDATE', [run.device]))
-        .rows[0] as Row | undefined;
+      const device = (
+        await q('SELECT owner FROM devices WHERE id = $1 AND revoked_at IS NULL FOR NO KEY UPDATE', [run.device])
+      ).rows[0] as Row | undefined;
       if (!device) return 'device-unknown';
       const chunked = run.body.byteLength > CHUNK_SIZE;
       const inserted = await q(
