@@ -2,6 +2,7 @@
 import type { Handler } from 'hono';
 import { seeOther, textError } from '../http/responses.ts';
 import type { Ctx, UiEnv } from './deps.ts';
+import { setNotice } from './notice.ts';
 import { DEVICE_ID, viewer } from './page_helpers.ts';
 
 export function deviceRevoke(ctx: Ctx): Handler<UiEnv> {
@@ -13,6 +14,7 @@ export function deviceRevoke(ctx: Ctx): Handler<UiEnv> {
     if (await ctx.store.revokeDevice(v, id, ctx.clock.now())) {
       ctx.logger.log('info', 'device.revoked', { account: v.subject, device: id });
     }
+    setNotice(ctx, c, { kind: 'revoked', device: id });
     return seeOther(c, '/devices');
   };
 }

@@ -3,12 +3,13 @@ import type { Context } from 'hono';
 import type { Viewer } from '../store/store.ts';
 import type { Chrome } from '../views/layout.ts';
 import type { Ctx, UiEnv } from './deps.ts';
+import { takeNotice } from './notice.ts';
 
 export const PAGE_SIZE = 50;
 
 export function chrome(ctx: Ctx, c: Context<UiEnv>): Chrome {
   const session = c.get('session');
-  return { session, csrf: ctx.sessions.csrfToken(session) };
+  return { session, csrf: ctx.sessions.csrfToken(session), now: ctx.clock.now(), notice: takeNotice(ctx, c) };
 }
 
 export function viewer(c: Context<UiEnv>): Viewer {

@@ -2,6 +2,7 @@
 import type { Handler } from 'hono';
 import { seeOther, textError } from '../http/responses.ts';
 import type { Ctx, UiEnv } from './deps.ts';
+import { setNotice } from './notice.ts';
 import { DEVICE_ID, RUN_ID, viewer } from './page_helpers.ts';
 
 export function runDelete(ctx: Ctx): Handler<UiEnv> {
@@ -12,6 +13,7 @@ export function runDelete(ctx: Ctx): Handler<UiEnv> {
     const deleted = DEVICE_ID.test(device) && RUN_ID.test(id) && (await ctx.store.deleteRun(v, device, id));
     if (!deleted) return textError(c, 404, 'run not found');
     ctx.logger.log('info', 'run.deleted', { account: v.subject, device, run: id });
+    setNotice(ctx, c, { kind: 'deleted', device, run: id });
     return seeOther(c, '/runs');
   };
 }

@@ -42,9 +42,9 @@ export function devicesPage(
                       <td><code>${d.id}</code></td>
                       <td>${d.name}</td>
                       <td>${d.owner}</td>
-                      <td>${time(d.enrolledAt)}</td>
-                      <td>${time(d.lastUploadAt)}</td>
-                      <td>${d.revokedAt === null ? 'active' : html`revoked ${time(d.revokedAt)}`}</td>
+                      <td>${time(d.enrolledAt, chrome.now)}</td>
+                      <td>${time(d.lastUploadAt, chrome.now)}</td>
+                      <td>${d.revokedAt === null ? 'active' : html`revoked ${time(d.revokedAt, chrome.now)}`}</td>
                       ${
                         admin
                           ? html`<td>

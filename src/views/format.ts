@@ -1,9 +1,29 @@
 /** Small formatting helpers shared by the pages. */
-import { type Html, raw } from './html.ts';
+import { html, type Html, raw } from './html.ts';
 
-/** An exact UTC time in a <time> element (machine-readable datetime, readable text). */
-export function time(ms: number | null | undefined): Html | string {
+/** "3 minutes ago", then the exact UTC time in a <time> element (machine-readable datetime). */
+export function time(ms: number | null | undefined, now: number): Html | string {
   if (ms === null || ms === undefined) return 'never';
+  return html`${relative(ms, now)} (${exact(ms)})`;
+}
+
+const units: Array<[number, string]> = [
+  [86_400_000, 'day'],
+  [3_600_000, 'hour'],
+  [60_000, 'minute'],
+];
+
+/** The distance from now in the largest whole unit: "just now", "3 minutes ago", "in 1 day". */
+export function relative(ms: number, now: number): string {
+  const distance = Math.abs(now - ms);
+  const [unit, name] = units.find(([u]) => distance >= u) ?? [0, ''];
+  if (unit === 0) return 'just now';
+  const n = Math.floor(distance / unit);
+  const phrase = `${n} ${name}${n === 1 ? '' : 's'}`;
+  return ms <= now ? `${phrase} ago` : `in ${phrase}`;
+}
+
+function exact(ms: number): Html {
   let markup = recent.get(ms);
   if (markup === undefined) {
     // An ISO string has only digits, '-', ':', '.', 'T' and 'Z': nothing to escape, so no template.

@@ -5,6 +5,10 @@ import { html, type Html } from './html.ts';
 export interface Chrome {
   session: Session;
   csrf: string;
+  /** The clock's time for this request, for "3 minutes ago". */
+  now: number;
+  /** Confirmation of the action that redirected here, shown once. */
+  notice?: string | undefined;
 }
 
 export function layout(title: string, chrome: Chrome | undefined, body: Html): Html {
@@ -22,6 +26,7 @@ export function layout(title: string, chrome: Chrome | undefined, body: Html): H
         </header>
         <main>
           <h1>${title}</h1>
+          ${chrome?.notice ? html`<p role="status"><strong>${chrome.notice}</strong></p>` : ''}
           ${body}
         </main>
       </body>

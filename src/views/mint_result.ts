@@ -10,7 +10,7 @@ export function mintResultPage(chrome: Chrome, opts: { link: string; owner: stri
     chrome,
     html`<p>
         Give this link to the device for <strong>${opts.owner}</strong>. It works once and expires
-        ${time(opts.expiresAt)}. It is shown only now: copy it before you leave this page.
+        ${time(opts.expiresAt, chrome.now)}. It is shown only now: copy it before you leave this page.
       </p>
       <p>
         <label for="link">Enrollment link</label><br />

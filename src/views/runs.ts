@@ -41,7 +41,7 @@ export function runsPage(chrome: Chrome, opts: { page: Page<RunSummary>; first: 
                     html`<tr>
                       <td><code>${r.device}</code></td>
                       <td><a href="${runPath(r)}">${r.id}</a></td>
-                      <td>${time(r.uploadedAt)}</td>
+                      <td>${time(r.uploadedAt, chrome.now)}</td>
                       <td>${r.privacy}</td>
                       <td>${size(r.size)}</td>
                       <td>${actionButton(`${runPath(r)}/delete`, chrome.csrf, `Delete ${r.id}`)}</td>
@@ -75,7 +75,7 @@ export function runPage(chrome: Chrome, run: StoredRun): Promise<string> | Reada
         <dt>Run</dt>
         <dd><code>${run.id}</code></dd>
         <dt>Uploaded</dt>
-        <dd>${time(run.uploadedAt)}</dd>
+        <dd>${time(run.uploadedAt, chrome.now)}</dd>
         <dt>Content type</dt>
         <dd><code>${run.contentType}</code></dd>
         <dt>Size</dt>

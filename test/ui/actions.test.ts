@@ -35,6 +35,38 @@ runScenarios('actions', [
     },
   },
   {
+    name: 'the confirmation after a delete is shown once by the next page, through a short-lived cookie',
+    method: 'POST',
+    path: (_h, f) => `/runs/${f.mine}/run-mine/delete`,
+    as: 'user',
+    setup: twoOwners,
+    form: { csrf: '$csrf' },
+    status: 303,
+    location: /^\/runs$/,
+    setCookies: [/^service_notice=[A-Za-z0-9_-]+; Path=\/; Max-Age=60; HttpOnly; SameSite=Lax$/],
+    after: async (h, res, _b, f) => {
+      const notice = (res.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+      const cookie = `${h.signIn({ subject: 'oidc:user-1', admin: false }).cookie}; ${notice}`;
+      const next = await h.request('/runs', { headers: { cookie } });
+      const page = await next.text();
+      assert.match(
+        page,
+        new RegExp(`<p role="status"><strong>Run run-mine of device ${f.mine} was deleted\\.</strong></p>`),
+      );
+      assert.ok(
+        next.headers.getSetCookie().some((c) => /^service_notice=; Path=\/; Max-Age=-1;/.test(c)),
+        'cleared once shown',
+      );
+      const forged = Buffer.from(JSON.stringify(['deleted', '<b>', 'x'])).toString('base64url');
+      const again = await (
+        await h.request('/runs', {
+          headers: { cookie: `${h.signIn({ subject: 'oidc:user-1', admin: false }).cookie}; service_notice=${forged}` },
+        })
+      ).text();
+      assert.doesNotMatch(again, /role="status"|<b>/, 'a notice with ids outside their grammar is ignored');
+    },
+  },
+  {
     name: 'deleting another account’s run answers 404 and deletes nothing',
     method: 'POST',
     path: (_h, f) => `/runs/${f.theirs}/run-theirs/delete`,
@@ -85,7 +117,7 @@ runScenarios('actions', [
       const list = await (
         await h.request('/devices', { headers: { cookie: h.signIn({ subject: 'local:admin', admin: true }).cookie } })
       ).text();
-      assert.match(list, /revoked <time/);
+      assert.match(list, /revoked just now \(<time datetime="/);
     },
   },
   {

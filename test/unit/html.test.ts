@@ -25,3 +25,17 @@ test('escaping leaves plain text as it is and replaces each special character on
   assert.equal(html`${'&&<<>>""\'\'x'}`.value, '&amp;&amp;&lt;&lt;&gt;&gt;&quot;&quot;&#39;&#39;x');
   assert.equal(html`${'é<ü>'}`.value, 'é&lt;ü&gt;');
 });
+
+test('relative times: just now, minutes, hours and days, past and future', async () => {
+  const { relative, time } = await import('../../src/views/format.ts');
+  const now = Date.UTC(2026, 10, 22, 12, 0, 0);
+  assert.equal(relative(now - 30_000, now), 'just now');
+  assert.equal(relative(now - 3 * 60_000, now), '3 minutes ago');
+  assert.equal(relative(now - 60 * 60_000, now), '1 hour ago');
+  assert.equal(relative(now + 86_400_000, now), 'in 1 day');
+  assert.equal(relative(now - 3 * 86_400_000 - 5, now), '3 days ago');
+  assert.equal(
+    String(time(now - 120_000, now)),
+    '2 minutes ago (<time datetime="2026-11-22T11:58:00.000Z">2026-11-22 11:58:00 UTC</time>)',
+  );
+});
