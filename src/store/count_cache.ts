@@ -1,5 +1,5 @@
 /**
- * Dashboard counts cached for a few seconds per viewer, so a page view never counts a million
+ * Dashboard counts (and the uploads-per-day chart) cached for a few seconds per viewer, so a page view never counts a million
  * runs: counting grows with the table, and a count a few seconds old is as useful on a dashboard.
  */
 import type { Clock } from '../clock.ts';
@@ -23,9 +23,22 @@ export function withCountCache(store: Store, clock: Clock, ttlMs = 5_000): Store
     cache.set(key, { at: now, counts });
     return counts;
   }
+  const charts = new Map<string, { at: number; counts: Promise<number[]> }>();
+  function uploadsPerDay(viewer: Viewer, days: number, now: number): Promise<number[]> {
+    const key = `${viewer.admin ? '*' : viewer.subject}\0${days}`;
+    const hit = charts.get(key);
+    if (hit && now - hit.at < ttlMs && Math.floor(hit.at / 86_400_000) === Math.floor(now / 86_400_000))
+      return hit.counts;
+    if (charts.size >= MAX_ENTRIES) charts.clear();
+    const counts = store.uploadsPerDay(viewer, days, now);
+    counts.catch(() => charts.delete(key));
+    charts.set(key, { at: now, counts });
+    return counts;
+  }
   return new Proxy(store, {
     get(target, prop) {
       if (prop === 'countsVisibleTo') return countsVisibleTo;
+      if (prop === 'uploadsPerDay') return uploadsPerDay;
       const value: unknown = Reflect.get(target, prop, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },

@@ -24,3 +24,21 @@ export function summaryFrom(r: Row): RunSummary {
     uploadedAt: r.uploaded_at as number,
   };
 }
+
+const DAY_MS = 86_400_000;
+
+/** The first millisecond of the oldest day a `days`-day chart ending today shows. */
+export function chartStart(days: number, now: number): number {
+  return (Math.floor(now / DAY_MS) - days + 1) * DAY_MS;
+}
+
+/** Spreads `(day, n)` rows (day = ms / 86,400,000) over the chart's days, oldest first. */
+export function perDay(rows: Row[], days: number, now: number): number[] {
+  const first = Math.floor(now / DAY_MS) - days + 1;
+  const counts = new Array<number>(days).fill(0);
+  for (const r of rows) {
+    const i = Number(r.day) - first;
+    if (i >= 0 && i < days) counts[i] = Number(r.n);
+  }
+  return counts;
+}

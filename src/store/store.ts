@@ -110,6 +110,8 @@ export interface Store {
   deleteRun(viewer: Viewer, device: string, id: string): Promise<boolean>;
 
   countsVisibleTo(viewer: Viewer): Promise<{ devices: number; activeDevices: number; runs: number }>;
+  /** Uploads per UTC day for the `days` days ending with today, oldest first. */
+  uploadsPerDay(viewer: Viewer, days: number, now: number): Promise<number[]>;
 
   /** Writes and reads back a scratch row: the self-test's store check. */
   probe(now: number): Promise<void>;

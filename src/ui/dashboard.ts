@@ -5,13 +5,18 @@ import { dashboardPage } from '../views/dashboard.ts';
 import type { Ctx, UiEnv } from './deps.ts';
 import { chrome, viewer } from './page_helpers.ts';
 
+/** Days shown in the uploads chart: two weeks, today last. */
+const CHART_DAYS = 14;
+
 export function dashboard(ctx: Ctx): Handler<UiEnv> {
   return async function dashboardHandler(c) {
     // The dashboard must show a failing store (its self-test says so), so counts may be missing.
-    const [checks, counts] = await Promise.all([
+    const now = ctx.clock.now();
+    const [checks, counts, perDay] = await Promise.all([
       ctx.selfTest.run(),
       ctx.store.countsVisibleTo(viewer(c)).catch(() => undefined),
+      ctx.store.uploadsPerDay(viewer(c), CHART_DAYS, now).catch(() => undefined),
     ]);
-    return page(c, dashboardPage(chrome(ctx, c), { version: ctx.config.version, checks, counts }));
+    return page(c, dashboardPage(chrome(ctx, c), { version: ctx.config.version, checks, counts, perDay }));
   };
 }

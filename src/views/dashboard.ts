@@ -1,6 +1,7 @@
 /** The dashboard: version, each self-test check with its outcome, and counts. */
 import type { CheckResult } from '../selftest/selftest.ts';
-import { html } from './html.ts';
+import { barChart } from './chart_svg.ts';
+import { html, raw } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
 
 export function dashboardPage(
@@ -9,6 +10,7 @@ export function dashboardPage(
     version: string;
     checks: CheckResult[];
     counts: { devices: number; activeDevices: number; runs: number } | undefined;
+    perDay: number[] | undefined;
   },
 ) {
   const failed = opts.checks.filter((c) => !c.ok).length;
@@ -50,6 +52,19 @@ export function dashboardPage(
         <dd><a href="/runs">${opts.counts.runs}</a></dd>
       </dl>`
           : html`<p>Counts are unavailable while the store is unreachable.</p>`
-      }`,
+      }
+      ${opts.perDay ? uploadsChart(opts.perDay, chrome.now) : ''}`,
   );
+}
+
+function uploadsChart(perDay: number[], now: number) {
+  const day = (i: number) => new Date(now - (perDay.length - 1 - i) * 86_400_000).toISOString().slice(0, 10);
+  const labels = perDay.map((_, i) => day(i));
+  const total = perDay.reduce((a, b) => a + b, 0);
+  const summary = `${total} upload${total === 1 ? '' : 's'} in the last ${perDay.length} days, ${perDay.at(-1) ?? 0} today`;
+  return html`<h2>Uploads per day</h2>
+    <figure>
+      ${raw(barChart(perDay, labels, summary))}
+      <figcaption>${summary} (${labels[0]} to ${labels.at(-1)}, UTC).</figcaption>
+    </figure>`;
 }

@@ -253,6 +253,20 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.deepEqual([...((await readAll(stored)) ?? [])], [], 'a deleted run reads as nothing');
     });
 
+    test('uploads per day: the last days ending today, oldest first, scoped', async () => {
+      await device('oidc:ann', 'dp');
+      await device('oidc:bob', 'dq');
+      const day = 86_400_000;
+      const now = 20_000 * day + 5_000;
+      await run('dp', 'today-1', 'a', now - 1_000);
+      await run('dp', 'today-2', 'b', now - 2_000);
+      await run('dq', 'yesterday', 'c', now - day);
+      await run('dp', 'long-ago', 'd', now - 30 * day);
+      assert.deepEqual(await store.uploadsPerDay(admin, 3, now), [0, 1, 2]);
+      assert.deepEqual(await store.uploadsPerDay(ann, 3, now), [0, 0, 2]);
+      assert.deepEqual(await store.uploadsPerDay(bob, 3, now), [0, 1, 0]);
+    });
+
     test('probe writes and reads back', async () => {
       await store.probe(123);
       await store.probe(456);

@@ -49,4 +49,8 @@ export const pgMigrations: readonly string[] = [
   );
   CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), at BIGINT NOT NULL);
   `,
+  `
+  CREATE INDEX runs_uploaded_at ON runs (uploaded_at);
+  CREATE INDEX runs_owner_uploaded_at ON runs (owner, uploaded_at);
+  `,
 ];

@@ -17,7 +17,7 @@ import type {
   StoredRun,
   Viewer,
 } from '../store.ts';
-import { deviceFrom, summaryFrom, type Row } from '../rows.ts';
+import { chartStart, deviceFrom, perDay, summaryFrom, type Row } from '../rows.ts';
 import { pgMigrations } from './migrations.ts';
 import { createPool, unavailable } from './pool.ts';
 
@@ -377,6 +377,20 @@ class PgStore implements Store {
       viewer.subject,
     ]);
     return { devices: d?.n as number, activeDevices: d?.active as number, runs: r?.n as number };
+  }
+
+  async uploadsPerDay(viewer: Viewer, days: number, now: number) {
+    const since = chartStart(days, now);
+    const rows = viewer.admin
+      ? await this.#rows(
+          'SELECT uploaded_at / 86400000 AS day, count(*)::int AS n FROM runs WHERE uploaded_at >= $1 GROUP BY day',
+          [since],
+        )
+      : await this.#rows(
+          'SELECT uploaded_at / 86400000 AS day, count(*)::int AS n FROM runs WHERE owner = $1 AND uploaded_at >= $2 GROUP BY day',
+          [viewer.subject, since],
+        );
+    return perDay(rows, days, now);
   }
 
   async probe(now: number) {

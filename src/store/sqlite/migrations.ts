@@ -57,4 +57,9 @@ export const migrations: readonly string[] = [
   ) STRICT;
   ALTER TABLE runs ADD COLUMN chunked INTEGER NOT NULL DEFAULT 0;
   `,
+  `
+  -- The dashboard's uploads-per-day chart reads a time range, all runs or one owner's.
+  CREATE INDEX runs_uploaded_at ON runs (uploaded_at);
+  CREATE INDEX runs_owner_uploaded_at ON runs (owner, uploaded_at);
+  `,
 ];

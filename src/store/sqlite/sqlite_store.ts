@@ -20,7 +20,7 @@ import type {
 import { StoreError } from '../errors.ts';
 import { listQueries } from './list_queries.ts';
 import { migrations } from './migrations.ts';
-import { deviceFrom, summaryFrom, type Row } from '../rows.ts';
+import { chartStart, deviceFrom, perDay, summaryFrom, type Row } from '../rows.ts';
 
 /** Opens (creating if needed) `<dataDir>/paddock.db`; `:memory:` opens a private in-memory store. */
 export function openSqliteStore(dataDir: string | ':memory:'): Store {
@@ -378,6 +378,21 @@ class SqliteStore implements Store {
     );
     const runs = this.#get('SELECT count(*) AS n FROM runs WHERE (? OR owner = ?)', all, viewer.subject);
     return { devices: devices?.n as number, activeDevices: devices?.active as number, runs: runs?.n as number };
+  }
+
+  async uploadsPerDay(viewer: Viewer, days: number, now: number) {
+    const since = chartStart(days, now);
+    const rows = viewer.admin
+      ? this.#all(
+          'SELECT uploaded_at / 86400000 AS day, count(*) AS n FROM runs WHERE uploaded_at >= ? GROUP BY day',
+          since,
+        )
+      : this.#all(
+          'SELECT uploaded_at / 86400000 AS day, count(*) AS n FROM runs WHERE owner = ? AND uploaded_at >= ? GROUP BY day',
+          viewer.subject,
+          since,
+        );
+    return perDay(rows, days, now);
   }
 
   async probe(now: number) {
