@@ -8,7 +8,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
 
 export const ADMIN_GROUP = 'paddock-admins';
-export const CLIENT = { id: 'paddock-e2e', secret: 'e2e client secret' };
+export const CLIENT = { id: 'paddock-e2e', secret: 'e2e-client-secret-0123456789' };
 
 const accounts: Record<string, { name: string; email: string; groups: string[] }> = {
   alice: { name: 'Alice Admin', email: 'alice@example.com', groups: ['staff', ADMIN_GROUP] },

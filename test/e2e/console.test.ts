@@ -1,0 +1,199 @@
+// The console in a real browser against a real OpenID provider (oidc-provider): sign-in through
+// the provider's own pages, break-glass sign-in, the dashboard, minting (the QR code decodes to the
+// link), a non-admin account's view and refusal, delete, revoke and sign-out; every page audited.
+import assert from 'node:assert/strict';
+import type { Server } from 'node:http';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { type PaddockProcess, paddock } from '../support/process.ts';
+import { freePort } from '../support/tls_fixture.ts';
+import { audit, chromiumAvailable, launch, type Watched, watchedContext } from './browser.ts';
+import { ADMIN_GROUP, CLIENT, startProvider } from './provider.ts';
+import { decodeQrSvg } from './qr.ts';
+
+const PASSWORD = 'e2e break-glass password';
+const available = chromiumAvailable();
+let browser: Browser;
+let provider: Server;
+let server: PaddockProcess;
+let origin = '';
+const devices: Record<string, { device: string; credential: string }> = {};
+let alice: Watched;
+
+async function oidcSignIn(w: Watched, login: string) {
+  await w.page.goto(`${origin}/login`);
+  await w.page.click('text=Sign in with your identity provider');
+  await w.page.fill('input[name=login]', login);
+  await w.page.fill('input[name=password]', 'any password');
+  await w.page.click('button[type=submit]');
+  // The provider asks for consent the first time.
+  if (!w.page.url().startsWith(origin)) await w.page.click('button[type=submit]');
+  await w.page.waitForURL(`${origin}/`);
+  // Sign-in visited the provider's origin; every later check is about Paddock's pages only.
+  w.requests.length = 0;
+}
+
+async function enroll(link: string, name: string) {
+  const token = new URL(link).searchParams.get('token');
+  const res = await fetch(`${origin}/v1/enroll`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token, name }),
+  });
+  assert.equal(res.status, 201);
+  return (await res.json()) as { device: string; credential: string };
+}
+
+const upload = (credential: string, id: string, body: string) =>
+  fetch(`${origin}/v1/runs/${id}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${credential}`, 'x-privacy-level': 'redacted', 'content-type': 'text/plain' },
+    body,
+  });
+
+if (!available) {
+  test('browser suite (skipped: no Chromium at /usr/bin/chromium and not on CI)', { skip: true }, () => undefined);
+} else {
+  describe('the console in Chromium', () => {
+    before(async () => {
+      const [port, providerPort] = [await freePort(), await freePort()];
+      origin = `http://127.0.0.1:${port}`;
+      const started = await startProvider(providerPort, `${origin}/admin/callback`);
+      provider = started.server;
+      server = paddock(['serve'], {
+        PADDOCK_LISTEN: `127.0.0.1:${port}`,
+        PADDOCK_BASE_URL: origin,
+        PADDOCK_DATA_DIR: join(await mkdtemp(join(tmpdir(), 'paddock-e2e-')), 'data'),
+        PADDOCK_ADMIN_PASSWORD: PASSWORD,
+        PADDOCK_OIDC_ISSUER: started.issuer,
+        PADDOCK_OIDC_CLIENT_ID: CLIENT.id,
+        PADDOCK_OIDC_CLIENT_SECRET: CLIENT.secret,
+        PADDOCK_OIDC_ADMIN_GROUP: ADMIN_GROUP,
+      });
+      await server.waitFor(/serving on/);
+      browser = await launch();
+    });
+    after(async () => {
+      await browser?.close();
+      server?.child.kill('SIGTERM');
+      provider?.close();
+      provider?.closeAllConnections();
+    });
+
+    test('break-glass sign-in: the wrong-password page, then the dashboard', async () => {
+      const w = await watchedContext(browser);
+      await w.page.goto(`${origin}/`);
+      assert.equal(w.page.url(), `${origin}/login`);
+      await audit(w, origin, 'login');
+      await w.page.fill('#username', 'admin');
+      await w.page.fill('#password', 'not the password');
+      await w.page.click('button[type=submit]');
+      assert.match((await w.page.textContent('[role=alert]')) ?? '', /username or password is incorrect/);
+      await audit(w, origin, 'login-failed');
+      await w.page.fill('#password', PASSWORD);
+      await w.page.click('button[type=submit]');
+      await w.page.waitForURL(`${origin}/`);
+      const text = await w.page.textContent('main');
+      assert.match(text ?? '', /Paddock version 0\.1\.0/);
+      assert.match(text ?? '', /All checks passed/);
+      assert.match((await w.page.textContent('header')) ?? '', /Signed in as admin \(local:admin, administrator\)/);
+      await audit(w, origin, 'dashboard');
+      await w.context.close();
+    });
+
+    test('OIDC sign-in through the provider’s pages as an administrator; minting shows a QR code that decodes to the link', async () => {
+      alice = await watchedContext(browser);
+      await oidcSignIn(alice, 'alice');
+      assert.match(
+        (await alice.page.textContent('header')) ?? '',
+        /Signed in as Alice Admin \(oidc:alice, administrator\)/,
+      );
+      await alice.page.click('nav >> text=Devices');
+      await audit(alice, origin, 'devices-empty');
+      for (const [owner, name] of [
+        ['oidc:bob', 'bob-laptop'],
+        ['', 'alice-phone'],
+      ] as const) {
+        await alice.page.goto(`${origin}/devices`);
+        await alice.page.fill('#owner', owner);
+        await alice.page.click('text=Mint enrollment link');
+        const link = (await alice.page.inputValue('#link')).trim();
+        assert.match(link, /^paddock:\/\/enroll\?server=127\.0\.0\.1%3A\d+&pin=sha256%2F.+&token=[A-Za-z0-9_-]{43}$/);
+        const svg = await alice.page.locator('figure svg').evaluate((e) => e.outerHTML);
+        assert.ok(await alice.page.locator('figure svg').isVisible());
+        assert.equal(decodeQrSvg(svg), link, 'the QR code decodes to the link');
+        if (owner === 'oidc:bob') await audit(alice, origin, 'mint');
+        devices[name] = await enroll(link, name);
+      }
+      const bob = devices['bob-laptop'];
+      const alicePhone = devices['alice-phone'];
+      assert.ok(bob && alicePhone);
+      for (const id of ['bob-run-1', 'bob-run-2'])
+        assert.equal((await upload(bob.credential, id, `temp=21 id=${id} <ok>\n`)).status, 201);
+      assert.equal((await upload(alicePhone.credential, 'alice-run', 'alice only\n')).status, 201);
+      await alice.page.goto(`${origin}/devices`);
+      await audit(alice, origin, 'devices');
+      await alice.page.goto(`${origin}/runs`);
+      assert.match((await alice.page.textContent('main')) ?? '', /Showing 3 runs/);
+      await audit(alice, origin, 'runs');
+    });
+
+    test('an account outside the admin group sees only its own devices and runs, and is refused admin actions', async () => {
+      const w = await watchedContext(browser);
+      await oidcSignIn(w, 'bob');
+      assert.match((await w.page.textContent('header')) ?? '', /Signed in as Bob Builder \(oidc:bob\)/);
+      assert.match((await w.page.textContent('figcaption')) ?? '', /2 uploads in the last 14 days, 2 today/);
+      await audit(w, origin, 'dashboard-oidc');
+      await w.page.click('nav >> text=Devices');
+      const devicesText = (await w.page.textContent('main')) ?? '';
+      assert.match(devicesText, /bob-laptop/);
+      assert.doesNotMatch(devicesText, /alice-phone|Mint enrollment link|Revoke/);
+      await w.page.click('nav >> text=Runs');
+      const runsText = (await w.page.textContent('main')) ?? '';
+      assert.match(runsText, /bob-run-1/);
+      assert.doesNotMatch(runsText, /alice-run/);
+      await w.page.click('text=bob-run-1');
+      assert.match((await w.page.textContent('pre')) ?? '', /^temp=21 id=bob-run-1 <ok>\n$/);
+      assert.match((await w.page.textContent('main')) ?? '', /redacted: the device removed sensitive content/);
+      await audit(w, origin, 'run');
+      const csrf = await w.page.inputValue('input[name=csrf] >> nth=0');
+      const refused = await w.page.request.post(`${origin}/enroll-tokens`, { form: { csrf }, maxRedirects: 0 });
+      assert.equal(refused.status(), 403);
+      assert.match(await refused.text(), /this action needs an administrator account/);
+      await w.page.goto(`${origin}/runs`);
+      await w.page.click('button:has-text("Delete bob-run-2")');
+      await w.page.waitForURL(`${origin}/runs`);
+      assert.match((await w.page.textContent('[role=status]')) ?? '', /Run bob-run-2 of device .+ was deleted/);
+      assert.doesNotMatch((await w.page.textContent('table')) ?? '', /bob-run-2/);
+      await audit(w, origin, 'runs-after-delete');
+      await w.page.click('button:has-text("Sign out")');
+      await w.page.waitForURL(`${origin}/login`);
+      await w.page.goto(`${origin}/runs`);
+      assert.equal(w.page.url(), `${origin}/login`, 'signed out');
+      await w.context.close();
+    });
+
+    test('an administrator revokes a device with the keyboard; its next upload is refused; sign out', async () => {
+      const bob = devices['bob-laptop'];
+      assert.ok(bob);
+      await alice.page.goto(`${origin}/devices`);
+      await alice.page.focus(`button:has-text("Revoke ${bob.device}")`);
+      await alice.page.keyboard.press('Enter');
+      await alice.page.waitForURL(`${origin}/devices`);
+      assert.match(
+        (await alice.page.textContent('[role=status]')) ?? '',
+        new RegExp(`Device ${bob.device} was revoked`),
+      );
+      assert.match((await alice.page.textContent('table')) ?? '', /revoked just now/);
+      await audit(alice, origin, 'devices-after-revoke');
+      assert.equal((await upload(bob.credential, 'bob-run-3', 'after revoke')).status, 401);
+      await alice.page.focus('button:has-text("Sign out")');
+      await alice.page.keyboard.press('Enter');
+      await alice.page.waitForURL(`${origin}/login`);
+      await alice.context.close();
+    });
+  });
+}
