@@ -1,5 +1,5 @@
 /** Maps rows with snake_case columns (SQLite and PostgreSQL alike) to the store's domain records. */
-import type { Device, PrivacyLevel, RunSummary } from './store.ts';
+import type { Device, Page, PrivacyLevel, RunSummary } from './store.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -41,4 +41,16 @@ export function perDay(rows: Row[], days: number, now: number): number[] {
     if (i >= 0 && i < days) counts[i] = Number(r.n);
   }
   return counts;
+}
+
+/** The keyset cursor as a number: `before` absent means "from the newest". */
+export function cursor(before: string | undefined): number {
+  return before === undefined ? Number.MAX_SAFE_INTEGER : Number(before);
+}
+
+/** One page from `limit + 1` rows: the extra row only says that an older page exists. */
+export function page<T>(rows: Row[], limit: number, map: (row: Row) => T): Page<T> {
+  const items = rows.slice(0, limit).map(map);
+  const last = rows[limit - 1];
+  return rows.length > limit && last ? { items, next: String(last.seq) } : { items };
 }

@@ -1,0 +1,102 @@
+/**
+ * The SQLite connection: pragmas, migrations, cached statements and transactions. One connection
+ * does every read and write: node:sqlite is synchronous, so one connection is one writer and
+ * SQLITE_BUSY cannot arise inside a process.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { StoreError } from '../errors.ts';
+import type { Row } from '../rows.ts';
+import { migrations } from './migrations.ts';
+
+/** Opens (creating if needed) `<dataDir>/paddock.db`; `:memory:` opens a private in-memory database. */
+export function openDb(dataDir: string | ':memory:'): Db {
+  let path = ':memory:';
+  if (dataDir !== ':memory:') {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    path = join(dataDir, 'paddock.db');
+  }
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path);
+    // WAL first so the busy timeout and later pragmas apply to a database already in its final mode;
+    // the busy timeout covers other processes (such as a backup) holding the lock briefly.
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+    db.exec('PRAGMA synchronous = NORMAL;');
+    migrate(db);
+  } catch (err) {
+    throw new StoreError('open', `unable to open ${path}`, err);
+  }
+  return new Db(db);
+}
+
+function migrate(db: DatabaseSync): void {
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT',
+  );
+  const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null };
+  for (let version = (row.v ?? 0) + 1; version <= migrations.length; version++) {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.exec(migrations[version - 1] ?? '');
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
+      db.exec('COMMIT');
+    } catch (err) {
+      db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+  if ((row.v ?? 0) > migrations.length) {
+    throw new Error(`database schema version ${row.v} is newer than this build knows (${migrations.length})`);
+  }
+}
+
+/** Statements prepared once and reused; every call is synchronous. */
+export class Db {
+  #db: DatabaseSync;
+  #statements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  #q(sql: string) {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  get(sql: string, ...params: SQLInputValue[]): Row | undefined {
+    return this.#q(sql).get(...params) as Row | undefined;
+  }
+
+  all(sql: string, ...params: SQLInputValue[]): Row[] {
+    return this.#q(sql).all(...params) as Row[];
+  }
+
+  /** Runs a statement; returns the number of rows it changed. */
+  run(sql: string, ...params: SQLInputValue[]): number {
+    return Number(this.#q(sql).run(...params).changes);
+  }
+
+  transaction<T>(work: () => T): T {
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      this.#db.exec('COMMIT');
+      return result;
+    } catch (err) {
+      this.#db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  close(): void {
+    this.#statements.clear();
+    if (this.#db.isOpen) this.#db.close();
+  }
+}
