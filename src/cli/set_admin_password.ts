@@ -4,7 +4,8 @@ import { Writable } from 'node:stream';
 import { type Config, loadConfig } from '../config/config.ts';
 import { ConfigError } from '../config/parse.ts';
 import { hashPassword } from '../crypto/password.ts';
-import { openSqliteStore } from '../store/sqlite/sqlite_store.ts';
+import { StoreError } from '../store/errors.ts';
+import { openStore } from '../store/open.ts';
 
 export async function setAdminPasswordCommand(): Promise<number> {
   let config: Config;
@@ -22,11 +23,18 @@ export async function setAdminPasswordCommand(): Promise<number> {
     process.stderr.write('paddock: the password must have at least 12 characters\n');
     return 2;
   }
-  const store = openSqliteStore(config.dataDir);
   try {
-    await store.setPasswordHash(config.adminUser, await hashPassword(password));
-  } finally {
-    await store.close();
+    // The store serve uses: with PADDOCK_DATABASE_URL, the shared database every instance reads.
+    const store = await openStore(config);
+    try {
+      await store.setPasswordHash(config.adminUser, await hashPassword(password));
+    } finally {
+      await store.close();
+    }
+  } catch (err) {
+    if (!(err instanceof StoreError)) throw err;
+    process.stderr.write(`paddock: cannot set the password: ${err.message}\n`);
+    return 1;
   }
   process.stderr.write(`paddock: password for "${config.adminUser}" updated\n`);
   return 0;

@@ -1,6 +1,6 @@
 /**
- * The store, in domain words. Implemented on node:sqlite (store/sqlite); every implementation
- * passes the same contract tests (test/store). Methods that act on devices or runs take the
+ * The store, in domain words. Implemented on node:sqlite (store/sqlite) and PostgreSQL
+ * (store/postgres); both pass the same contract tests (test/store). Methods that act on devices or runs take the
  * Viewer so that scoping (CONTRACT section 4) is enforced in one place, in the query itself.
  */
 
@@ -77,6 +77,14 @@ export interface Store {
   loginFailuresSince(client: string, since: number): Promise<number>;
   recordLoginFailure(client: string, at: number): Promise<void>;
   clearLoginFailures(client: string): Promise<void>;
+  /**
+   * Gives `holder` the sign-in turn of `client` until `until`, unless another holder's turn runs
+   * past `now`; true when taken. Attempts from one address are thus answered one at a time by
+   * every instance together (CONTRACT section 5), not one at a time per instance.
+   */
+  takeLoginTurn(client: string, holder: string, now: number, until: number): Promise<boolean>;
+  /** Ends `holder`'s turn (nothing when the turn has passed to another holder). */
+  releaseLoginTurn(client: string, holder: string): Promise<void>;
 
   recordSignIn(account: Account): Promise<void>;
   knownAccounts(limit: number): Promise<Account[]>;

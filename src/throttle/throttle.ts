@@ -2,16 +2,19 @@
  * The break-glass sign-in throttle of CONTRACT section 5. The delay before an attempt's answer is
  * min(2^(f-3), 30) seconds once f, the failures recorded for the client address in the last
  * 15 minutes, reaches 3. Attempts from one address are answered one at a time, in arrival order,
- * so parallel connections cannot multiply guesses. State lives in the store, shared by instances.
+ * so parallel connections cannot multiply guesses. State lives in the store, shared by instances:
+ * the failures, and the address's turn, so that instances behind one load balancer take turns too.
  */
+import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/store.ts';
 
 export interface Throttle {
   /**
-   * Runs one sign-in attempt for `client`: waits for the client's earlier attempts, sleeps the
-   * current delay, runs `check`, and records its outcome. Returns what `check` returned, or
-   * 'busy' when too many attempts from this client are already waiting.
+   * Runs one sign-in attempt for `client`: waits for the client's earlier attempts (here, then for
+   * its turn among all instances), sleeps the current delay, runs `check`, and records its
+   * outcome. Returns what `check` returned, or 'busy' when too many attempts from this client
+   * are already waiting or the turn did not come within two leases.
    */
   attempt(client: string, check: () => Promise<boolean>): Promise<boolean | 'busy'>;
 }
@@ -20,6 +23,10 @@ const WINDOW_MS = 15 * 60 * 1000;
 const MAX_DELAY_S = 30;
 /** Beyond this many queued attempts per address, new ones are refused rather than held in memory. */
 const MAX_QUEUED = 32;
+/** A turn outlasts the longest delay plus a password hash; the turn of a crashed instance lapses after it. */
+const TURN_LEASE_MS = 60_000;
+/** How often an attempt asks again while another instance has the address's turn. */
+const TURN_POLL_MS = 100;
 
 /** The delay in milliseconds for `failures` recent failures. */
 export function throttleDelayMs(failures: number): number {
@@ -30,14 +37,26 @@ export function throttleDelayMs(failures: number): number {
 export function storeThrottle(store: Store, clock: Clock): Throttle {
   const queues = new Map<string, { tail: Promise<unknown>; waiting: number }>();
 
-  async function run(client: string, check: () => Promise<boolean>): Promise<boolean> {
-    const failures = await store.loginFailuresSince(client, clock.now() - WINDOW_MS);
-    const delay = throttleDelayMs(failures);
-    if (delay > 0) await clock.sleep(delay);
-    const ok = await check();
-    if (ok) await store.clearLoginFailures(client);
-    else await store.recordLoginFailure(client, clock.now());
-    return ok;
+  async function run(client: string, check: () => Promise<boolean>): Promise<boolean | 'busy'> {
+    const holder = randomBytes(12).toString('base64url');
+    const gaveUpAt = clock.now() + 2 * TURN_LEASE_MS;
+    while (!(await store.takeLoginTurn(client, holder, clock.now(), clock.now() + TURN_LEASE_MS))) {
+      // Other instances kept the turn for longer than any attempt takes: refuse rather than hold the request.
+      if (clock.now() >= gaveUpAt) return 'busy';
+      await clock.sleep(TURN_POLL_MS);
+    }
+    try {
+      const failures = await store.loginFailuresSince(client, clock.now() - WINDOW_MS);
+      const delay = throttleDelayMs(failures);
+      if (delay > 0) await clock.sleep(delay);
+      const ok = await check();
+      if (ok) await store.clearLoginFailures(client);
+      else await store.recordLoginFailure(client, clock.now());
+      return ok;
+    } finally {
+      // Should the store be gone, the turn lapses by itself.
+      await store.releaseLoginTurn(client, holder).catch(() => undefined);
+    }
   }
 
   return {

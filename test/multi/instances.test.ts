@@ -1,30 +1,32 @@
-// Two real `paddock serve` processes on one PostgreSQL database: what one does, the other sees at
-// once; and a database that goes away and comes back loses no acknowledged upload.
+// Two real `paddock serve` processes on one PostgreSQL database of their own: what one does, the
+// other sees at once; the database going away and coming back loses no acknowledged upload; and
+// the README's backup and restore bring it all back. The instances reach the database through a
+// loopback proxy, so "the database goes away" never touches the server other tests use.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type PaddockProcess, paddock } from '../support/process.ts';
-import { createSchema, dropSchemas, freshSchema, postgresAvailable, urlWithSchema } from '../support/postgres.ts';
+import {
+  admin,
+  databaseUrl,
+  dropDatabase,
+  freshDatabase,
+  postgresAvailable,
+  serverAddress,
+  SKIP_REASON,
+  terminateSessions,
+} from '../support/postgres.ts';
+import { type TcpProxy, tcpProxy } from '../support/tcp_proxy.ts';
 
 const available = await postgresAvailable();
-const PASSWORD = 'two instances password';
-let a: { p: PaddockProcess; base: string };
-let b: { p: PaddockProcess; base: string };
+let password = 'two instances password';
 
-async function start(url: string): Promise<{ p: PaddockProcess; base: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'paddock-pg-'));
-  const p = paddock(['serve'], {
-    PADDOCK_LISTEN: '127.0.0.1:0',
-    PADDOCK_BASE_URL: 'http://127.0.0.1:8080',
-    PADDOCK_DATA_DIR: join(dir, 'data'),
-    PADDOCK_DATABASE_URL: url,
-    PADDOCK_ADMIN_PASSWORD: PASSWORD,
-  });
-  return { p, base: (await p.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '' };
+interface Instance {
+  p: PaddockProcess;
+  base: string;
 }
 
 const form = (fields: Record<string, string>, cookie?: string): RequestInit => ({
@@ -34,8 +36,10 @@ const form = (fields: Record<string, string>, cookie?: string): RequestInit => (
   redirect: 'manual',
 });
 
+const login = (base: string, secret: string) => fetch(`${base}/login`, form({ username: 'admin', password: secret }));
+
 async function signIn(base: string) {
-  const res = await fetch(`${base}/login`, form({ username: 'admin', password: PASSWORD }));
+  const res = await login(base, password);
   assert.equal(res.status, 303);
   const cookie = (res.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
   const page = await (await fetch(`${base}/devices`, { headers: { cookie } })).text();
@@ -64,28 +68,57 @@ const upload = (base: string, credential: string, id: string, body = `run ${id}`
 
 async function device(base: string) {
   const res = await enroll(base, await mintToken(base));
+  assert.equal(res.status, 201);
   return (await res.json()) as { device: string; credential: string };
 }
 
-function pgctl(action: 'stop' | 'start' | 'restart') {
-  const version = readdirSync('/etc/postgresql')[0] ?? '';
-  execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', action], { stdio: 'ignore' });
-}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 if (!available) {
-  test('two instances on PostgreSQL (skipped: no PostgreSQL and not on CI)', { skip: true }, () => undefined);
+  test(`two instances on one PostgreSQL database (skipped: ${SKIP_REASON})`, { skip: true }, () => undefined);
 } else {
   describe('two instances on one database', () => {
+    let database: string;
+    let proxy: TcpProxy;
+    let url: string;
+    let dir: string;
+    let a: Instance;
+    let b: Instance;
+    /** A database restart under way, awaited before the proxy closes. */
+    let restart: Promise<void> | undefined;
+
+    async function start(name: string): Promise<Instance> {
+      const p = paddock(['serve'], {
+        PADDOCK_LISTEN: '127.0.0.1:0',
+        PADDOCK_BASE_URL: 'http://127.0.0.1:8080',
+        PADDOCK_DATA_DIR: join(dir, name),
+        PADDOCK_DATABASE_URL: url,
+        PADDOCK_ADMIN_PASSWORD: password,
+      });
+      return { p, base: (await p.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '' };
+    }
+
+    async function stop(instance: Instance) {
+      instance.p.child.kill('SIGTERM');
+      assert.equal(await instance.p.exited, 0);
+    }
+
+    const alive = (instance: Instance) => instance.p.child.exitCode === null && instance.p.child.signalCode === null;
+
     before(async () => {
-      const schema = freshSchema();
-      await createSchema(schema);
-      [a, b] = await Promise.all([start(urlWithSchema(schema)), start(urlWithSchema(schema))]);
+      database = await freshDatabase();
+      proxy = await tcpProxy(serverAddress());
+      url = databaseUrl(database, proxy.port);
+      dir = await mkdtemp(join(tmpdir(), 'paddock-multi-'));
+      // Started together: both run the migrations, one at a time under the advisory lock.
+      [a, b] = await Promise.all([start('a'), start('b')]);
     });
     after(async () => {
-      a.p.child.kill('SIGTERM');
-      b.p.child.kill('SIGTERM');
-      await Promise.all([a.p.exited, b.p.exited]);
-      await dropSchemas();
+      await restart?.catch(() => undefined);
+      for (const instance of [a, b]) if (instance && alive(instance)) instance.p.child.kill('SIGKILL');
+      await proxy?.close();
+      if (database) await dropDatabase(database);
+      if (dir) await rm(dir, { recursive: true, force: true });
     });
 
     test('a session created on one is valid on the other (the session key is shared through the database)', async () => {
@@ -95,18 +128,33 @@ if (!available) {
       assert.match(await res.text(), /Signed in as <strong>admin<\/strong>/);
     });
 
-    test('throttle failures counted on one delay attempts on the other', async () => {
-      for (let i = 0; i < 3; i++) {
-        assert.equal(
-          (await fetch(`${a.base}/login`, form({ username: 'admin', password: 'wrong guess!' }))).status,
-          401,
-        );
-      }
+    test('throttle: failures counted on one delay attempts on the other, and both answer one at a time', async () => {
+      for (let i = 0; i < 3; i++) assert.equal((await login(a.base, 'wrong guess!')).status, 401);
+      // Three failures: the next attempt waits 1 s, the one after it 2 s; taken in turn, the later ends after 3 s.
       const started = Date.now();
-      assert.equal((await fetch(`${b.base}/login`, form({ username: 'admin', password: 'wrong guess!' }))).status, 401);
-      assert.ok(Date.now() - started >= 950, `the fourth failure waited ${Date.now() - started} ms`);
-      // A success resets the count for both.
-      assert.equal((await fetch(`${b.base}/login`, form({ username: 'admin', password: PASSWORD }))).status, 303);
+      const ended = await Promise.all(
+        [a.base, b.base].map(async (base) => {
+          assert.equal((await login(base, 'wrong guess!')).status, 401);
+          return Date.now() - started;
+        }),
+      );
+      const [first, second] = ended.sort((x, y) => x - y);
+      assert.ok((first ?? 0) >= 950, `the first attempt waited ${first} ms`);
+      assert.ok((second ?? 0) >= 2_900, `the second attempt waited ${second} ms: it did not wait for the first`);
+      // A success would reset the count, after a 4 s delay; the test clears it directly instead.
+      await admin((c) => c.query('DELETE FROM login_failures'), database);
+    });
+
+    test('both serve one control certificate: their enrollment links carry the same pin', async () => {
+      const pins = await Promise.all(
+        [a.base, b.base].map(async (base) => {
+          const { cookie, csrf } = await signIn(base);
+          const page = await (await fetch(`${base}/enroll-tokens`, form({ csrf }, cookie))).text();
+          return /pin=(sha256%2F[A-Za-z0-9%]+)/.exec(page)?.[1];
+        }),
+      );
+      assert.ok(pins[0]);
+      assert.equal(pins[0], pins[1]);
     });
 
     test('a token minted on one enrolls exactly once across both under concurrent attempts', async () => {
@@ -119,13 +167,18 @@ if (!available) {
 
     test('the same run id at once on both: stored once; other bytes: one 201 and one 409', async () => {
       const { credential } = await device(a.base);
-      const same = await Promise.all([upload(a.base, credential, 'twin'), upload(b.base, credential, 'twin')]);
-      assert.deepEqual(same.map((r) => r.status).sort(), [200, 201]);
-      const other = await Promise.all([
-        upload(a.base, credential, 'split', 'one'),
-        upload(b.base, credential, 'split', 'two'),
-      ]);
-      assert.deepEqual(other.map((r) => r.status).sort(), [201, 409]);
+      for (let round = 0; round < 5; round++) {
+        const same = await Promise.all([
+          upload(a.base, credential, `twin-${round}`),
+          upload(b.base, credential, `twin-${round}`),
+        ]);
+        assert.deepEqual(same.map((r) => r.status).sort(), [200, 201]);
+        const other = await Promise.all([
+          upload(a.base, credential, `split-${round}`, 'one'),
+          upload(b.base, credential, `split-${round}`, 'two'),
+        ]);
+        assert.deepEqual(other.map((r) => r.status).sort(), [201, 409]);
+      }
     });
 
     test('a revoke on one refuses uploads on the other at once', async () => {
@@ -136,71 +189,122 @@ if (!available) {
       assert.equal((await upload(b.base, credential, 'after')).status, 401);
     });
 
-    test('database down: 503 in plain text, /healthz answers, the self-test shows the store failing; back up: service resumes', async () => {
+    test('set-admin-password with PADDOCK_DATABASE_URL changes the password every instance checks', async () => {
+      const next = 'a new shared password';
+      const set = paddock(
+        ['set-admin-password'],
+        { PADDOCK_DATABASE_URL: url, PADDOCK_DATA_DIR: join(dir, 'cli') },
+        `${next}\n`,
+      );
+      assert.equal(await set.exited, 0, set.output().stderr);
+      assert.equal((await login(a.base, next)).status, 303);
+      assert.equal((await login(b.base, next)).status, 303);
+      password = next;
+    });
+
+    test('database away: 503 in plain text, /healthz answers, the self-test shows the store failing; back: service resumes', async () => {
       const { cookie } = await signIn(a.base);
-      pgctl('stop');
+      await proxy.down();
       try {
         const list = await fetch(`${a.base}/runs`, { headers: { cookie } });
         assert.equal(list.status, 503);
         assert.match(list.headers.get('content-type') ?? '', /^text\/plain/);
         const text = await list.text();
         assert.match(text, /store is unavailable/);
-        assert.doesNotMatch(text, /at .*\.ts:\d+/);
+        assert.doesNotMatch(text, /\.ts:\d+|at async|Error/);
+        const upload503 = await upload(b.base, 'x'.repeat(43), 'r');
+        assert.equal(upload503.status, 503);
         assert.deepEqual(await (await fetch(`${b.base}/healthz`)).json(), { ok: true, version: '0.1.0' });
-        // Instance a has not run its self-test yet, so nothing cached hides the failure.
+        // Instance a has not run its self-test yet (the session test loaded b's dashboard), so nothing cached hides the failure.
         const dash = await fetch(`${a.base}/`, { headers: { cookie } });
         assert.equal(dash.status, 200);
         assert.match(await dash.text(), /store read\/write<\/th>\s*<td>FAILED/);
       } finally {
-        pgctl('start');
+        await proxy.up();
       }
-      for (let i = 0; i < 50; i++) {
-        if ((await fetch(`${a.base}/runs`, { headers: { cookie } })).status === 200) break;
-        await new Promise((r) => setTimeout(r, 200));
+      for (const instance of [a, b]) {
+        let status = 0;
+        for (let i = 0; i < 50 && status !== 200; i++) {
+          status = (await fetch(`${instance.base}/runs`, { headers: { cookie } })).status;
+          if (status !== 200) await sleep(100);
+        }
+        assert.equal(status, 200, 'resumed without a restart');
       }
-      assert.equal((await fetch(`${a.base}/runs`, { headers: { cookie } })).status, 200, 'resumed without a restart');
+      assert.ok(alive(a) && alive(b));
     });
 
     test('a database restart in the middle of a bounded load loses no acknowledged upload', async () => {
       const devices = await Promise.all([device(a.base), device(b.base)]);
-      const acknowledged: Array<{ device: string; id: string }> = [];
+      const acknowledged: Array<{ device: string; id: string; body: string }> = [];
       let sent = 0;
-      let restarted = false;
+      let refused = 0;
+      let failed = false;
       const deadline = Date.now() + 40_000;
-      // Four clients, 40 uploads each, retrying an upload until it is acknowledged (or time runs out).
+      // What a restart looks like from the instances: every session ended by the server (57P01),
+      // then connections refused for a while, then the database answers again.
+      const restartDatabase = async () => {
+        assert.ok((await terminateSessions(database)) > 0, 'the instances had sessions to end');
+        await proxy.down();
+        await sleep(1_500);
+        await proxy.up();
+      };
+      // Four clients (two per instance), 40 uploads each, each retried until acknowledged (or time runs out).
       await Promise.all(
         Array.from({ length: 4 }, async (_, client) => {
           const { device: id, credential } = devices[client % 2] ?? { device: '', credential: '' };
           const base = client % 2 ? b.base : a.base;
           for (let n = 0; n < 40; n++) {
             const runId = `load-${client}-${n}`;
-            if (++sent === 60 && !restarted) {
-              restarted = true;
-              pgctl('restart');
-            }
-            while (Date.now() < deadline) {
-              const status = await upload(base, credential, runId).then(
+            const body = `client ${client} upload ${n} `.repeat(20);
+            if (++sent === 60) restart = restartDatabase();
+            while (Date.now() < deadline && !failed) {
+              const status = await upload(base, credential, runId, body).then(
                 (r) => r.status,
                 () => 0,
               );
               if (status === 201 || status === 200) {
-                acknowledged.push({ device: id, id: runId });
+                acknowledged.push({ device: id, id: runId, body });
                 break;
               }
-              assert.ok(status === 503 || status === 0, `unexpected status ${status}`);
-              await new Promise((r) => setTimeout(r, 100));
+              // Anything but 503 (0: the instance is gone) fails the test; the other clients stop too.
+              failed ||= status !== 503;
+              assert.equal(status, 503, 'a refused upload answers 503');
+              refused++;
+              await sleep(100);
             }
           }
         }),
       );
-      assert.ok(restarted);
+      await restart;
+      assert.ok(alive(a) && alive(b), 'no instance ended when the database went away');
+      assert.ok(refused > 0, 'the restart happened while uploads were under way');
       assert.equal(acknowledged.length, 160, 'every upload was acknowledged in the end');
-      const { cookie } = await signIn(a.base);
+      const { cookie } = await signIn(b.base);
       for (const run of acknowledged) {
-        const res = await fetch(`${a.base}/runs/${run.device}/${run.id}`, { headers: { cookie } });
+        const res = await fetch(`${b.base}/runs/${run.device}/${run.id}`, { headers: { cookie } });
         assert.equal(res.status, 200, `${run.device}/${run.id} readable`);
-        await res.arrayBuffer();
+        assert.ok((await res.text()).includes(run.body.trim()), `${run.device}/${run.id} as uploaded`);
       }
+    });
+
+    test('backup and restore as the README says: pg_dump, stop, pg_restore, start', async () => {
+      const { device: id, credential } = await device(a.base);
+      assert.equal((await upload(a.base, credential, 'kept')).status, 201);
+      const { cookie } = await signIn(a.base);
+      const dump = join(dir, 'paddock.dump');
+      const direct = databaseUrl(database);
+      execFileSync('pg_dump', ['--format=custom', `--file=${dump}`, direct]);
+      assert.equal((await upload(b.base, credential, 'after-the-backup')).status, 201);
+      await Promise.all([stop(a), stop(b)]);
+      execFileSync('pg_restore', ['--clean', '--if-exists', `--dbname=${direct}`, dump]);
+      a = await start('restored');
+      assert.equal(
+        (await fetch(`${a.base}/runs/${id}/kept`, { headers: { cookie } })).status,
+        200,
+        'session key and run restored',
+      );
+      assert.equal((await fetch(`${a.base}/runs/${id}/after-the-backup`, { headers: { cookie } })).status, 404);
+      assert.equal((await upload(a.base, credential, 'after-the-restore')).status, 201, 'credential restored');
     });
   });
 }

@@ -83,6 +83,26 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.equal(await store.loginFailuresSince('b', 0), 1);
     });
 
+    test('sign-in turns: one holder per client at a time; a lapsed turn passes on; only the holder releases', async () => {
+      assert.equal(await store.takeLoginTurn('a', 'h1', 0, 100), true);
+      assert.equal(await store.takeLoginTurn('a', 'h2', 50, 150), false, 'held by h1');
+      assert.equal(await store.takeLoginTurn('b', 'h2', 50, 150), true, 'another client has its own turn');
+      await store.releaseLoginTurn('a', 'h2');
+      assert.equal(await store.takeLoginTurn('a', 'h3', 99, 200), false, 'h2 cannot release what h1 holds');
+      assert.equal(await store.takeLoginTurn('a', 'h3', 100, 200), true, 'lapsed at its end');
+      await store.releaseLoginTurn('a', 'h1');
+      assert.equal(await store.takeLoginTurn('a', 'h4', 150, 300), false, 'h1 no longer holds it');
+      await store.releaseLoginTurn('a', 'h3');
+      assert.equal(await store.takeLoginTurn('a', 'h4', 150, 300), true);
+    });
+
+    test('concurrent takes of one sign-in turn: one holder', async () => {
+      const taken = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => store.takeLoginTurn('race', `h${i}`, 1, 1000)),
+      );
+      assert.equal(taken.filter(Boolean).length, 1);
+    });
+
     test('accounts: recorded at sign-in, most recent first', async () => {
       await store.recordSignIn({ subject: 'oidc:ann', display: 'Ann', lastSignInAt: 1 });
       await store.recordSignIn({ subject: 'oidc:bob', display: 'Bob', lastSignInAt: 2 });

@@ -1,17 +1,60 @@
 // The store contract on PostgreSQL, plus what only a shared database has: migrations under an
-// advisory lock and races between connections.
+// advisory lock, races between connections, and connections that fail.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, test } from 'node:test';
+import { StoreError } from '../../src/store/errors.ts';
 import { openPostgresStore } from '../../src/store/postgres/pg_store.ts';
-import { storeContract } from '../store/contract.ts';
-import { dropSchemas, freshSchema, PG_URL, postgresAvailable } from '../support/postgres.ts';
+import { pgMigrations } from '../../src/store/postgres/migrations.ts';
+import type { Store } from '../../src/store/store.ts';
+import {
+  admin,
+  databaseUrl,
+  dropSchemas,
+  freshSchema,
+  PG_URL,
+  postgresAvailable,
+  serverAddress,
+  SKIP_REASON,
+  TEST_DATABASE,
+} from '../support/postgres.ts';
+import { tcpProxy } from '../support/tcp_proxy.ts';
+import { storeContract } from './contract.ts';
 
 const available = await postgresAvailable();
 after(() => (available ? dropSchemas() : undefined));
 
+function put(store: Store, id: string, text: string, device = 'd') {
+  const body = Buffer.from(text);
+  return store.putRun({
+    device,
+    id,
+    contentType: 'text/plain',
+    privacy: 'full',
+    size: body.length,
+    uploadedAt: 2,
+    body,
+    sha256: createHash('sha256').update(body).digest('hex'),
+  });
+}
+
+async function withDevice(store: Store, device = 'd') {
+  await store.createEnrollToken({
+    hash: `t-${device}`,
+    owner: 'oidc:ann',
+    createdBy: 'x',
+    createdAt: 0,
+    expiresAt: 1e13,
+  });
+  assert.ok(
+    await store.enrollDevice({ tokenHash: `t-${device}`, now: 1, deviceId: device, name: 'n', credentialHash: device }),
+  );
+}
+
+const isUnavailable = (err: unknown) => err instanceof StoreError && err.code === 'unavailable';
+
 if (!available) {
-  test('PostgreSQL store (skipped: no PostgreSQL at 127.0.0.1:5432 and not on CI)', { skip: true }, () => undefined);
+  test(`PostgreSQL store (skipped: ${SKIP_REASON})`, { skip: true }, () => undefined);
 } else {
   storeContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
 
@@ -21,13 +64,30 @@ if (!available) {
     await stores[0]?.setSetting('x', '1');
     assert.equal(await stores[3]?.getSetting('x'), '1');
     await Promise.all(stores.map((s) => s.close()));
+    const versions = await admin(
+      async (c) => (await c.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`)).rows,
+    );
+    assert.deepEqual(
+      versions.map((r: { version: number }) => r.version),
+      pgMigrations.map((_, i) => i + 1),
+    );
+  });
+
+  test('postgres: a database from a newer build is refused rather than half-used', async () => {
+    const schema = freshSchema();
+    await (await openPostgresStore(PG_URL, { schema })).close();
+    await admin((c) =>
+      c.query(`INSERT INTO "${schema}".schema_migrations (version, applied_at) VALUES ($1, 0)`, [
+        pgMigrations.length + 5,
+      ]),
+    );
+    await assert.rejects(openPostgresStore(PG_URL, { schema }), /store: unable to open the PostgreSQL store: .*newer/);
   });
 
   test('postgres: one token, many connections at once: one device', async () => {
     const schema = freshSchema();
     const stores = await Promise.all(Array.from({ length: 3 }, () => openPostgresStore(PG_URL, { schema })));
-    const [a] = stores;
-    await a?.createEnrollToken({
+    await stores[0]?.createEnrollToken({
       hash: 'race',
       owner: 'oidc:ann',
       createdBy: 'local:admin',
@@ -52,42 +112,93 @@ if (!available) {
   test('postgres: the same run id at once from two connections: stored once; other bytes conflict', async () => {
     const schema = freshSchema();
     const [a, b] = await Promise.all([openPostgresStore(PG_URL, { schema }), openPostgresStore(PG_URL, { schema })]);
-    if (!a || !b) throw new Error('no store');
-    await a.createEnrollToken({ hash: 't', owner: 'oidc:ann', createdBy: 'x', createdAt: 0, expiresAt: 1e13 });
-    await a.enrollDevice({ tokenHash: 't', now: 1, deviceId: 'd', name: 'n', credentialHash: 'c' });
-    const put = (store: typeof a, text: string) => {
-      const body = Buffer.from(text);
-      return store.putRun({
-        device: 'd',
-        id: 'same',
-        contentType: 'text/plain',
-        privacy: 'full',
-        size: body.length,
-        uploadedAt: 2,
-        body,
-        sha256: createHash('sha256').update(body).digest('hex'),
-      });
-    };
-    assert.deepEqual((await Promise.all([put(a, 'x'), put(b, 'x')])).sort(), ['created', 'identical']);
-    assert.deepEqual((await Promise.all([put(a, 'y1'), put(b, 'y2')])).sort(), ['conflict', 'conflict']);
-    const results = await Promise.all([
-      put(a, 'z1'),
-      (async () => {
-        const body = Buffer.from('z2');
-        return b.putRun({
-          device: 'd',
-          id: 'other',
-          contentType: 't',
-          privacy: 'full',
-          size: 2,
-          uploadedAt: 3,
-          body,
-          sha256: createHash('sha256').update(body).digest('hex'),
-        });
-      })(),
+    await withDevice(a);
+    assert.deepEqual((await Promise.all([put(a, 'same', 'x'), put(b, 'same', 'x')])).sort(), ['created', 'identical']);
+    assert.deepEqual((await Promise.all([put(a, 'same', 'y1'), put(b, 'same', 'y2')])).sort(), [
+      'conflict',
+      'conflict',
     ]);
-    assert.deepEqual(results, ['conflict', 'created']);
+    assert.deepEqual(await Promise.all([put(a, 'split', 'z1'), put(b, 'split', 'z2')]).then((r) => r.sort()), [
+      'conflict',
+      'created',
+    ]);
     await a.close();
     await b.close();
+  });
+
+  // Regression: a client checked out of the pool had no 'error' listener, so a connection ended
+  // by the server during a transaction emitted an unhandled 'error' and ended the process.
+  test('postgres: a connection ended by the server during a transaction is a StoreError, not a crash', async () => {
+    const schema = freshSchema();
+    const store = await openPostgresStore(PG_URL, { schema });
+    await withDevice(store);
+    await admin(async (blocker) => {
+      await blocker.query('BEGIN');
+      const { rows } = await blocker.query('SELECT pg_backend_pid() AS pid');
+      const blockerPid = (rows[0] as { pid: number }).pid;
+      // Lock the device row so that the upload waits inside its transaction.
+      await blocker.query(`SELECT 1 FROM "${schema}".devices WHERE id = 'd' FOR UPDATE`);
+      // Settled at once, so its rejection is handled while the test still waits for the lock.
+      const upload = put(store, 'r', 'x').then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      let waiting: number | undefined;
+      for (let i = 0; i < 100 && waiting === undefined; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        waiting = (
+          await admin((c) =>
+            c.query('SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [blockerPid]),
+          )
+        ).rows[0]?.pid as number | undefined;
+      }
+      assert.ok(waiting, 'the upload waits for the row lock');
+      await admin((c) => c.query('SELECT pg_terminate_backend($1)', [waiting]));
+      assert.ok(isUnavailable(await upload), 'a StoreError with code unavailable');
+      await blocker.query('ROLLBACK');
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await put(store, 'r', 'x'), 'created', 'the pool replaced the lost connection');
+    await store.close();
+  });
+
+  test('postgres: a database that goes away is a StoreError; when it returns, the same store works again', async () => {
+    const proxy = await tcpProxy(serverAddress());
+    const store = await openPostgresStore(databaseUrl(TEST_DATABASE, proxy.port), { schema: freshSchema() });
+    try {
+      await store.setSetting('k', 'v');
+      await proxy.down();
+      await assert.rejects(store.getSetting('k'), isUnavailable);
+      await assert.rejects(store.probe(1), isUnavailable);
+      await assert.rejects(withDevice(store, 'gone'), isUnavailable);
+      await proxy.up();
+      assert.equal(await store.getSetting('k'), 'v');
+      await store.probe(2);
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
+  });
+
+  test('postgres: a database that stops answering is a StoreError after the query timeout', async () => {
+    const proxy = await tcpProxy(serverAddress());
+    const store = await openPostgresStore(databaseUrl(TEST_DATABASE, proxy.port), {
+      schema: freshSchema(),
+      queryTimeoutMs: 300,
+    });
+    try {
+      await store.setSetting('k', 'v');
+      proxy.silence();
+      const started = Date.now();
+      // The pooled connection is reused and its query times out; a new one would wait for the 5 s connect timeout.
+      await assert.rejects(store.getSetting('k'), isUnavailable);
+      assert.ok(Date.now() - started < 2_000, `failed after ${Date.now() - started} ms`);
+      await proxy.down();
+      await proxy.up();
+      assert.equal(await store.getSetting('k'), 'v', 'the silent connections were discarded');
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
   });
 }

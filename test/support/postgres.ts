@@ -1,12 +1,18 @@
 /**
- * The PostgreSQL on this machine for tests: each store gets a schema of its own in database
- * `test`, dropped afterwards. Without a server, the tests fail on CI and are skipped elsewhere.
+ * The PostgreSQL on this machine for tests: a store gets a schema of its own in database `test`,
+ * a group of `paddock serve` processes a database of its own; both are dropped afterwards.
+ * Without a server, the tests fail on CI and are skipped elsewhere.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 export const PG_URL = process.env.PADDOCK_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The database PG_URL names, where test schemas are made. */
+export const TEST_DATABASE = new URL(PG_URL).pathname.slice(1);
 
+export const SKIP_REASON = `no PostgreSQL answers at ${PG_URL}; on CI (CI=true) this fails instead`;
+
+/** True when PostgreSQL answers; on CI (CI=true) an unreachable server is an error, never a skip. */
 export async function postgresAvailable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
   try {
@@ -22,6 +28,18 @@ export async function postgresAvailable(): Promise<boolean> {
   }
 }
 
+/** Runs statements with a connection of its own, on the `test` database or the one named. */
+export async function admin<T>(work: (client: pg.Client) => Promise<T>, database?: string): Promise<T> {
+  const client = new pg.Client({ connectionString: database === undefined ? PG_URL : databaseUrl(database) });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 const schemas: string[] = [];
 
 export function freshSchema(): string {
@@ -30,24 +48,49 @@ export function freshSchema(): string {
   return schema;
 }
 
-/** A database URL whose connections use `schema`. */
-export function urlWithSchema(schema: string): string {
-  return `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-}
-
 export async function dropSchemas(): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  try {
-    await client.connect();
+  await admin(async (client) => {
     for (const s of schemas.splice(0)) await client.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  });
 }
 
-export async function createSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-  await client.end();
+/** Creates an empty database `paddock_test_<random>`; returns its name. */
+export async function freshDatabase(): Promise<string> {
+  const name = `paddock_test_${randomBytes(6).toString('hex')}`;
+  await admin((client) => client.query(`CREATE DATABASE "${name}"`));
+  return name;
+}
+
+export async function dropDatabase(name: string): Promise<void> {
+  await admin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+}
+
+/** The URL of database `name` on the server of PG_URL, or through a proxy on `port`. */
+export function databaseUrl(name: string, port?: number): string {
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  if (port !== undefined) {
+    url.hostname = '127.0.0.1';
+    url.port = String(port);
+  }
+  return url.toString();
+}
+
+/** Where PG_URL points, for a proxy in front of it. */
+export function serverAddress(): { host: string; port: number } {
+  const url = new URL(PG_URL);
+  return { host: url.hostname || '127.0.0.1', port: Number(url.port || 5432) };
+}
+
+/** Ends every session on database `name`, as a server shutting down does (clients see 57P01). */
+export async function terminateSessions(name: string): Promise<number> {
+  return admin(
+    async (client) =>
+      (
+        await client.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [name],
+        )
+      ).rowCount ?? 0,
+  );
 }

@@ -74,3 +74,23 @@ test('the semaphore never runs more than its limit', async () => {
   );
   assert.equal(peak, 2);
 });
+
+test('two instances on one store take turns: attempts from one client never overlap across them', async () => {
+  const store = openSqliteStore(':memory:');
+  // Real time, so an instance waiting for the turn lets the other's attempt finish.
+  const clock = { now: () => Date.now(), sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
+  const [a, b] = [storeThrottle(store, clock), storeThrottle(store, clock)];
+  let running = 0;
+  let most = 0;
+  const check = async () => {
+    most = Math.max(most, ++running);
+    await new Promise((r) => setTimeout(r, 20));
+    running--;
+    return true;
+  };
+  const results = await Promise.all([a, b, a, b].map((t) => t.attempt('e', check)));
+  assert.deepEqual(results, [true, true, true, true]);
+  assert.equal(most, 1, 'never two attempts of one client at once');
+  assert.equal(await store.takeLoginTurn('e', 'next', Date.now(), Date.now() + 1), true, 'the last turn was released');
+  await store.close();
+});

@@ -2,34 +2,39 @@
  * The PostgreSQL connection: a pool, migrations under an advisory lock, and query helpers that turn
  * a lost connection into a StoreError (answered 503) while the pool reconnects by itself.
  */
-import type pg from 'pg';
+import pg from 'pg';
 import { StoreError } from '../errors.ts';
 import type { Row } from '../rows.ts';
 import { pgMigrations } from './migrations.ts';
-import { createPool, unavailable } from './pool.ts';
+import { connectionConfig, createPool, isConnectionError, type PgOptions, unavailable } from './pool.ts';
 
 /** Arbitrary but fixed: every Paddock instance takes this advisory lock to migrate. */
 const MIGRATION_LOCK = 7_214_003_001;
 
 export type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
 
-export async function openPgDb(url: string, schema?: string): Promise<PgDb> {
-  const pool = createPool(url, schema);
+export async function openPgDb(url: string, opts: PgOptions = {}): Promise<PgDb> {
   try {
-    await migrate(pool, schema);
+    await migrate(url, opts);
   } catch (err) {
-    await pool.end().catch(() => undefined);
     throw new StoreError('open', `unable to open the PostgreSQL store: ${(err as Error).message}`, err);
   }
-  return new PgDb(pool);
+  return new PgDb(createPool(url, opts));
 }
 
-/** Several instances may start at once: the advisory lock lets exactly one migrate at a time. */
-async function migrate(pool: pg.Pool, schema?: string): Promise<void> {
-  const client = await pool.connect();
+/**
+ * Several instances may start at once: the advisory lock lets exactly one migrate at a time. A
+ * connection of its own, without the pool's query timeout, since waiting for another instance's
+ * migration may take long; ending it releases the lock even if the unlock is never sent.
+ */
+async function migrate(url: string, opts: PgOptions): Promise<void> {
+  const client = new pg.Client(connectionConfig(url, opts));
+  // A lost connection fails the pending query; the event itself must not end the process.
+  client.on('error', () => undefined);
+  await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replaceAll('"', '')}"`);
+    if (opts.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${opts.schema.replaceAll('"', '')}"`);
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)',
     );
@@ -47,13 +52,13 @@ async function migrate(pool: pg.Pool, schema?: string): Promise<void> {
         ]);
         await client.query('COMMIT');
       } catch (err) {
-        await client.query('ROLLBACK');
+        await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       }
     }
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
-    client.release();
+    await client.end().catch(() => undefined);
   }
 }
 
@@ -92,16 +97,27 @@ export class PgDb {
     } catch (err) {
       throw unavailable(err);
     }
+    // A checked-out client has no listener of the pool's: without this one, a connection lost
+    // during the transaction would emit an unhandled 'error' and end the process.
+    let broken = false;
+    const onError = () => {
+      broken = true;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await work((sql, params = []) => client.query(sql, params));
       await client.query('COMMIT');
       return result;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // A dead connection needs no ROLLBACK: the server rolls back when it goes.
+      if (broken || isConnectionError(err)) broken = true;
+      else await client.query('ROLLBACK').catch(() => (broken = true));
       throw unavailable(err);
     } finally {
-      client.release();
+      client.off('error', onError);
+      // A broken client is discarded, not handed to the next request.
+      client.release(broken);
     }
   }
 

@@ -53,4 +53,8 @@ export const pgMigrations: readonly string[] = [
   CREATE INDEX runs_uploaded_at ON runs (uploaded_at);
   CREATE INDEX runs_owner_uploaded_at ON runs (owner, uploaded_at);
   `,
+  `
+  -- The sign-in turn of each client address, so attempts are answered one at a time by all instances.
+  CREATE TABLE login_turns (client TEXT PRIMARY KEY, holder TEXT NOT NULL, until BIGINT NOT NULL);
+  `,
 ];

@@ -18,10 +18,11 @@ import type {
   Viewer,
 } from '../store.ts';
 import { openPgDb, type PgDb } from './db.ts';
+import type { PgOptions } from './pool.ts';
 import { PgRuns } from './runs.ts';
 
-export async function openPostgresStore(url: string, opts: { schema?: string } = {}): Promise<Store> {
-  return new PgStore(await openPgDb(url, opts.schema));
+export async function openPostgresStore(url: string, opts: PgOptions = {}): Promise<Store> {
+  return new PgStore(await openPgDb(url, opts));
 }
 
 class PgStore implements Store {
@@ -88,6 +89,20 @@ class PgStore implements Store {
 
   async clearLoginFailures(client: string) {
     await this.#db.rows('DELETE FROM login_failures WHERE client = $1', [client]);
+  }
+  async takeLoginTurn(client: string, holder: string, now: number, until: number) {
+    // The upsert locks the row, so of two instances asking at once exactly one sees it free or lapsed.
+    const row = await this.#db.row(
+      `INSERT INTO login_turns (client, holder, until) VALUES ($1, $2, $3)
+       ON CONFLICT (client) DO UPDATE SET holder = excluded.holder, until = excluded.until WHERE login_turns.until <= $4
+       RETURNING holder`,
+      [client, holder, until, now],
+    );
+    return row !== undefined;
+  }
+
+  async releaseLoginTurn(client: string, holder: string) {
+    await this.#db.count('DELETE FROM login_turns WHERE client = $1 AND holder = $2', [client, holder]);
   }
 
   async recordSignIn(a: Account) {

@@ -1,9 +1,17 @@
 /**
- * The connection pool and how its failures surface: a lost or refused connection becomes a
- * StoreError (answered 503 by the router) and the pool reconnects by itself on the next query.
+ * The connection settings, the pool, and how connection failures surface: a lost, refused or
+ * silent connection becomes a StoreError (answered 503 by the router) and the pool reconnects by
+ * itself on the next query.
  */
 import pg from 'pg';
 import { StoreError } from '../errors.ts';
+
+export interface PgOptions {
+  /** A schema of its own (tests): created at open and put first on the search path. */
+  schema?: string | undefined;
+  /** A query without an answer for this long fails with 503 (a database behind a dead network never refuses). */
+  queryTimeoutMs?: number | undefined;
+}
 
 /** int8 (ids, sequences, times in ms) as numbers: every value Paddock stores fits in 2^53. */
 const types = {
@@ -13,14 +21,22 @@ const types = {
       : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
-export function createPool(url: string, schema?: string): pg.Pool {
-  const pool = new pg.Pool({
+/** What every connection uses, pooled or not. */
+export function connectionConfig(url: string, opts: PgOptions): pg.ClientConfig {
+  return {
     connectionString: url,
-    max: 10,
     connectionTimeoutMillis: 5_000,
-    idleTimeoutMillis: 30_000,
     types,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+  };
+}
+
+export function createPool(url: string, opts: PgOptions): pg.Pool {
+  const pool = new pg.Pool({
+    ...connectionConfig(url, opts),
+    max: 10,
+    idleTimeoutMillis: 30_000,
+    query_timeout: opts.queryTimeoutMs ?? 15_000,
   });
   // An idle client whose server went away emits 'error'; without a listener that would end the process.
   pool.on('error', () => undefined);
@@ -34,18 +50,18 @@ const CONNECTION_CODES = new Set([
   'EPIPE',
   'ENOTFOUND',
   'EAI_AGAIN',
-  '57P01',
-  '57P02',
-  '57P03',
-  '53300',
+  '57P01', // admin_shutdown: the server is stopping or a backend was terminated
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now: starting up or shutting down
+  '53300', // too_many_connections
 ]);
 
 /** True when the error means "the database is not reachable now", as opposed to a bad query. */
 export function isConnectionError(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  if (e.code && (CONNECTION_CODES.has(e.code) || e.code.startsWith('08'))) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|connection is closed|Client has encountered a connection error/i.test(
-    e.message ?? '',
+  const e = err as { code?: string; message?: string } | undefined;
+  if (e?.code && (CONNECTION_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection is closed|Client has encountered a connection error|not queryable/i.test(
+    e?.message ?? '',
   );
 }
 

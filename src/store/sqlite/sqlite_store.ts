@@ -91,6 +91,23 @@ class SqliteStore implements Store {
   async clearLoginFailures(client: string) {
     this.#db.run('DELETE FROM login_failures WHERE client = ?', client);
   }
+  async takeLoginTurn(client: string, holder: string, now: number, until: number) {
+    // One upsert decides: the row is written only when free or lapsed, and RETURNING says whether it was.
+    const row = this.#db.get(
+      `INSERT INTO login_turns (client, holder, until) VALUES (?, ?, ?)
+       ON CONFLICT (client) DO UPDATE SET holder = excluded.holder, until = excluded.until WHERE login_turns.until <= ?
+       RETURNING holder`,
+      client,
+      holder,
+      until,
+      now,
+    );
+    return row !== undefined;
+  }
+
+  async releaseLoginTurn(client: string, holder: string) {
+    this.#db.run('DELETE FROM login_turns WHERE client = ? AND holder = ?', client, holder);
+  }
 
   async recordSignIn(account: Account) {
     this.#db.run(
