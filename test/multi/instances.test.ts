@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type PaddockProcess, paddock } from '../support/process.ts';
+import { consoleClient } from './client.ts';
 import {
   admin,
   databaseUrl,
@@ -29,48 +30,7 @@ interface Instance {
   base: string;
 }
 
-const form = (fields: Record<string, string>, cookie?: string): RequestInit => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
-  body: new URLSearchParams(fields).toString(),
-  redirect: 'manual',
-});
-
-const login = (base: string, secret: string) => fetch(`${base}/login`, form({ username: 'admin', password: secret }));
-
-async function signIn(base: string) {
-  const res = await login(base, password);
-  assert.equal(res.status, 303);
-  const cookie = (res.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
-  const page = await (await fetch(`${base}/devices`, { headers: { cookie } })).text();
-  return { cookie, csrf: /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '' };
-}
-
-async function mintToken(base: string): Promise<string> {
-  const { cookie, csrf } = await signIn(base);
-  const page = await (await fetch(`${base}/enroll-tokens`, form({ csrf }, cookie))).text();
-  return /token=([A-Za-z0-9_-]{43})/.exec(page)?.[1] ?? '';
-}
-
-const enroll = (base: string, token: string) =>
-  fetch(`${base}/v1/enroll`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token }),
-  });
-
-const upload = (base: string, credential: string, id: string, body = `run ${id}`) =>
-  fetch(`${base}/v1/runs/${id}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${credential}`, 'x-privacy-level': 'full' },
-    body,
-  });
-
-async function device(base: string) {
-  const res = await enroll(base, await mintToken(base));
-  assert.equal(res.status, 201);
-  return (await res.json()) as { device: string; credential: string };
-}
+const { form, login, signIn, mintToken, enroll, upload, device } = consoleClient(() => password);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
