@@ -21,12 +21,7 @@ export async function writeReport(r: {
   quick: boolean;
 }): Promise<void> {
   const lines = [
-    '| target | req/s | p50 ms | p99 ms | peak RSS MiB | baseline req/s | ratio | goal | met |',
-    '|---|---:|---:|---:|---:|---:|---:|---|---|',
-    ...r.rows.map(
-      (x) =>
-        `| ${x.name} | ${x.requestsPerSecond.toFixed(0)} | ${x.p50} | ${x.p99} | ${x.peakRssMiB.toFixed(0)} | ${x.baselineRps?.toFixed(0) ?? '–'} | ${x.ratio?.toFixed(2) ?? '–'} | ${x.goal} | ${x.met ? 'yes' : '**no**'} |`,
-    ),
+    ...tableLines(r.rows),
     `| server peak RSS (VmHWM) under all of the above | | | | ${r.peakRssMiB.toFixed(0)} | | | < 150 MiB | ${r.peakRssMiB < 150 ? 'yes' : '**no**'} |`,
     `| acknowledged uploads readable afterwards | | | | | | | ${r.acknowledged} acknowledged | ${r.stored >= r.acknowledged ? `yes (${r.stored} stored)` : `**no** (${r.stored} stored)`} |`,
   ];
@@ -48,6 +43,22 @@ ${lines.join('\n')}
 ${ANALYSIS}`;
   process.stdout.write(`${lines.join('\n')}\n`);
   await writeFile(new URL('./results.md', import.meta.url), doc);
+}
+
+/** Prints the rows of a partial run (`--only`), which does not replace bench/results.md. */
+export function printTable(rows: Row[]): void {
+  process.stdout.write(`${tableLines(rows).join('\n')}\n`);
+}
+
+function tableLines(rows: Row[]): string[] {
+  return [
+    '| target | req/s | p50 ms | p99 ms | peak RSS MiB | baseline req/s | ratio | goal | met |',
+    '|---|---:|---:|---:|---:|---:|---:|---|---|',
+    ...rows.map(
+      (x) =>
+        `| ${x.name} | ${x.requestsPerSecond.toFixed(0)} | ${x.p50} | ${x.p99} | ${x.peakRssMiB.toFixed(0)} | ${x.baselineRps?.toFixed(0) ?? '–'} | ${x.ratio?.toFixed(2) ?? '–'} | ${x.goal} | ${x.met ? 'yes' : '**no**'} |`,
+    ),
+  ];
 }
 
 /** What limits the targets that are missed, from CPU profiles (\`npm run bench -- --cpu-prof\`). */

@@ -15,7 +15,7 @@ import { openSqliteStore } from '../src/store/sqlite/sqlite_store.ts';
 import { startBaseline } from './baseline.ts';
 import { buildDataset } from './dataset.ts';
 import { load, peakRssMiB, rssMiB, type LoadResult } from './load.ts';
-import { type Row, writeReport } from './report.ts';
+import { printTable, type Row, writeReport } from './report.ts';
 
 const { values } = parseArgs({
   options: {
@@ -25,6 +25,8 @@ const { values } = parseArgs({
     runs: { type: 'string' },
     duration: { type: 'string' },
     'cpu-prof': { type: 'boolean', default: false },
+    /** Only the targets whose name contains this text (for profiling one of them). */
+    only: { type: 'string' },
   },
 });
 const quick = values.quick;
@@ -99,6 +101,7 @@ const laterPage = async (path: string, c: string, hops: number) => {
 };
 
 const rows: Row[] = [];
+const selected = (name: string) => values.only === undefined || name.includes(values.only);
 const opts = { connections: 50, duration, pid };
 
 /** Runs the target and its baseline back to back (baseline first) and records the ratio. */
@@ -110,6 +113,7 @@ async function compare(
   baselineBody?: Buffer,
   baselineType?: string,
 ) {
+  if (!selected(name)) return;
   const page = baselineBody ? { body: baselineBody, type: baselineType ?? 'text/plain' } : await get(path, c);
   const baseline = await startBaseline(dir, name.replace(/\W+/g, '-'), page.body, page.type);
   const raw = await load(`${name} (baseline)`, { ...opts, url: baseline.url, pid: baseline.pid });
@@ -146,59 +150,65 @@ await compare('GET /runs/{device}/{id} 8 KiB', `/runs/${dataset.smallRun.device}
 });
 
 // Uploads: 50 devices at once, 1 KiB each, every request a new run id.
-const payload = Buffer.alloc(1024, 'u');
-let sequence = 0;
-const upload: LoadResult = await load('PUT /v1/runs/{id} 1 KiB', {
-  ...opts,
-  url: base,
-  requests: [
-    {
-      method: 'PUT',
-      setupRequest: (req, ctx: object) => {
-        const context = ctx as { credential?: string };
-        context.credential ??= dataset.uploadCredentials[sequence % dataset.uploadCredentials.length];
-        return {
-          ...req,
-          path: `/v1/runs/bench-${sequence++}`,
-          headers: {
-            authorization: `Bearer ${String(context.credential)}`,
-            'x-privacy-level': 'full',
-            'content-type': 'text/plain',
-          },
-          body: payload,
-        };
+let acknowledged = 0;
+if (selected('PUT /v1/runs/{id} 1 KiB')) {
+  const payload = Buffer.alloc(1024, 'u');
+  let sequence = 0;
+  const upload: LoadResult = await load('PUT /v1/runs/{id} 1 KiB', {
+    ...opts,
+    url: base,
+    requests: [
+      {
+        method: 'PUT',
+        setupRequest: (req, ctx: object) => {
+          const context = ctx as { credential?: string };
+          context.credential ??= dataset.uploadCredentials[sequence % dataset.uploadCredentials.length];
+          return {
+            ...req,
+            path: `/v1/runs/bench-${sequence++}`,
+            headers: {
+              authorization: `Bearer ${String(context.credential)}`,
+              'x-privacy-level': 'full',
+              'content-type': 'text/plain',
+            },
+            body: payload,
+          };
+        },
       },
-    },
-  ],
-});
-rows.push({
-  ...upload,
-  baselineRps: undefined,
-  ratio: undefined,
-  goal: '≥ 2500 uploads/s',
-  met: upload.requestsPerSecond >= 2500 && upload.non2xx === 0,
-});
-log(`uploads: ${upload.requestsPerSecond.toFixed(0)}/s, ${upload.ok} acknowledged`);
+    ],
+  });
+  rows.push({
+    ...upload,
+    baselineRps: undefined,
+    ratio: undefined,
+    goal: '≥ 2500 uploads/s',
+    met: upload.requestsPerSecond >= 2500 && upload.non2xx === 0,
+  });
+  acknowledged = upload.ok;
+  log(`uploads: ${upload.requestsPerSecond.toFixed(0)}/s, ${upload.ok} acknowledged`);
+}
 
 // Ten concurrent views of a 16 MiB run: resident memory must grow by less than 64 MiB.
-const before = rssMiB(pid);
-const large = await load('GET /runs/{device}/{id} 16 MiB ×10', {
-  connections: 10,
-  amount: quick ? 10 : 30,
-  timeout: 60,
-  pid,
-  url: `${base}/runs/${dataset.largeRun.device}/${dataset.largeRun.id}`,
-  headers: { cookie: adminCookie },
-});
-const growth = large.peakRssMiB - before;
-rows.push({
-  ...large,
-  baselineRps: undefined,
-  ratio: undefined,
-  goal: `RSS growth < 64 MiB (was ${growth.toFixed(0)} MiB)`,
-  met: growth < 64 && large.non2xx === 0,
-});
-log(`16 MiB views: RSS ${before.toFixed(0)} → ${large.peakRssMiB.toFixed(0)} MiB`);
+if (selected('GET /runs/{device}/{id} 16 MiB ×10')) {
+  const before = rssMiB(pid);
+  const large = await load('GET /runs/{device}/{id} 16 MiB ×10', {
+    connections: 10,
+    amount: quick ? 10 : 30,
+    timeout: 60,
+    pid,
+    url: `${base}/runs/${dataset.largeRun.device}/${dataset.largeRun.id}`,
+    headers: { cookie: adminCookie },
+  });
+  const growth = large.peakRssMiB - before;
+  rows.push({
+    ...large,
+    baselineRps: undefined,
+    ratio: undefined,
+    goal: `RSS growth < 64 MiB (was ${growth.toFixed(0)} MiB)`,
+    met: growth < 64 && large.non2xx === 0,
+  });
+  log(`16 MiB views: RSS ${before.toFixed(0)} → ${large.peakRssMiB.toFixed(0)} MiB`);
+}
 
 const peak = peakRssMiB(pid);
 server.kill('SIGTERM');
@@ -208,10 +218,14 @@ await once(server, 'exit');
 const check = openSqliteStore(dataDir);
 const stored = (await check.countsVisibleTo({ subject: dataset.uploadOwner, admin: false })).runs;
 await check.close();
-const acknowledged = upload.ok;
 log(
   `uploads acknowledged ${acknowledged}, stored ${stored} (requests still in flight when the load stopped are stored but not counted)`,
 );
 
-await writeReport({ rows, size, duration, buildSeconds, peakRssMiB: peak, acknowledged, stored, quick });
+// A partial run (--only) is printed but does not replace the committed results.
+if (values.only === undefined) {
+  await writeReport({ rows, size, duration, buildSeconds, peakRssMiB: peak, acknowledged, stored, quick });
+} else {
+  printTable(rows);
+}
 await rm(dir, { recursive: true, force: true });

@@ -3,14 +3,20 @@ import type { MiddlewareHandler } from 'hono';
 
 export const CONTENT_SECURITY_POLICY = "default-src 'none'";
 
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+};
+
+/** Pages show account data; nothing Paddock answers is worth caching in a shared cache. */
+export const DEFAULT_CACHE_CONTROL = 'no-store';
+
 /** Sets the security headers; Cache-Control only when the response has none of its own. */
 export function applySecurityHeaders(h: Headers): void {
-  h.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-  h.set('X-Content-Type-Options', 'nosniff');
-  h.set('X-Frame-Options', 'DENY');
-  h.set('Referrer-Policy', 'no-referrer');
-  // Pages show account data; nothing Paddock answers is worth caching in a shared cache.
-  if (!h.has('Cache-Control')) h.set('Cache-Control', 'no-store');
+  for (const name in SECURITY_HEADERS) h.set(name, SECURITY_HEADERS[name] as string);
+  if (!h.has('Cache-Control')) h.set('Cache-Control', DEFAULT_CACHE_CONTROL);
 }
 
 export function securityHeaders(): MiddlewareHandler {

@@ -16,35 +16,53 @@ export interface HostRouterOptions {
   api: Pick<Hono, 'fetch'>;
 }
 
+export type Side = 'admin' | 'control' | 'misdirected';
+
 type Env = { incoming?: { socket?: { servername?: string | false } } } | undefined;
 
 /** The host of a Host header, lower-cased, without port or IPv6 brackets. */
-export function hostOf(header: string | null): string {
+export function hostOf(header: string | null | undefined): string {
   const h = (header ?? '').trim().toLowerCase();
   const bracketed = /^\[([0-9a-f:.]+)\](?::\d+)?$/.exec(h);
   if (bracketed) return bracketed[1] ?? '';
   return h.replace(/:\d+$/, '');
 }
 
-export function hostRouter(opts: HostRouterOptions): (req: Request, env: unknown) => Response | Promise<Response> {
+/**
+ * Which side answers a request, from its Host header, the TLS server name of its connection
+ * (empty without TLS or SNI) and its path. Shared by the router and the health fast path.
+ */
+export function sideResolver(opts: Pick<HostRouterOptions, 'adminHost' | 'controlHost' | 'tls'>) {
   const adminHost = opts.adminHost.toLowerCase();
   const controlHost = opts.controlHost.toLowerCase();
   // With one name for both (the loopback default, CONTRACT section 6), both sets of routes answer there.
   if (adminHost === controlHost) {
-    return function sharedHost(req, env) {
-      return isControlPath(new URL(req.url).pathname) ? opts.api.fetch(req, env) : opts.ui.fetch(req, env);
-    };
+    return (_host: string | null | undefined, _sni: string, path: string): Side =>
+      isControlPath(path) ? 'control' : 'admin';
   }
-  return function routeByHost(req, env) {
-    const host = hostOf(req.headers.get('host'));
+  return (hostHeader: string | null | undefined, sni: string, _path: string): Side => {
+    const host = hostOf(hostHeader);
     if (opts.tls) {
-      const sni = ((env as Env)?.incoming?.socket?.servername || '').toLowerCase();
       // An unknown or absent server name got the admin certificate, so the request is the admin side's.
-      const side = sni === controlHost ? controlHost : adminHost;
-      if (host !== side) return misdirected();
+      const side = sni.toLowerCase() === controlHost ? controlHost : adminHost;
+      if (host !== side) return 'misdirected';
     }
-    if (host === controlHost) return opts.api.fetch(req, env);
-    return opts.ui.fetch(req, env);
+    return host === controlHost ? 'control' : 'admin';
+  };
+}
+
+export function hostRouter(opts: HostRouterOptions): (req: Request, env: unknown) => Response | Promise<Response> {
+  const sideOf = sideResolver(opts);
+  return function routeByHost(req, env) {
+    const sni = (env as Env)?.incoming?.socket?.servername || '';
+    switch (sideOf(req.headers.get('host'), sni, new URL(req.url).pathname)) {
+      case 'admin':
+        return opts.ui.fetch(req, env);
+      case 'control':
+        return opts.api.fetch(req, env);
+      case 'misdirected':
+        return misdirected();
+    }
   };
 }
 

@@ -2,7 +2,6 @@
  * `paddock serve`: wires the real parts (store, throttle, OIDC client, self-test, link builder with
  * the control certificate's pin) into the interface and the control API, on one port.
  */
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
@@ -18,7 +17,8 @@ import { storeThrottle } from '../throttle/throttle.ts';
 import { type ControlIdentity, loadControlIdentity } from '../tls/control_identity.ts';
 import { createInterface } from '../ui/app.ts';
 import { ensureAdminPassword } from './admin_password.ts';
-import { hostRouter } from './host_router.ts';
+import { healthFastPath } from './health_fast_path.ts';
+import { hostRouter, sideResolver } from './host_router.ts';
 import { listen } from './listen.ts';
 
 export interface RunningServer {
@@ -45,6 +45,8 @@ export async function startServer(config: Config, opts: ServeOptions): Promise<R
     const server = await listen(handler, {
       ...config.listen,
       tls: config.tls && { admin: config.tls, control, controlHost: config.controlHost },
+      fastPath: healthFastPath(config.version, sideResolver(routing(config))),
+      onError: (err) => opts.logger.log('error', 'server.error', { error: err.message }),
     });
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -57,7 +59,7 @@ export async function startServer(config: Config, opts: ServeOptions): Promise<R
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           // Idle keep-alive connections would hold close() open; in-flight requests still finish.
-          (server as Server).closeIdleConnections?.();
+          server.closeIdleConnections();
         });
         await store.close();
       },
@@ -113,11 +115,14 @@ async function buildHandler(config: Config, store: Store, clock: Clock, logger: 
     clock,
   });
   const api = createControlApi({ store, logger, clock });
-  return hostRouter({
+  return hostRouter({ ...routing(config), ui, api });
+}
+
+/** The host names of the two sides, and whether the certificate decides the side. */
+function routing(config: Config) {
+  return {
     adminHost: new URL(config.baseUrl).hostname,
     controlHost: config.controlHost,
     tls: config.tls !== undefined,
-    ui,
-    api,
-  });
+  };
 }
