@@ -10,7 +10,15 @@ export class BodyTooLarge extends Error {
 /** Reads the whole body, throwing BodyTooLarge as soon as it (or its Content-Length) exceeds `limit`. */
 export async function readBody(req: Request, limit: number): Promise<Uint8Array> {
   const declared = req.headers.get('content-length');
-  if (declared !== null && /^[0-9]+$/.test(declared) && Number(declared) > limit) throw new BodyTooLarge(limit);
+  const length = declared !== null && /^[0-9]+$/.test(declared) ? Number(declared) : undefined;
+  if (length !== undefined && length > limit) throw new BodyTooLarge(limit);
+  if (length !== undefined) {
+    // A declared length within the limit: Node's parser delivers exactly that many bytes, so the
+    // adapter's direct read (no web stream) is bounded; the check below holds for any other Request.
+    const bytes = new Uint8Array(await req.arrayBuffer());
+    if (bytes.byteLength > limit) throw new BodyTooLarge(limit);
+    return bytes;
+  }
   if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];

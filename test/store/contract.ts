@@ -221,6 +221,27 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.equal((await store.devicesVisibleTo(admin, { limit: 1 })).items[0]?.lastUploadAt, 7);
     });
 
+    test('uploads at once each get their own answer: created, identical, conflict, refused', async () => {
+      await device('oidc:ann', 'dc');
+      await device('oidc:ann', 'dx');
+      await store.revokeDevice(admin, 'dx', 3);
+      const answers = await Promise.all([
+        run('dc', 'a', 'one'),
+        run('dc', 'a', 'one'),
+        run('dc', 'b', 'two'),
+        run('dc', 'b', 'not two'),
+        run('dx', 'c', 'three'),
+        ...Array.from({ length: 40 }, (_, i) => run('dc', `many-${i}`, `body ${i}`)),
+      ]);
+      assert.deepEqual(answers.slice(0, 5).sort(), ['conflict', 'created', 'created', 'device-unknown', 'identical']);
+      assert.ok(answers.slice(5).every((a) => a === 'created'));
+      assert.equal((await store.countsVisibleTo(ann)).runs, 42);
+      const b = await store.runVisibleTo(ann, 'dc', 'b');
+      const stored = Buffer.from((await readAll(b)) ?? []).toString();
+      assert.ok(stored === 'two' || stored === 'not two', 'one of the two bodies, whole');
+      assert.equal(await store.runVisibleTo(admin, 'dx', 'c'), undefined);
+    });
+
     test('runs are listed newest first, scoped, in keyset pages; deletes are scoped', async () => {
       await device('oidc:ann', 'da');
       await device('oidc:bob', 'db');

@@ -59,3 +59,53 @@ test('sqlite: a file that is not a database is refused with a store error', asyn
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('sqlite: uploads written together (one transaction) are undone one by one: a failing one loses no other', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-store-'));
+  const store = openSqliteStore(dir);
+  try {
+    await store.createEnrollToken({
+      hash: 't',
+      owner: 'oidc:ann',
+      createdBy: 'local:admin',
+      createdAt: 1,
+      expiresAt: 9e12,
+    });
+    await store.enrollDevice({ tokenHash: 't', now: 2, deviceId: 'd1', name: 'n', credentialHash: 'c' });
+    // The third chunk of any large run fails, after its row and two chunks were written.
+    const db = new DatabaseSync(join(dir, 'paddock.db'));
+    db.exec(
+      "CREATE TRIGGER fail_third_chunk BEFORE INSERT ON run_chunks WHEN NEW.n = 2 BEGIN SELECT RAISE(ABORT, 'boom'); END",
+    );
+    db.close();
+    const put = (id: string, body: Uint8Array) =>
+      store.putRun({
+        device: 'd1',
+        id,
+        contentType: 'text/plain',
+        privacy: 'full',
+        size: body.byteLength,
+        uploadedAt: 5,
+        body,
+        sha256: id,
+      });
+    const small = new Uint8Array([65]);
+    const large = new Uint8Array(3 * 256 * 1024);
+    const settled = await Promise.allSettled([put('before', small), put('large', large), put('after', small)]);
+    assert.deepEqual(
+      settled.map((s) => s.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    const viewer = { subject: 'oidc:ann', admin: false };
+    assert.ok(await store.runVisibleTo(viewer, 'd1', 'before'));
+    assert.equal(await store.runVisibleTo(viewer, 'd1', 'large'), undefined);
+    assert.ok(await store.runVisibleTo(viewer, 'd1', 'after'));
+    assert.equal((await store.countsVisibleTo(viewer)).runs, 2);
+    const check = new DatabaseSync(join(dir, 'paddock.db'));
+    assert.deepEqual({ ...check.prepare('SELECT count(*) AS n FROM run_chunks').get() }, { n: 0 }, 'no orphan chunks');
+    check.close();
+  } finally {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

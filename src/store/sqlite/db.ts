@@ -95,6 +95,20 @@ export class Db {
     }
   }
 
+  /** Work inside a transaction that is undone alone when it throws; the transaction goes on. */
+  savepoint<T>(work: () => T): T {
+    this.#db.exec('SAVEPOINT item');
+    try {
+      const result = work();
+      this.#db.exec('RELEASE item');
+      return result;
+    } catch (err) {
+      this.#db.exec('ROLLBACK TO item');
+      this.#db.exec('RELEASE item');
+      throw err;
+    }
+  }
+
   close(): void {
     this.#statements.clear();
     if (this.#db.isOpen) this.#db.close();

@@ -10,46 +10,87 @@ import { listQueries } from './list_queries.ts';
 /** Runs larger than this are stored in chunks of this size and streamed when viewed. */
 export const CHUNK_SIZE = 256 * 1024;
 
+/** At most this many uploads share one transaction; the rest go in the next. */
+const MAX_BATCH = 256;
+
 export class SqliteRuns {
   #db: Db;
+  /** Uploads waiting for the next group commit. */
+  #queue: Array<{ run: Run & { sha256: string }; resolve: (r: PutRunResult) => void; reject: (e: unknown) => void }> =
+    [];
 
   constructor(db: Db) {
     this.#db = db;
   }
 
-  async putRun(run: Run & { sha256: string }): Promise<PutRunResult> {
-    return this.#db.transaction(() => {
-      // Checked inside the transaction, so a revoke that lands first refuses this upload.
-      const device = this.#db.get('SELECT owner FROM devices WHERE id = ? AND revoked_at IS NULL', run.device);
-      if (!device) return 'device-unknown';
-      const chunked = run.body.byteLength > CHUNK_SIZE;
-      const inserted = this.#db.run(
-        `INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, body, chunked)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (device_id, id) DO NOTHING`,
-        run.device,
-        run.id,
-        device.owner as string,
-        run.contentType,
-        run.privacy,
-        run.size,
-        run.sha256,
-        run.uploadedAt,
-        chunked ? new Uint8Array(0) : run.body,
-        chunked ? 1 : 0,
-      );
-      if (inserted === 1) {
-        if (chunked) this.#storeChunks(run.device, run.id, run.body);
-        this.#db.run(
-          'UPDATE devices SET last_seen_at = ?, last_upload_at = ? WHERE id = ?',
-          run.uploadedAt,
-          run.uploadedAt,
-          run.device,
-        );
-        return 'created';
-      }
-      const existing = this.#db.get('SELECT sha256 FROM runs WHERE device_id = ? AND id = ?', run.device, run.id);
-      return existing?.sha256 === run.sha256 ? 'identical' : 'conflict';
+  /**
+   * Uploads arriving together are written in one transaction (group commit): each in a savepoint
+   * of its own, so one that fails affects no other, and every promise settles only after COMMIT,
+   * so an acknowledged upload is a committed one. The batch is written once the current turn of the
+   * event loop has delivered what it read (setImmediate), so a lone upload waits for nothing.
+   */
+  putRun(run: Run & { sha256: string }): Promise<PutRunResult> {
+    return new Promise((resolve, reject) => {
+      if (this.#queue.push({ run, resolve, reject }) === 1) setImmediate(() => this.#writeQueued());
     });
+  }
+
+  #writeQueued(): void {
+    const batch = this.#queue.splice(0, MAX_BATCH);
+    if (this.#queue.length > 0) setImmediate(() => this.#writeQueued());
+    const outcomes: Array<{ ok: true; result: PutRunResult } | { ok: false; error: unknown }> = [];
+    try {
+      this.#db.transaction(() => {
+        for (const { run } of batch) {
+          try {
+            outcomes.push({ ok: true, result: this.#db.savepoint(() => this.#put(run)) });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.ok) item.resolve(outcome.result);
+      else item.reject(outcome?.error);
+    });
+  }
+
+  #put(run: Run & { sha256: string }): PutRunResult {
+    // Checked inside the transaction, so a revoke that lands first refuses this upload.
+    const device = this.#db.get('SELECT owner FROM devices WHERE id = ? AND revoked_at IS NULL', run.device);
+    if (!device) return 'device-unknown';
+    const chunked = run.body.byteLength > CHUNK_SIZE;
+    const inserted = this.#db.run(
+      `INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, body, chunked)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (device_id, id) DO NOTHING`,
+      run.device,
+      run.id,
+      device.owner as string,
+      run.contentType,
+      run.privacy,
+      run.size,
+      run.sha256,
+      run.uploadedAt,
+      chunked ? new Uint8Array(0) : run.body,
+      chunked ? 1 : 0,
+    );
+    if (inserted === 1) {
+      if (chunked) this.#storeChunks(run.device, run.id, run.body);
+      this.#db.run(
+        'UPDATE devices SET last_seen_at = ?, last_upload_at = ? WHERE id = ?',
+        run.uploadedAt,
+        run.uploadedAt,
+        run.device,
+      );
+      return 'created';
+    }
+    const existing = this.#db.get('SELECT sha256 FROM runs WHERE device_id = ? AND id = ?', run.device, run.id);
+    return existing?.sha256 === run.sha256 ? 'identical' : 'conflict';
   }
 
   async runVisibleTo(viewer: Viewer, device: string, id: string): Promise<StoredRun | undefined> {
