@@ -57,19 +57,26 @@ export async function buildDataset(
   progress(`${size.devices} devices`);
   const body = runText(1000, 7);
   const hash = sha(body);
-  for (let i = 0; i < size.runs; i++) {
-    const device = deviceIds[i % deviceIds.length] ?? '';
-    await store.putRun({
-      device,
-      id: `run-${i}`,
-      contentType: 'text/plain',
-      privacy: 'redacted',
-      size: body.length,
-      uploadedAt: now + i,
-      body,
-      sha256: hash,
-    });
-    if (i > 0 && i % 200_000 === 0) progress(`${i} runs`);
+  // Written in groups of concurrent uploads, as devices send them, so the store commits a group at once.
+  const GROUP = 500;
+  for (let start = 0; start < size.runs; start += GROUP) {
+    const group: Array<Promise<unknown>> = [];
+    for (let i = start; i < Math.min(start + GROUP, size.runs); i++) {
+      group.push(
+        store.putRun({
+          device: deviceIds[i % deviceIds.length] ?? '',
+          id: `run-${i}`,
+          contentType: 'text/plain',
+          privacy: 'redacted',
+          size: body.length,
+          uploadedAt: now + i,
+          body,
+          sha256: hash,
+        }),
+      );
+    }
+    await Promise.all(group);
+    if (start > 0 && start % 200_000 === 0) progress(`${start} runs`);
   }
   progress(`${size.runs} runs`);
   const small = runText(8192, 1);

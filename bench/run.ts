@@ -88,16 +88,22 @@ const get = async (path: string, c?: string) => {
   if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`);
   return { body: Buffer.from(await res.arrayBuffer()), type: res.headers.get('content-type') ?? '' };
 };
-/** The keyset page reached by following "older" links `hops` times. */
+/**
+ * A later keyset page, `hops` "older" links from the first: the last page on the way that is
+ * itself followed by another, so it holds a whole page of rows even for an account whose list is
+ * short (an owner's last page may hold two rows, which would flatter the figure).
+ */
 const laterPage = async (path: string, c: string, hops: number) => {
+  let full = path;
   let next = path;
-  for (let i = 0; i < hops; i++) {
+  for (let i = 0; i <= hops; i++) {
     const page = (await get(next, c)).body.toString();
     const link = new RegExp(`href="(${path}\\?before=\\d+)"`).exec(page)?.[1];
     if (!link) break;
+    full = next;
     next = link;
   }
-  return next;
+  return full;
 };
 
 const rows: Row[] = [];

@@ -33,8 +33,12 @@ export async function deviceCommand(args: string[]): Promise<number> {
   try {
     if (sub === 'enroll') return await enrollCommand(rest);
     if (sub === 'upload') return await uploadCommand(rest);
-    process.stdout.write(deviceHelp);
-    return sub === undefined || sub === '--help' || sub === '-h' ? 0 : 2;
+    if (sub === undefined || sub === '--help' || sub === '-h') {
+      process.stdout.write(deviceHelp);
+      return 0;
+    }
+    process.stderr.write(`paddock device: unknown command "${sub}"\n\n${deviceHelp}`);
+    return 2;
   } catch (err) {
     process.stderr.write(`paddock device: ${(err as Error).message}\n`);
     return 1;

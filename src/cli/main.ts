@@ -33,9 +33,14 @@ const verbs: Record<string, { help: string; run: (args: string[]) => Promise<num
 
 async function main(argv: string[]): Promise<number> {
   const [verb, ...rest] = argv;
-  if (verb === undefined || verb === '--help' || verb === '-h') {
+  // Asked-for help goes to stdout; usage shown because of a mistake goes to stderr.
+  if (verb === undefined) {
+    process.stderr.write(usage);
+    return 2;
+  }
+  if (verb === '--help' || verb === '-h') {
     process.stdout.write(usage);
-    return verb === undefined ? 2 : 0;
+    return 0;
   }
   const command = verbs[verb];
   if (!command) {

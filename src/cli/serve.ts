@@ -20,10 +20,15 @@ export async function serveCommand(): Promise<number> {
   try {
     server = await startServer(config, { logger });
   } catch (err) {
+    // A data directory, database or listen address that cannot be used is a bad setting too.
+    if (err instanceof ConfigError) {
+      process.stderr.write(`paddock: ${err.message}\n`);
+      return 2;
+    }
     process.stderr.write(`paddock: cannot start: ${(err as Error).message}\n`);
     return 1;
   }
-  process.stderr.write(`paddock: serving on ${server.url} (console at ${config.baseUrl}/)\n`);
+  process.stderr.write(`paddock: serving on ${server.url} (console at ${server.baseUrl.replace(/\/$/, '')}/)\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -32,6 +32,10 @@ export async function setAdminPasswordCommand(): Promise<number> {
       await store.close();
     }
   } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`paddock: ${err.message}\n`);
+      return 2;
+    }
     if (!(err instanceof StoreError)) throw err;
     process.stderr.write(`paddock: cannot set the password: ${err.message}\n`);
     return 1;

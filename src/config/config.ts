@@ -44,6 +44,8 @@ export interface Config {
   enrollTokenTtlSeconds: number;
   logLevel: Level;
   version: string;
+  /** Which URLs were derived from a listen address on port 0, so name the port bound later. */
+  followsListenPort: { baseUrl: boolean; controlUrl: boolean };
 }
 
 type Env = Record<string, string | undefined>;
@@ -149,11 +151,17 @@ export const configVariables = Object.values(options).map((o) => o.variable);
 /** Reads and validates the whole configuration; throws ConfigError on the first bad value. */
 export function loadConfig(env: Env): Config {
   const listen = read(env, options.listen) ?? { host: '127.0.0.1', port: 8080 };
-  const listenHost = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
   const tlsConfigured = env.PADDOCK_TLS_CERT !== undefined && env.PADDOCK_TLS_CERT !== '';
-  const scheme = tlsConfigured ? 'https' : 'http';
-  const baseUrl = (read(env, options.baseUrl)?.href ?? `${scheme}://${listenHost}:${listen.port}/`).replace(/\/+$/, '');
+  // BaseURL as written (it must equal what is registered at the identity provider), or derived
+  // from the listen address; for port 0, from the port actually bound (see bindListenPort).
+  const configuredBase = read(env, options.baseUrl);
+  const baseUrl = configuredBase === undefined ? listenUrl(tlsConfigured, listen) : (env.PADDOCK_BASE_URL ?? '');
   const base = new URL(baseUrl);
+  const loopbackHttp = base.protocol === 'http:' && isLoopbackHost(base.hostname);
+  const secure = read(env, options.secure) ?? !loopbackHttp;
+  if (!secure && !loopbackHttp) {
+    throw new ConfigError('PADDOCK_SECURE', 'may be false only when PADDOCK_BASE_URL is http:// on a loopback host');
+  }
   const issuer = read(env, options.issuer);
   const clientId = read(env, options.clientId) ?? '';
   if (issuer !== undefined && clientId === '') {
@@ -174,15 +182,14 @@ export function loadConfig(env: Env): Config {
     );
   }
   const controlHostSetting = read(env, options.controlHost);
-  const controlUrl =
-    read(env, options.controlUrl) ??
-    (controlHostSetting ? `${base.protocol}//${controlHostSetting}${base.port ? `:${base.port}` : ''}` : baseUrl);
+  const controlUrlSetting = read(env, options.controlUrl);
+  const controlUrl = controlUrlSetting ?? derivedControlUrl(baseUrl, controlHostSetting);
   return {
     listen,
     dataDir: read(env, options.dataDir) ?? './data',
     databaseUrl: read(env, options.databaseUrl),
     baseUrl,
-    secure: read(env, options.secure) ?? !(base.protocol === 'http:' && isLoopbackHost(base.hostname)),
+    secure,
     adminUser: read(env, options.adminUser) ?? 'admin',
     adminPassword: read(env, options.adminPassword),
     oidc: {
@@ -196,12 +203,51 @@ export function loadConfig(env: Env): Config {
     serverName: read(env, options.serverName) ?? 'paddock',
     controlUrl,
     tls,
-    controlHost: controlHostSetting ?? new URL(controlUrl).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase(),
+    controlHost: controlHostSetting ?? hostOf(controlUrl),
     controlTls,
     sessionKeys: read(env, options.sessionKeys),
     sessionTtlSeconds: read(env, options.sessionTtl) ?? 43_200,
     enrollTokenTtlSeconds: read(env, options.enrollTokenTtl) ?? 86_400,
     logLevel: read(env, options.logLevel) ?? 'info',
     version,
+    followsListenPort: {
+      baseUrl: configuredBase === undefined && listen.port === 0,
+      controlUrl: configuredBase === undefined && listen.port === 0 && controlUrlSetting === undefined,
+    },
+  };
+}
+
+/** A URL's host name, lower case, without the brackets of an IPv6 literal. */
+function hostOf(url: string): string {
+  return new URL(url).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+}
+
+function listenUrl(tls: boolean, listen: { host: string; port: number }): string {
+  const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
+  return `${tls ? 'https' : 'http'}://${host}:${listen.port}`;
+}
+
+/** ControlURL by default: BaseURL, or BaseURL's scheme and port with the control host name. */
+function derivedControlUrl(baseUrl: string, controlHost: string | undefined): string {
+  if (controlHost === undefined) return baseUrl;
+  const base = new URL(baseUrl);
+  return `${base.protocol}//${controlHost}${base.port ? `:${base.port}` : ''}`;
+}
+
+/**
+ * The configuration once the server is bound: with `PADDOCK_LISTEN` on port 0 and no BaseURL
+ * (or ControlURL) set, those derived from the listen address name the port actually bound.
+ */
+export function bindListenPort(config: Config, port: number): Config {
+  const { followsListenPort: follows } = config;
+  if (!follows.baseUrl) return config;
+  const baseUrl = listenUrl(config.tls !== undefined, { host: config.listen.host, port });
+  // The control host is the listen host unless PADDOCK_CONTROL_HOST named another.
+  const controlHost = config.controlHost === hostOf(baseUrl) ? undefined : config.controlHost;
+  return {
+    ...config,
+    baseUrl,
+    controlUrl: follows.controlUrl ? derivedControlUrl(baseUrl, controlHost) : config.controlUrl,
+    followsListenPort: { baseUrl: false, controlUrl: false },
   };
 }

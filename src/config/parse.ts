@@ -40,6 +40,8 @@ export function parseListen(text: string): { host: string; port: number } {
 
 /** An absolute http(s) URL without credentials, query or fragment. */
 export function parseHttpUrl(text: string): URL {
+  // The URL parser would quietly drop spaces and tabs; a setting is taken as written or refused.
+  if (!/^[\x21-\x7e]+$/.test(text)) throw new Error('must be an absolute URL without spaces or control characters');
   let url: URL;
   try {
     url = new URL(text);

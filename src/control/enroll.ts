@@ -7,6 +7,7 @@ import type { ControlDeps } from './app.ts';
 
 const NAME = /^[^\0-\x1f\x7f]{1,128}$/;
 const TOKEN = /^[A-Za-z0-9_-]{1,512}$/;
+const UNKNOWN_TOKEN = 'enrollment token unknown, used or expired';
 
 export function enroll(deps: ControlDeps): Handler {
   return async function enrollHandler(c) {
@@ -20,10 +21,13 @@ export function enroll(deps: ControlDeps): Handler {
     if (typeof request !== 'object' || request === null || Array.isArray(request))
       return textError(c, 400, 'body must be a JSON object');
     const { token, name } = request as Record<string, unknown>;
-    if (typeof token !== 'string' || !TOKEN.test(token)) return textError(c, 400, 'token must be a non-empty string');
+    if (typeof token !== 'string' || token === '') return textError(c, 400, 'token must be a non-empty string');
     if (name !== undefined && (typeof name !== 'string' || !NAME.test(name))) {
       return textError(c, 400, 'name must be 1 to 128 printable characters');
     }
+
+    // A string no mint could have made is an unknown token, answered as such.
+    if (!TOKEN.test(token)) return textError(c, 401, UNKNOWN_TOKEN);
 
     const deviceId = `d_${randomToken(12)}`;
     const credential = randomToken(32);
@@ -35,7 +39,7 @@ export function enroll(deps: ControlDeps): Handler {
       credentialHash: secretHash(credential),
     });
     // One answer for unknown, used and expired tokens, so the endpoint reveals nothing about them.
-    if (!device) return textError(c, 401, 'enrollment token unknown, used or expired');
+    if (!device) return textError(c, 401, UNKNOWN_TOKEN);
     deps.logger.log('info', 'device.enrolled', { device: device.id, owner: device.owner });
     return c.json({ device: device.id, credential }, 201);
   };

@@ -61,6 +61,7 @@ export async function enroll(
 /** Statuses worth another try: the server or a proxy was briefly unavailable. */
 const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
 const ATTEMPTS = 5;
+const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Applies the privacy level, then uploads with backoff; a retry with the same id is idempotent (200). */
 export async function uploadRun(
@@ -71,6 +72,11 @@ export async function uploadRun(
   const { body, contentType } = applyPrivacy(input.bytes, input.contentType, input.privacy);
   // The default id is derived from what is sent, so re-running the same upload is a harmless retry.
   const id = input.id ?? `run-${createHash('sha256').update(body).digest('hex').slice(0, 24)}`;
+  // `.` and `..` match the id pattern but are dot-segments every URL parser removes (RFC 3986
+  // section 5.2.4): such an upload could never reach /v1/runs/{id}.
+  if (!RUN_ID.test(id) || id === '.' || id === '..') {
+    throw new DeviceError('run id must match [A-Za-z0-9._-]{1,128} and be neither "." nor ".."');
+  }
   const sleep = opts.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
   for (let attempt = 1; ; attempt++) {
     let failure: string;

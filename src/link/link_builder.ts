@@ -15,9 +15,18 @@ export type LinkBuilder = (minted: MintedToken) => string;
 /** `paddock://enroll?server=<host[:port] of BaseURL>&pin=<pin>&token=<token>`. */
 export function defaultLinkBuilder(opts: { baseUrl: string; pin: string }): LinkBuilder {
   // URL.host omits the port exactly when it is the scheme's default, as the contract asks.
-  const server = new URL(opts.baseUrl).host;
+  const server = queryValue(new URL(opts.baseUrl).host);
+  const pin = queryValue(opts.pin);
   return function buildEnrollmentLink(minted) {
-    const query = new URLSearchParams({ server, pin: opts.pin, token: minted.token });
-    return `paddock://enroll?${query.toString()}`;
+    return `paddock://enroll?server=${server}&pin=${pin}&token=${queryValue(minted.token)}`;
   };
+}
+
+/**
+ * A query value percent-encoded only where it must be (RFC 3986 section 3.4), so the link reads
+ * as the contract writes it: `server=paddock.example:8443&pin=sha256/…=`. A `+` in the pin's
+ * base64 is encoded, since form decoding would read it as a space.
+ */
+function queryValue(value: string): string {
+  return encodeURIComponent(value).replace(/%(3A|2F|40|3D)/g, (escape) => decodeURIComponent(escape));
 }

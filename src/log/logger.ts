@@ -18,7 +18,9 @@ export function jsonLogger(
   return {
     log: function jsonLog(level, event, fields = {}) {
       if (rank[level] < rank[minLevel]) return;
-      const record = { time: new Date(now()).toISOString(), level, event, ...fields };
+      const head = { time: new Date(now()).toISOString(), level, event };
+      // The head keys come first and keep their values even if a field shares a name.
+      const record = { ...head, ...fields, ...head };
       write(JSON.stringify(record) + '\n');
     },
   };

@@ -6,7 +6,9 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createSecureContext } from 'node:tls';
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
+import { applySecurityHeaders, DEFAULT_CACHE_CONTROL, SECURITY_HEADERS } from '../http/security_headers.ts';
+import { ConfigError } from '../config/parse.ts';
 import type { PemPair } from '../config/pem.ts';
 import type { FastPath } from './health_fast_path.ts';
 
@@ -25,11 +27,15 @@ export function listen(
   opts: ListenOptions,
 ): Promise<Server> {
   // A request without Host (HTTP/1.0) is read as addressed to the listen address, as before.
-  const adapter = getRequestListener(handler, { hostname: opts.host });
+  const adapter = getRequestListener(handler, { hostname: opts.host, errorHandler: adapterError });
   const fast = opts.fastPath;
-  const listener = fast
-    ? (req: IncomingMessage, res: ServerResponse) => (fast(req, res) ? undefined : adapter(req, res))
-    : adapter;
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    // RFC 9112 section 3.2: an HTTP/1.1 request without Host is answered 400 (Node's own answer
+    // to it, which is switched off below, carries none of the headers every answer must carry).
+    if (req.headers.host === undefined && req.httpVersion === '1.1') return void sendBadRequest(res);
+    if (fast?.(req, res)) return;
+    return adapter(req, res);
+  };
   const tls = opts.tls;
   let server: Server;
   if (tls) {
@@ -37,6 +43,7 @@ export function listen(
     const controlHost = tls.controlHost.toLowerCase();
     server = createHttpsServer(
       {
+        requireHostHeader: false,
         cert: tls.admin.certPem,
         key: tls.admin.keyPem,
         minVersion: 'TLSv1.2',
@@ -46,14 +53,65 @@ export function listen(
       listener,
     );
   } else {
-    server = createHttpServer(listener);
+    server = createHttpServer({ requireHostHeader: false }, listener);
   }
+  // A request Node's parser cannot read gets the same plain 400, then the connection is closed.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) socket.destroy();
+    else socket.end(CLIENT_ERROR_ANSWERS[err.code ?? ''] ?? RAW_BAD_REQUEST);
+  });
   return new Promise<Server>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new ConfigError('PADDOCK_LISTEN', `cannot listen on ${opts.host}:${opts.port}: ${err.code ?? err.message}`),
+      ),
+    );
     server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       server.on('error', (err) => opts.onError?.(err));
       resolve(server);
     });
   });
+}
+
+const PLAIN_HEADERS = {
+  'Content-Type': 'text/plain; charset=UTF-8',
+  ...SECURITY_HEADERS,
+  'Cache-Control': DEFAULT_CACHE_CONTROL,
+  Connection: 'close',
+};
+
+function sendBadRequest(res: ServerResponse): void {
+  res.writeHead(400, { ...PLAIN_HEADERS, 'Content-Length': '12' });
+  res.end('bad request\n');
+}
+
+/** A whole plain-text answer written straight to the socket, for what never became a request. */
+function rawAnswer(status: number, reason: string, message: string): string {
+  const body = `${message}\n`;
+  const headers = { ...PLAIN_HEADERS, 'Content-Length': String(Buffer.byteLength(body)) };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+  return [`HTTP/1.1 ${status} ${reason}`, ...lines, '', body].join('\r\n');
+}
+
+/** Node's own choices of status for what its parser refuses, with the headers of every answer. */
+const CLIENT_ERROR_ANSWERS: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: rawAnswer(431, 'Request Header Fields Too Large', 'request headers too large'),
+  ERR_HTTP_REQUEST_TIMEOUT: rawAnswer(408, 'Request Timeout', 'request timeout'),
+};
+const RAW_BAD_REQUEST = rawAnswer(400, 'Bad Request', 'bad request');
+
+/**
+ * What the adapter answers when it cannot make a Request of what came in (a backslash in the path,
+ * a Host that is not a host, HTTP/1.1 without Host): 400, plain text, with the headers of every
+ * other answer. Anything else it catches is a 500 without details.
+ */
+function adapterError(err: unknown): Response {
+  const bad = err instanceof RequestError;
+  const res = new Response(bad ? 'bad request\n' : 'internal error\n', {
+    status: bad ? 400 : 500,
+    headers: { 'Content-Type': 'text/plain; charset=UTF-8' },
+  });
+  applySecurityHeaders(res.headers);
+  return res;
 }

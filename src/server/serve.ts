@@ -4,7 +4,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.ts';
-import type { Config } from '../config/config.ts';
+import { bindListenPort, type Config } from '../config/config.ts';
+import { applySecurityHeaders } from '../http/security_headers.ts';
 import { createControlApi } from '../control/app.ts';
 import { defaultLinkBuilder } from '../link/link_builder.ts';
 import type { Logger } from '../log/logger.ts';
@@ -23,6 +24,8 @@ import { listen } from './listen.ts';
 
 export interface RunningServer {
   url: string;
+  /** BaseURL, with the port bound when it was derived from a listen address on port 0. */
+  baseUrl: string;
   pin: string;
   /** Stops accepting, drains in-flight requests, closes the store. */
   close(): Promise<void>;
@@ -35,25 +38,36 @@ export interface ServeOptions {
   announce?: (line: string) => void;
 }
 
-export async function startServer(config: Config, opts: ServeOptions): Promise<RunningServer> {
+export async function startServer(configured: Config, opts: ServeOptions): Promise<RunningServer> {
   const clock = opts.clock ?? systemClock;
-  const store = withCountCache(await openStore(config), clock);
+  const store = withCountCache(await openStore(configured), clock);
   try {
-    await ensureAdminPassword(config, store, opts.announce ?? ((line) => process.stderr.write(line)));
-    const control = await loadControlIdentity(store, config.controlHost, clock.now(), config.controlTls);
-    const handler = await buildHandler(config, store, clock, opts.logger, control);
-    const server = await listen(handler, {
-      ...config.listen,
-      tls: config.tls && { admin: config.tls, control, controlHost: config.controlHost },
-      fastPath: healthFastPath(config.version, sideResolver(routing(config))),
+    const control = await loadControlIdentity(store, configured.controlHost, clock.now(), configured.controlTls);
+    // Bound before the handler is built, so URLs derived from a listen address on port 0 name the
+    // port actually bound; until the handler is ready (a few milliseconds) requests are told to retry.
+    let handler: (req: Request, env: unknown) => Response | Promise<Response> = starting;
+    const server = await listen((req, env) => handler(req, env), {
+      ...configured.listen,
+      tls: configured.tls && { admin: configured.tls, control, controlHost: configured.controlHost },
+      fastPath: healthFastPath(configured.version, sideResolver(routing(configured))),
       onError: (err) => opts.logger.log('error', 'server.error', { error: err.message }),
     });
     const address = server.address() as AddressInfo;
+    const config = bindListenPort(configured, address.port);
+    try {
+      // After the port is ours: a start that fails on its address prints no password it did not use.
+      await ensureAdminPassword(config, store, opts.announce ?? ((line) => process.stderr.write(line)));
+      handler = await buildHandler(config, store, clock, opts.logger, control);
+    } catch (err) {
+      server.close();
+      throw err;
+    }
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `${config.tls ? 'https' : 'http'}://${host}:${address.port}`;
     opts.logger.log('info', 'server.started', { listen: url, base_url: config.baseUrl, version: config.version });
     return {
       url,
+      baseUrl: config.baseUrl,
       pin: control.pin,
       close: async () => {
         await new Promise<void>((resolve) => {
@@ -68,6 +82,15 @@ export async function startServer(config: Config, opts: ServeOptions): Promise<R
     await store.close();
     throw err;
   }
+}
+
+function starting(): Response {
+  const res = new Response('starting; try again shortly\n', {
+    status: 503,
+    headers: { 'Content-Type': 'text/plain; charset=UTF-8', 'Retry-After': '1' },
+  });
+  applySecurityHeaders(res.headers);
+  return res;
 }
 
 async function buildHandler(config: Config, store: Store, clock: Clock, logger: Logger, control: ControlIdentity) {

@@ -1,13 +1,30 @@
 /** Opens the store the configuration names: PostgreSQL when PADDOCK_DATABASE_URL is set, else SQLite. */
 import type { Config } from '../config/config.ts';
+import { ConfigError } from '../config/parse.ts';
 import { openSqliteStore } from './sqlite/sqlite_store.ts';
 import type { Store } from './store.ts';
 
+/** A store that cannot be opened is a bad setting: the error names the variable (never its value). */
 export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>): Promise<Store> {
   if (config.databaseUrl !== undefined) {
     // Loaded only when used, so a SQLite deployment never loads pg.
     const { openPostgresStore } = await import('./postgres/pg_store.ts');
-    return openPostgresStore(config.databaseUrl);
+    try {
+      return await openPostgresStore(config.databaseUrl);
+    } catch (err) {
+      throw new ConfigError('PADDOCK_DATABASE_URL', `cannot use the database: ${reason(err)}`);
+    }
   }
-  return openSqliteStore(config.dataDir);
+  try {
+    return openSqliteStore(config.dataDir);
+  } catch (err) {
+    throw new ConfigError('PADDOCK_DATA_DIR', `cannot use ${config.dataDir}: ${reason(err)}`);
+  }
+}
+
+/** The innermost message: a StoreError wraps the driver's own, which says what is wrong. */
+function reason(err: unknown): string {
+  let e = err as { message?: unknown; cause?: unknown } | undefined;
+  while (e?.cause instanceof Error) e = e.cause;
+  return String(e?.message ?? err);
 }

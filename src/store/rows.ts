@@ -49,8 +49,13 @@ export function cursor(before: string | undefined): number {
 }
 
 /** One page from `limit + 1` rows: the extra row only says that an older page exists. */
-export function page<T>(rows: Row[], limit: number, map: (row: Row) => T): Page<T> {
+export function page<R, T>(
+  rows: R[],
+  limit: number,
+  map: (row: R) => T,
+  seqOf: (row: R) => unknown = (row) => (row as Row).seq,
+): Page<T> {
   const items = rows.slice(0, limit).map(map);
   const last = rows[limit - 1];
-  return rows.length > limit && last ? { items, next: String(last.seq) } : { items };
+  return rows.length > limit && last !== undefined ? { items, next: String(seqOf(last)) } : { items };
 }

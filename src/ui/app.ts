@@ -27,7 +27,8 @@ type Handler = Route<UiEnv>['handler'];
 
 export function createInterface(deps: InterfaceDeps): Hono<UiEnv> {
   const { config } = deps;
-  const baseUrl = config.baseUrl.replace(/\/+$/, '');
+  // The specification: BaseURL "with trailing `/` removed", followed by /admin/callback.
+  const baseUrl = config.baseUrl.replace(/\/$/, '');
   const ctx: Ctx = {
     ...deps,
     sessions: sessionCodec(config.sessionKeys, config.sessionTtlSeconds),

@@ -16,9 +16,9 @@ const STATE_COOKIE = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43,128})$/;
 export function authCallback(ctx: Ctx): Handler {
   const { config, logger } = ctx;
   return async function authCallbackHandler(c) {
-    if (!ctx.oidc || !ctx.oidcAvailable) return textError(c, 501, 'no identity provider configured');
     const cookie = readCookie(c, OIDC_COOKIE);
     clearCookie(c, OIDC_COOKIE, config.secure);
+    if (!ctx.oidc || !ctx.oidcAvailable) return textError(c, 501, 'no identity provider configured');
     if (cookie === undefined)
       return textError(c, 400, 'sign-in did not start here: start it again from the sign-in page');
 

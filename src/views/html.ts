@@ -22,20 +22,38 @@ const entities: Record<string, string> = {
 
 const special = /[&<>"']/;
 
-/** Escapes text for HTML element content and double- or single-quoted attribute values. */
+/**
+ * Characters HTML does not allow in a document (parse errors: controls other than tab, line feed,
+ * form feed and carriage return, and noncharacters), shown instead as a visible symbol: a control
+ * as its Control Picture (U+2400 + code, so NUL shows as ␀, DEL as ␡), anything else as U+FFFD.
+ */
+const unfit = /[\0-\x08\x0B\x0E-\x1F\x7F-\x9F\p{Noncharacter_Code_Point}]/u;
+const unfitAll = new RegExp(unfit.source, 'gu');
+
+function visible(char: string): string {
+  const code = char.codePointAt(0) ?? 0;
+  if (code < 0x20) return String.fromCharCode(0x2400 + code);
+  return code === 0x7f ? '\u2421' : '\ufffd';
+}
+
+/**
+ * Escapes text for HTML element content and double- or single-quoted attribute values; characters
+ * a valid document cannot hold are shown as symbols (see `unfit`).
+ */
 export function escapeHtml(text: string): string {
+  const fit = unfit.test(text) ? text.replace(unfitAll, visible) : text;
   // Most interpolations (ids, names, dates) have nothing to escape: test once, copy nothing.
-  if (!special.test(text)) return text;
+  if (!special.test(fit)) return fit;
   let out = '';
   let last = 0;
-  for (let i = 0; i < text.length; i++) {
-    const entity = entities[text[i] as string];
+  for (let i = 0; i < fit.length; i++) {
+    const entity = entities[fit[i] as string];
     if (entity !== undefined) {
-      out += text.slice(last, i) + entity;
+      out += fit.slice(last, i) + entity;
       last = i + 1;
     }
   }
-  return out + text.slice(last);
+  return out + fit.slice(last);
 }
 
 export type Interpolation = Html | string | number | boolean | null | undefined | Interpolation[];
@@ -47,11 +65,29 @@ function render(value: Interpolation): string {
   return escapeHtml(String(value));
 }
 
+/**
+ * The static parts of each template with the indentation after every line break removed: it is
+ * a quarter of a list page's bytes and means nothing to HTML. Computed once per template (the
+ * strings array of a tagged template is the same object on every call). No template holds static
+ * text inside `<pre>` or `<textarea>`, where it would matter.
+ */
+const compacted = new WeakMap<TemplateStringsArray, readonly string[]>();
+
+function compact(strings: TemplateStringsArray): readonly string[] {
+  let parts = compacted.get(strings);
+  if (parts === undefined) {
+    parts = strings.map((part) => part.replace(/\n[ \t]+/g, '\n'));
+    compacted.set(strings, parts);
+  }
+  return parts;
+}
+
 /** Tagged template: `html\`<p>${name}</p>\`` escapes `name`. */
 export function html(strings: TemplateStringsArray, ...values: Interpolation[]): Html {
-  let out = strings[0] ?? '';
+  const parts = compact(strings);
+  let out = parts[0] ?? '';
   for (let i = 0; i < values.length; i++) {
-    out += render(values[i]) + (strings[i + 1] ?? '');
+    out += render(values[i]) + (parts[i + 1] ?? '');
   }
   return new Html(out);
 }

@@ -2,7 +2,7 @@
 import type { Page, StoredRun, RunSummary } from '../store/store.ts';
 import { size, time } from './format.ts';
 import { html } from './html.ts';
-import { STREAM_SLOT, streamedPage, wholePage } from './stream.ts';
+import { STREAM_SLOT, streamedPage, textDecoderFor, wholePage } from './stream.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
 
 export function runPath(r: { device: string; id: string }): string {
@@ -66,6 +66,7 @@ const WHOLE_PAGE_LIMIT = 256 * 1024;
 
 /** The run view: large content is escaped a chunk at a time between the page's head and tail. */
 export function runPage(chrome: Chrome, run: StoredRun): Promise<string> | ReadableStream<Uint8Array> {
+  const decoder = textDecoderFor(run.contentType);
   const page = layout(
     `Run ${run.id}`,
     chrome,
@@ -88,8 +89,12 @@ export function runPage(chrome: Chrome, run: StoredRun): Promise<string> | Reada
         Paddock and cannot be restored.
       </p>
       <h2>Content</h2>
+      <p>
+        Shown as ${decoder.encoding} text. Control characters appear as their Unicode control pictures, and bytes that
+        are not ${decoder.encoding} text as the replacement character.
+      </p>
       <pre>${STREAM_SLOT}</pre>
       ${actionButton(`${runPath(run)}/delete`, chrome.csrf, 'Delete this run')}`,
   );
-  return run.size <= WHOLE_PAGE_LIMIT ? wholePage(page, run.read()) : streamedPage(page, run.read());
+  return run.size <= WHOLE_PAGE_LIMIT ? wholePage(page, run.read(), decoder) : streamedPage(page, run.read(), decoder);
 }

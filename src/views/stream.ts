@@ -3,6 +3,7 @@
  * as UTF-8 and escaped, then the tail. Memory stays at about one chunk per view, whatever the size.
  */
 import { randomUUID } from 'node:crypto';
+import { TextDecoder } from 'node:util';
 import { escapeHtml, type Html, raw } from './html.ts';
 
 /** Marks where the streamed text goes; the random part cannot occur in escaped content. */
@@ -14,22 +15,47 @@ function split(page: Html): [string, string] {
   return [page.value.slice(0, at), page.value.slice(at + STREAM_SLOT.value.length)];
 }
 
+/**
+ * The decoder for a run's bytes: the charset its content type names, when it is one the Encoding
+ * Standard knows, else UTF-8. Never fatal: bytes that are not text in it show as U+FFFD, and the
+ * stored bytes are never changed.
+ */
+export function textDecoderFor(contentType: string): TextDecoder {
+  const label = /;\s*charset\s*=\s*"?([A-Za-z0-9._:+-]{1,40})"?\s*(;|$)/i.exec(contentType)?.[1];
+  if (label !== undefined) {
+    try {
+      return new TextDecoder(label, { fatal: false });
+    } catch {
+      // An unknown label: UTF-8, as for none.
+    }
+  }
+  return new TextDecoder('utf-8', { fatal: false });
+}
+
 /** The same page rendered whole: for small content a stream costs more than it saves. */
-export async function wholePage(page: Html, text: AsyncIterable<Uint8Array>): Promise<string> {
+export async function wholePage(page: Html, text: AsyncIterable<Uint8Array>, decoder: TextDecoder): Promise<string> {
   const [head, tail] = split(page);
-  const decoder = new TextDecoder('utf-8', { fatal: false });
   let out = head;
   for await (const chunk of text) out += escapeHtml(decoder.decode(chunk, { stream: true }));
   return out + escapeHtml(decoder.decode()) + tail;
 }
 
-export function streamedPage(page: Html, text: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+/**
+ * Stored chunks are escaped this much at a time: escaping can multiply text sixfold and each step
+ * holds the bytes, the decoded text, the escaped text and its encoding at once.
+ */
+const STEP = 64 * 1024;
+
+export function streamedPage(
+  page: Html,
+  text: AsyncIterable<Uint8Array>,
+  decoder: TextDecoder,
+): ReadableStream<Uint8Array> {
   const [head, tail] = split(page);
   const encoder = new TextEncoder();
-  // Not fatal: bytes that are not UTF-8 show as U+FFFD; the stored bytes are never changed.
-  const decoder = new TextDecoder('utf-8', { fatal: false });
   const chunks = text[Symbol.asyncIterator]();
   let headSent = false;
+  let pending: Uint8Array = new Uint8Array(0);
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (!headSent) {
@@ -37,13 +63,18 @@ export function streamedPage(page: Html, text: AsyncIterable<Uint8Array>): Reada
         controller.enqueue(encoder.encode(head));
         return;
       }
-      const { done, value } = await chunks.next();
-      if (done) {
-        controller.enqueue(encoder.encode(escapeHtml(decoder.decode()) + tail));
-        controller.close();
-        return;
+      if (pending.byteLength === 0) {
+        const { done, value } = await chunks.next();
+        if (done) {
+          controller.enqueue(encoder.encode(escapeHtml(decoder.decode()) + tail));
+          controller.close();
+          return;
+        }
+        pending = value;
       }
-      controller.enqueue(encoder.encode(escapeHtml(decoder.decode(value, { stream: true }))));
+      const step = pending.subarray(0, STEP);
+      pending = pending.subarray(step.byteLength);
+      controller.enqueue(encoder.encode(escapeHtml(decoder.decode(step, { stream: true }))));
     },
     async cancel() {
       await chunks.return?.();

@@ -2,6 +2,8 @@
 // device and uploads a run over HTTP, then stops it with SIGTERM and expects exit status 0.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -88,12 +90,45 @@ test('paddock serve: first start prints a password once; sign in, mint, enroll, 
   }
 });
 
-test('paddock serve: a bad setting exits 2 with one line naming the variable', async () => {
-  const p = paddock(['serve'], { PADDOCK_LISTEN: 'nowhere', PADDOCK_DATA_DIR: join(tmpdir(), 'paddock-never') });
-  assert.equal(await p.exited, 2);
-  const lines = p.output().stderr.trim().split('\n');
-  assert.equal(lines.length, 1);
-  assert.match(lines[0] ?? '', /^paddock: PADDOCK_LISTEN: /);
+test('paddock serve: a bad setting, or a data directory, database or address it cannot use, exits 2 with one line naming the variable', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const dataDir = await mkdtemp(join(tmpdir(), 'paddock-bad-'));
+  try {
+    const cases: Array<[string, Record<string, string>]> = [
+      ['PADDOCK_LISTEN', { PADDOCK_LISTEN: 'nowhere' }],
+      ['PADDOCK_LISTEN', { PADDOCK_LISTEN: `127.0.0.1:${(taken.address() as AddressInfo).port}` }],
+      ['PADDOCK_DATA_DIR', { PADDOCK_DATA_DIR: '/dev/null/paddock' }],
+      ['PADDOCK_DATABASE_URL', { PADDOCK_DATABASE_URL: 'postgres://paddock:secret-word@127.0.0.1:1/none' }],
+      ['PADDOCK_SECURE', { PADDOCK_SECURE: 'false', PADDOCK_BASE_URL: 'https://paddock.example' }],
+    ];
+    for (const [variable, env] of cases) {
+      const p = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: dataDir, ...env });
+      assert.equal(await p.exited, 2, JSON.stringify(env));
+      const lines = p.output().stderr.trim().split('\n');
+      assert.equal(lines.length, 1, p.output().stderr);
+      assert.match(lines[0] ?? '', new RegExp(`^paddock: ${variable}: `));
+      assert.doesNotMatch(lines[0] ?? '', /secret-word/);
+    }
+  } finally {
+    taken.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('paddock serve on port 0 without PADDOCK_BASE_URL: BaseURL and ControlURL name the port bound', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-port0-'));
+  try {
+    const p = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: join(dir, 'data') });
+    const [, url = '', console = ''] = await p.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+) \(console at (\S+)\)/);
+    assert.doesNotMatch(url, /:0$/);
+    assert.equal(console, `${url}/`);
+    assert.deepEqual(await (await fetch(`${url}/v1/discover`)).json(), { control_url: url, name: 'paddock' });
+    p.child.kill('SIGTERM');
+    assert.equal(await p.exited, 0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('paddock set-admin-password: reads stdin, refuses short passwords, and the new one signs in; a configured control certificate gives the pin', async () => {

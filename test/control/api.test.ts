@@ -43,7 +43,7 @@ test('enroll: 201 with a URL-safe device id and a credential; the device belongs
   assert.equal(await h.store.deviceByCredential(credential), undefined, 'and not in clear');
 });
 
-test('enroll: an unknown, a used and an expired token get the same 401', async () => {
+test('enroll: an unknown, a used and an expired token, and one no mint could make, get the same 401', async () => {
   const used = await mint();
   assert.equal((await enroll({ token: used })).status, 201);
   const expired = await mint(1000);
@@ -52,11 +52,13 @@ test('enroll: an unknown, a used and an expired token get the same 401', async (
     enroll({ token: randomToken(32) }),
     enroll({ token: used }),
     enroll({ token: expired }),
+    enroll({ token: 'abc+def/' }),
+    enroll({ token: 'x'.repeat(600) }),
   ]);
   const bodies = await Promise.all(answers.map((r) => r.text()));
   assert.deepEqual(
     answers.map((r) => r.status),
-    [401, 401, 401],
+    [401, 401, 401, 401, 401],
   );
   assert.equal(new Set(bodies).size, 1);
 });
@@ -72,6 +74,7 @@ for (const [name, body] of [
   ['an array', '[]'],
   ['no token', '{}'],
   ['a numeric token', '{"token":5}'],
+  ['an empty token', '{"token":""}'],
   ['a bad name', '{"token":"abc","name":"a\\u0000b"}'],
   ['an empty name', '{"token":"abc","name":""}'],
 ] as const) {

@@ -167,7 +167,7 @@ describe('device client', () => {
 
   test('discovery not answered: the device proceeds with the link’s server name', async () => {
     // A link whose public name is the control name: its /v1/discover answers 404 there.
-    const link = (await mintLink()).replace(`server=admin.test%3A${port}`, `server=control.test%3A${port}`);
+    const link = (await mintLink()).replace(`server=admin.test:${port}`, `server=control.test:${port}`);
     const logs: string[] = [];
     const state = await enroll(link, undefined, { discoveryCa: fx.control.certPem, lookup, log: (l) => logs.push(l) });
     assert.equal(state.controlUrl, control);
@@ -182,12 +182,15 @@ describe('device client', () => {
     await once(silent, 'listening');
     const silentPort = (silent.address() as AddressInfo).port;
     const link =
-      (await mintLink()).replace(`server=admin.test%3A${port}`, `server=silent.test%3A${silentPort}`) +
+      (await mintLink()).replace(`server=admin.test:${port}`, `server=silent.test:${silentPort}`) +
       `&control=${encodeURIComponent(control)}`;
-    const state = await enroll(link, undefined, { lookup });
-    assert.equal(state.controlUrl, control);
-    assert.equal(connections, 0);
-    silent.close();
+    try {
+      const state = await enroll(link, undefined, { lookup });
+      assert.equal(state.controlUrl, control);
+      assert.equal(connections, 0);
+    } finally {
+      silent.close();
+    }
   });
 
   test('a discovery answer pointing at a host with another certificate fails with a pin mismatch, and nothing is sent there', async () => {
@@ -208,13 +211,16 @@ describe('device client', () => {
     impostor.listen(0, '127.0.0.1');
     await once(impostor, 'listening');
     const evilPort = (impostor.address() as AddressInfo).port;
-    const link = (await mintLink()).replace(`server=admin.test%3A${port}`, `server=evil.test%3A${evilPort}`);
-    await assert.rejects(
-      enroll(link, undefined, { discoveryCa: evil.certPem, lookup }),
-      (err: unknown) => err instanceof PinMismatchError && /pin mismatch/.test((err as Error).message),
-    );
-    assert.deepEqual(paths, ['/v1/discover'], 'only discovery reached the impostor; no enrollment was sent');
-    impostor.close();
+    const link = (await mintLink()).replace(`server=admin.test:${port}`, `server=evil.test:${evilPort}`);
+    try {
+      await assert.rejects(
+        enroll(link, undefined, { discoveryCa: evil.certPem, lookup }),
+        (err: unknown) => err instanceof PinMismatchError && /pin mismatch/.test((err as Error).message),
+      );
+      assert.deepEqual(paths, ['/v1/discover'], 'only discovery reached the impostor; no enrollment was sent');
+    } finally {
+      impostor.close();
+    }
   });
 
   test('an upload retried after a dropped connection is stored once', async () => {
@@ -252,8 +258,7 @@ describe('device client', () => {
       relayed,
       { bytes: Buffer.from('once only'), contentType: 'text/plain', privacy: 'full', id: 'retry-1' },
       { lookup, sleep: async () => undefined, log: (l) => logs.push(l) },
-    );
-    relay.close();
+    ).finally(() => relay.close());
     assert.ok(dropped, 'the relay dropped a connection');
     assert.match(logs.join('\n'), /attempt 1 failed/);
     assert.equal(result.status, 200, 'the retry found the run already stored');

@@ -110,7 +110,7 @@ if (!available) {
         [a.base, b.base].map(async (base) => {
           const { cookie, csrf } = await signIn(base);
           const page = await (await fetch(`${base}/enroll-tokens`, form({ csrf }, cookie))).text();
-          return /pin=(sha256%2F[A-Za-z0-9%]+)/.exec(page)?.[1];
+          return /pin=(sha256\/[A-Za-z0-9%/=]+)/.exec(page)?.[1];
         }),
       );
       assert.ok(pins[0]);

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createOidcClient } from '../../src/oidc/client.ts';
 import { TOKEN_READ_CAP, TOKEN_TIMEOUT_MS } from '../../src/oidc/exchange.ts';
-import { type FakeProvider, startFakeProvider } from '../support/fake_oidc_provider.ts';
+import { clientFor, type FakeProvider, startFakeProvider } from '../support/fake_oidc_provider.ts';
 import { fakeClock } from '../support/fake_clock.ts';
 import { harness, type Harness } from '../support/harness.ts';
 
@@ -34,14 +34,7 @@ function buildHarness(extra: Parameters<typeof harness>[0] = {}) {
   return harness({
     ...extra,
     clock,
-    oidc: createOidcClient({
-      issuer: provider.issuer,
-      clientId: provider.clientId,
-      clientSecret: provider.clientSecret,
-      clock,
-      tokenTimeoutMs: 300,
-      jwksCooldownMs: 0,
-    }),
+    oidc: clientFor(provider, clock, { tokenTimeoutMs: 300 }),
     config: { clientId: provider.clientId, clientSecret: provider.clientSecret, ...extra.config },
   });
 }
@@ -137,9 +130,16 @@ describe('GET /auth/start', () => {
     const noBase = await buildHarness({ config: { baseUrl: '' } });
     for (const target of [none, disabled, noBase]) {
       for (const path of ['/auth/start', '/admin/callback?state=a&code=b']) {
-        const res = await target.request(path);
+        const res = await target.request(path, { headers: { cookie: 'service_oidc=a.b' } });
         assert.equal(res.status, 501, path);
         assert.match(await res.text(), /no identity provider configured/);
+        // The state cookie is cleared whenever the callback is reached.
+        const cleared = path.startsWith('/admin/callback')
+          ? [/^service_oidc=; Path=\/; Max-Age=-1; HttpOnly; SameSite=Lax$/]
+          : [];
+        const cookies = res.headers.getSetCookie();
+        assert.equal(cookies.length, cleared.length, path);
+        cleared.forEach((pattern, i) => assert.match(cookies[i] ?? '', pattern));
       }
       assert.doesNotMatch(await (await target.request('/login')).text(), /auth\/start/);
       await target.close();

@@ -16,8 +16,8 @@ test('EXPLAIN QUERY PLAN: every list query searches an index or the primary key,
     const expected: Record<keyof typeof listQueries, RegExp> = {
       allDevices: /^SEARCH devices USING INTEGER PRIMARY KEY \(rowid<\?\)$/,
       ownDevices: /^SEARCH devices USING INDEX devices_owner_seq \(owner=\? AND seq<\?\)$/,
-      allRuns: /^SEARCH runs USING INTEGER PRIMARY KEY \(rowid<\?\)$/,
-      ownRuns: /^SEARCH runs USING INDEX runs_owner_seq \(owner=\? AND seq<\?\)$/,
+      allRuns: /^SEARCH runs USING COVERING INDEX runs_list \(seq<\?\)$/,
+      ownRuns: /^SEARCH runs USING COVERING INDEX runs_owner_list \(owner=\? AND seq<\?\)$/,
     };
     for (const [name, sql] of Object.entries(listQueries) as Array<[keyof typeof listQueries, string]>) {
       const plan = db

@@ -11,6 +11,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CompactSign, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
+import type { Clock } from '../../src/clock.ts';
+import { createOidcClient, type OidcClient } from '../../src/oidc/client.ts';
 
 export interface FakeProvider {
   /** e.g. http://127.0.0.1:PORT (no trailing slash). */
@@ -475,4 +477,21 @@ export async function startFakeProvider(opts?: {
     },
   };
   return provider;
+}
+
+/** The OIDC client configured for this provider, with key-set refetches allowed at once. */
+export function clientFor(
+  provider: FakeProvider,
+  clock: Clock,
+  opts: { tokenTimeoutMs?: number; fetch?: typeof globalThis.fetch } = {},
+): OidcClient {
+  return createOidcClient({
+    issuer: provider.issuer,
+    clientId: provider.clientId,
+    clientSecret: provider.clientSecret,
+    clock,
+    tokenTimeoutMs: opts.tokenTimeoutMs ?? 2_000,
+    jwksCooldownMs: 0,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
 }

@@ -137,7 +137,7 @@ runScenarios('actions', [
     status: 200,
     headersMatch: { 'content-type': /^text\/html/, 'cache-control': /^no-store$/ },
     contains: [
-      /paddock:\/\/enroll\?server=127\.0\.0\.1%3A8080&amp;pin=sha256%2FA+%3D&amp;token=[A-Za-z0-9_-]{43}/,
+      /paddock:\/\/enroll\?server=127\.0\.0\.1:8080&amp;pin=sha256\/A{43}=&amp;token=[A-Za-z0-9_-]{43}</,
       '<svg',
       '<time datetime="2026-11-23T12:00:00.000Z"',
       'local:admin',

@@ -47,6 +47,21 @@ runScenarios('POST /login', [
     after: (h) => assert.ok(!JSON.stringify(h.logs).includes('wrong password!')),
   },
   {
+    name: 'X-Forwarded-For is ignored: the record names the remote address, and the throttle counts it',
+    method: 'POST',
+    path: '/login',
+    form: { username: 'admin', password: 'wrong password!' },
+    headers: { 'x-forwarded-for': '203.0.113.9', forwarded: 'for=203.0.113.9' },
+    client: '192.0.2.12',
+    status: 401,
+    logs: [{ event: 'login.local.failed', user: 'admin', client: '192.0.2.12' }],
+    after: async (h) => {
+      assert.ok(!JSON.stringify(h.logs).includes('203.0.113.9'));
+      assert.equal(await h.store.loginFailuresSince('192.0.2.12', h.clock.now() - 60_000), 1);
+      assert.equal(await h.store.loginFailuresSince('203.0.113.9', h.clock.now() - 60_000), 0);
+    },
+  },
+  {
     name: 'a wrong username answers exactly like a wrong password',
     method: 'POST',
     path: '/login',

@@ -90,6 +90,16 @@ runScenarios('public endpoints', [
     setCookies: [/^service_admin=; Path=\/; Max-Age=-1; HttpOnly; Secure; SameSite=Lax$/],
   },
   {
+    name: 'POST /logout with a body above the 64 KiB form limit is 413 and signs nobody out',
+    method: 'POST',
+    path: '/logout',
+    as: 'user',
+    form: { padding: 'x'.repeat(65_536) },
+    status: 413,
+    headersMatch: { 'content-type': /^text\/plain/, ...securityHeaders },
+    setCookies: [],
+  },
+  {
     name: 'X-Forwarded-For is not trusted for anything (health still answers normally)',
     path: '/healthz',
     headers: { 'x-forwarded-for': '10.0.0.1' },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '../../src/config/config.ts';
+import { bindListenPort, loadConfig } from '../../src/config/config.ts';
 import { ConfigError } from '../../src/config/parse.ts';
 
 test('defaults of CONTRACT section 3', () => {
@@ -22,7 +22,39 @@ test('defaults of CONTRACT section 3', () => {
 test('Secure defaults to true for https or a non-loopback host', () => {
   assert.equal(loadConfig({ PADDOCK_BASE_URL: 'https://paddock.example' }).secure, true);
   assert.equal(loadConfig({ PADDOCK_BASE_URL: 'http://paddock.lan:8080' }).secure, true);
-  assert.equal(loadConfig({ PADDOCK_BASE_URL: 'https://paddock.example', PADDOCK_SECURE: 'false' }).secure, false);
+  assert.equal(loadConfig({ PADDOCK_SECURE: 'true' }).secure, true, 'on loopback http it may be turned on');
+});
+
+test('Secure is off only for loopback HTTP: false for any other BaseURL is refused', () => {
+  assert.equal(loadConfig({ PADDOCK_BASE_URL: 'http://localhost:8080', PADDOCK_SECURE: 'false' }).secure, false);
+  for (const base of ['https://paddock.example', 'http://paddock.lan:8080', 'https://127.0.0.1:8443']) {
+    assert.throws(
+      () => loadConfig({ PADDOCK_BASE_URL: base, PADDOCK_SECURE: 'false' }),
+      (err: unknown) => err instanceof ConfigError && err.variable === 'PADDOCK_SECURE',
+      base,
+    );
+  }
+});
+
+test('BaseURL is kept as written (it must equal the registered URI); ControlURL defaults to it', () => {
+  const c = loadConfig({ PADDOCK_BASE_URL: 'https://Admin.Example:443/' });
+  assert.equal(c.baseUrl, 'https://Admin.Example:443/');
+  assert.equal(c.controlUrl, 'https://Admin.Example:443/');
+  assert.equal(c.controlHost, 'admin.example');
+});
+
+test('on port 0 without BaseURL, the URLs derived from the listen address take the port bound', () => {
+  const c = loadConfig({ PADDOCK_LISTEN: '127.0.0.1:0' });
+  assert.equal(c.baseUrl, 'http://127.0.0.1:0');
+  const bound = bindListenPort(c, 41234);
+  assert.equal(bound.baseUrl, 'http://127.0.0.1:41234');
+  assert.equal(bound.controlUrl, 'http://127.0.0.1:41234');
+  const named = bindListenPort(loadConfig({ PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_CONTROL_HOST: 'control.test' }), 5);
+  assert.equal(named.controlUrl, 'http://control.test:5');
+  const kept = loadConfig({ PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_BASE_URL: 'http://127.0.0.1:8080' });
+  assert.equal(bindListenPort(kept, 41234).baseUrl, 'http://127.0.0.1:8080');
+  const ownControl = loadConfig({ PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_CONTROL_URL: 'https://c.example' });
+  assert.equal(bindListenPort(ownControl, 41234).controlUrl, 'https://c.example');
 });
 
 const bad: Array<[string, string, RegExp]> = [
@@ -30,6 +62,7 @@ const bad: Array<[string, string, RegExp]> = [
   ['PADDOCK_LISTEN', '127.0.0.1:99999', /65535/],
   ['PADDOCK_BASE_URL', 'ftp://x', /http/],
   ['PADDOCK_BASE_URL', 'not a url', /absolute URL/],
+  ['PADDOCK_BASE_URL', ' https://x.example', /spaces/],
   ['PADDOCK_SECURE', 'yes', /true/],
   ['PADDOCK_OIDC_ISSUER', 'http://idp.example', /https/],
   ['PADDOCK_SESSION_KEYS', 'c2hvcnQ=', /32 bytes/],

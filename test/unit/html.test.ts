@@ -16,6 +16,12 @@ test('nested templates and arrays are not escaped twice; raw is the one way arou
   assert.equal(page.value, '<ul><li>&lt;a&gt;</li><li>b</li></ul><svg></svg>');
 });
 
+test('characters a valid document cannot hold are shown as symbols; tab, line feed, form feed and CR stay', () => {
+  assert.equal(html`${'a\0b\x07c\x1bd\x7fe'}`.value, 'a␀b␇c␛d␡e');
+  assert.equal(html`${'\x85 \uFDD0 \uFFFF \u{10FFFF} \u{1F600}'}`.value, '\uFFFD \uFFFD \uFFFD \uFFFD \u{1F600}');
+  assert.equal(html`${'\t\n\f\r<'}`.value, '\t\n\f\r&lt;');
+});
+
 test('null, undefined and false render as nothing; numbers as text', () => {
   assert.equal(html`${null}${undefined}${false}${0}`.value, '0');
 });

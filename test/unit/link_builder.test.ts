@@ -12,7 +12,17 @@ test('the link carries the public name (host and non-default port of BaseURL), t
   assert.equal(url.searchParams.get('server'), 'paddock.example:8443');
   assert.equal(url.searchParams.get('pin'), pin);
   assert.equal(url.searchParams.get('token'), 'tok_-123');
-  assert.ok(link.startsWith('paddock://enroll?server='));
+  // As the contract writes it: encoded only where a query value must be (the pin's `+`).
+  assert.equal(
+    link,
+    'paddock://enroll?server=paddock.example:8443&pin=sha256/q%2B/Z0eaoyIyVZBzT6mJ8vo4Eq8V5C0sOzB5Et%2B9C3Qc=&token=tok_-123',
+  );
+});
+
+test('an IPv6 literal keeps its brackets encoded, and decodes back', () => {
+  const link = defaultLinkBuilder({ baseUrl: 'http://[::1]:8080', pin })(minted);
+  assert.match(link, /server=%5B::1%5D:8080&/);
+  assert.equal(new URL(link).searchParams.get('server'), '[::1]:8080');
 });
 
 test('the default port is left out', () => {

@@ -56,6 +56,7 @@ function migrate(db: DatabaseSync): void {
 export class Db {
   #db: DatabaseSync;
   #statements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
+  #arrayStatements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -76,6 +77,20 @@ export class Db {
 
   all(sql: string, ...params: SQLInputValue[]): Row[] {
     return this.#q(sql).all(...params) as Row[];
+  }
+
+  /**
+   * Rows as arrays of column values in SELECT order: for the list queries on request paths, where
+   * reading 51 rows as arrays costs less than half of reading them as objects.
+   */
+  allArrays(sql: string, ...params: SQLInputValue[]): unknown[][] {
+    let statement = this.#arrayStatements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      statement.setReturnArrays(true);
+      this.#arrayStatements.set(sql, statement);
+    }
+    return statement.all(...params) as unknown as unknown[][];
   }
 
   /** Runs a statement; returns the number of rows it changed. */
@@ -111,6 +126,7 @@ export class Db {
 
   close(): void {
     this.#statements.clear();
+    this.#arrayStatements.clear();
     if (this.#db.isOpen) this.#db.close();
   }
 }

@@ -66,4 +66,11 @@ export const migrations: readonly string[] = [
   -- The sign-in turn of each client address, so attempts are answered one at a time by all instances.
   CREATE TABLE login_turns (client TEXT PRIMARY KEY, holder TEXT NOT NULL, until INTEGER NOT NULL) STRICT;
   `,
+  `
+  -- The run lists read their page from covering indexes: a page of 50 rows is then a page or two
+  -- of index, not 50 rows of the table spread over as many pages (their bodies live there).
+  CREATE INDEX runs_list ON runs (seq, device_id, id, content_type, privacy, size, uploaded_at);
+  CREATE INDEX runs_owner_list ON runs (owner, seq, device_id, id, content_type, privacy, size, uploaded_at);
+  DROP INDEX runs_owner_seq;
+  `,
 ];

@@ -5,7 +5,7 @@
 import { chartStart, page, cursor, perDay, summaryFrom } from '../rows.ts';
 import type { Page, PageRequest, PutRunResult, Run, RunSummary, StoredRun, Viewer } from '../store.ts';
 import type { Db } from './db.ts';
-import { listQueries } from './list_queries.ts';
+import { listQueries, runSummaryFromArray, seqOf } from './list_queries.ts';
 
 /** Runs larger than this are stored in chunks of this size and streamed when viewed. */
 export const CHUNK_SIZE = 256 * 1024;
@@ -137,9 +137,9 @@ export class SqliteRuns {
 
   async runsVisibleTo(viewer: Viewer, req: PageRequest): Promise<Page<RunSummary>> {
     const rows = viewer.admin
-      ? this.#db.all(listQueries.allRuns, cursor(req.before), req.limit + 1)
-      : this.#db.all(listQueries.ownRuns, viewer.subject, cursor(req.before), req.limit + 1);
-    return page(rows, req.limit, summaryFrom);
+      ? this.#db.allArrays(listQueries.allRuns, cursor(req.before), req.limit + 1)
+      : this.#db.allArrays(listQueries.ownRuns, viewer.subject, cursor(req.before), req.limit + 1);
+    return page(rows, req.limit, runSummaryFromArray, seqOf);
   }
 
   async deleteRun(viewer: Viewer, device: string, id: string) {

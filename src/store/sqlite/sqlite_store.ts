@@ -17,7 +17,7 @@ import type {
   Viewer,
 } from '../store.ts';
 import { type Db, openDb } from './db.ts';
-import { listQueries } from './list_queries.ts';
+import { deviceFromArray, listQueries, seqOf } from './list_queries.ts';
 import { SqliteRuns } from './runs.ts';
 
 /** Opens (creating if needed) `<dataDir>/paddock.db`; `:memory:` opens a private in-memory store. */
@@ -185,12 +185,9 @@ class SqliteStore implements Store {
 
   async devicesVisibleTo(viewer: Viewer, req: PageRequest) {
     const rows = viewer.admin
-      ? this.#db.all(listQueries.allDevices, cursor(req.before), req.limit + 1)
-      : this.#db.all(listQueries.ownDevices, viewer.subject, cursor(req.before), req.limit + 1);
-    return page(rows, req.limit, (r) => ({
-      ...deviceFrom(r),
-      lastUploadAt: (r.last_upload_at as number | null) ?? null,
-    }));
+      ? this.#db.allArrays(listQueries.allDevices, cursor(req.before), req.limit + 1)
+      : this.#db.allArrays(listQueries.ownDevices, viewer.subject, cursor(req.before), req.limit + 1);
+    return page(rows, req.limit, deviceFromArray, seqOf);
   }
 
   async revokeDevice(viewer: Viewer, id: string, at: number) {

@@ -1,0 +1,61 @@
+// CONTRACT section 2: `paddock --help` and `paddock <verb> --help` print usage naming the verb
+// on stdout and exit 0 (without doing the verb's work); an unknown verb or sub-verb exits
+// non-zero with a usage hint.
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { paddock } from '../support/process.ts';
+
+const helps: Array<{ args: string[]; names: RegExp }> = [
+  { args: ['--help'], names: /^Usage: paddock <command>[\s\S]*serve[\s\S]*set-admin-password[\s\S]*device/ },
+  { args: ['-h'], names: /^Usage: paddock <command>/ },
+  { args: ['serve', '--help'], names: /^Usage: paddock serve\b/ },
+  { args: ['serve', '-h'], names: /^Usage: paddock serve\b/ },
+  { args: ['set-admin-password', '--help'], names: /^Usage: paddock set-admin-password\b/ },
+  { args: ['device', '--help'], names: /paddock device enroll[\s\S]*paddock device upload/ },
+  { args: ['device', 'enroll', '--help'], names: /paddock device enroll <link>/ },
+  { args: ['device', 'upload', '--help'], names: /paddock device upload <file>/ },
+];
+
+for (const { args, names } of helps) {
+  test(`paddock ${args.join(' ')}: usage naming the verb on stdout, exit 0, nothing done`, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'paddock-help-'));
+    try {
+      // Were the verb run instead of its help, serve would create the data directory and
+      // set-admin-password would wait for stdin (and then fail on the empty input).
+      const p = paddock(
+        args,
+        { PADDOCK_DATA_DIR: join(dir, 'data'), PADDOCK_LISTEN: '127.0.0.1:0' },
+        args[0] === 'set-admin-password' ? 'a password that must not be stored\n' : undefined,
+      );
+      const code = await p.exited;
+      const { stdout, stderr } = p.output();
+      assert.equal(code, 0, stderr);
+      assert.match(stdout, names);
+      assert.equal(stderr, '');
+      assert.deepEqual(await readdir(dir), [], 'the help did not touch the data directory');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+const refusals: Array<{ args: string[]; hint: RegExp; stream: 'stdout' | 'stderr' }> = [
+  { args: ['launch'], hint: /unknown command "launch"[\s\S]*Usage: paddock <command>/, stream: 'stderr' },
+  { args: ['--serve'], hint: /unknown command "--serve"[\s\S]*Usage: paddock <command>/, stream: 'stderr' },
+  { args: ['serve', '--bogus'], hint: /--bogus/, stream: 'stderr' },
+  { args: ['device', 'reboot'], hint: /unknown command "reboot"[\s\S]*paddock device enroll/, stream: 'stderr' },
+  { args: ['device', 'enroll'], hint: /paddock device enroll <link>/, stream: 'stderr' },
+  { args: [], hint: /^Usage: paddock <command>/, stream: 'stderr' },
+];
+
+for (const { args, hint, stream } of refusals) {
+  test(`paddock ${args.join(' ') || '(no verb)'}: non-zero exit with a usage hint`, async () => {
+    const p = paddock(args, { PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: '/nonexistent/paddock-help' });
+    const code = await p.exited;
+    assert.ok(code !== null && code !== 0, `exit status ${code}`);
+    assert.match(p.output()[stream], hint);
+  });
+}
