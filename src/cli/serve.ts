@@ -1,4 +1,5 @@
 /** `paddock serve`: a bad setting exits 2 with one line naming it; SIGINT/SIGTERM drain and exit 0. */
+import { flushCompileCache } from 'node:module';
 import { ConfigError } from '../config/parse.ts';
 import { type Config, loadConfig } from '../config/config.ts';
 import { jsonLogger } from '../log/logger.ts';
@@ -28,6 +29,8 @@ export async function serveCommand(): Promise<number> {
     process.stderr.write(`paddock: cannot start: ${(err as Error).message}\n`);
     return 1;
   }
+  // Everything a request needs is loaded now: keep it for the next start even if this one is killed.
+  flushCompileCache();
   process.stderr.write(`paddock: serving on ${server.url} (console at ${server.baseUrl.replace(/\/$/, '')}/)\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
