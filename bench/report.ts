@@ -64,32 +64,31 @@ function tableLines(rows: Row[]): string[] {
 /** What limits the targets that are missed, from CPU profiles (\`npm run bench -- --cpu-prof\`). */
 const ANALYSIS = `## Where a target is missed, and why
 
-- **The machine.** This run's host was about five times slower than the one of earlier runs on
-  the same kind of machine (a raw hello-world server: about 16,000 requests per second here,
-  72,000 there); ratios compare like with like, absolute figures do not travel.
+- **The machine.** The host's speed varies from run to run (a raw hello-world server gave
+  between 16,000 and 72,000 requests a second on this kind of machine across sessions); ratios
+  compare like with like, absolute figures do not travel.
 - **List pages at 0.8 of a raw server sending the same bytes** are out of reach by design of the
   comparison: the baseline copies a buffer to a socket, while a page must verify the session
-  MAC, run a keyset query, build 50 row objects, render and escape them and encode the result.
-  A CPU profile of \`GET /devices\` as admin (\`npm run bench -- --quick --cpu-prof --only
-  'GET /devices first page, admin'\`, shares of the server's busy time) shows the cost spread
-  thin: SQLite returning 51 rows as objects 17 %, rendering and escaping 12 %, the session MAC
-  and the CSRF token (two HMACs) 8 %, garbage collection 8 %, mapping rows 6 %, encoding the page
-  as UTF-8 5 %, the page's own code 5 %; the rest is the HTTP stack (Node's parser and writer,
-  the adapter, Hono's router), none of it above 1 %. Fixes made from profiles: escaping copies
-  nothing when there is nothing to escape, formatted dates are remembered, only shown columns are
-  selected, counts are cached. What remains would be caching rendered pages, which for pages that
-  differ per session (CSRF token, account, relative dates) trades correctness for a figure.
+  MAC, run a keyset query, render and escape 50 rows, and encode the result. A CPU profile of
+  \`GET /runs\` as admin (\`npm run bench -- --quick --cpu-prof --only 'GET /runs first page,
+  admin'\`, shares of the server's busy time) shows the cost spread thin: SQLite stepping the
+  keyset query 23 %, encoding the page as UTF-8 10 %, garbage collection 8 %, escaping 5.5 %,
+  rendering 5 %, the session MAC and the CSRF token (two HMACs) 2.6 %; the rest is the HTTP
+  stack (Node's parser and writer, the web-standard adapter, Hono's router), none of it above
+  2 %. Fixes made from profiles: rows are read as arrays rather than objects, the list queries
+  are answered from covering indexes (\`runs_list\`, \`runs_owner_list\`), template
+  indentation is compacted once per template, escaping copies nothing when there is nothing to
+  escape, formatted dates are remembered, only shown columns are selected, counts are cached.
+  What remains would be caching rendered pages and answering them before the adapter (as
+  \`/healthz\` is), which for pages that differ per session (CSRF token, account, relative
+  dates) and per write trades correctness for a figure; we did not.
   **Keyset pagination does hold**: a later page (ten pages back for the admin, a whole page
-  for the owner) is as fast as the first at 1,000,000 runs (see also the query-plan test).
+  for the owner) costs about what the first does at 1,000,000 runs (see also the query-plan
+  test).
 - **p99 under 15 ms at 50 connections** follows from throughput: with 50 requests always in
-  flight, the median latency is about 50 / (requests per second), so p99 under 15 ms needs well
-  over 4,000 pages a second, which this host does not give a rendered page.
-- **Resident memory under 150 MiB**: the idle server holds about 107 MiB, of which about 30 MiB
-  is Node's TypeScript type stripping (the no-build-step choice) and 30 MiB the modules it
-  loads; a busy server's heap adds about 45 MiB and ten concurrent 16 MiB views about 40 MiB
-  more. \`--max-semi-space-size=2\` (set for \`npm start\` and \`paddock\`) removed about 70 MiB
-  of peak at no measured throughput cost; capping the old generation too
-  (\`--max-old-space-size=64\`) reached about 155 MiB at 15 % less throughput, so it is not set.
+  flight, the median latency is about 50 / (requests per second) and the p99 about twice that,
+  so p99 under 15 ms needs about 6,700 pages a second; an owner's device list (10 rows) comes
+  closest, at 16 to 17 ms.
 
 ## Targets met by changes made from profiles
 
@@ -98,6 +97,12 @@ const ANALYSIS = `## Where a target is missed, and why
 - Uploads went from about 1,200 to over 3,500 a second on this host by committing the uploads
   of one event-loop turn in one transaction, a savepoint each (COMMIT was the largest single
   cost), and reading declared-length bodies without a web stream.
+- The server's peak resident memory went from about 200 MiB to under 150 MiB with a 2 MiB young
+  generation (\`--max-semi-space-size=2\`, set by \`npm start\` and \`paddock\`: about 70 MiB
+  less at no measured throughput cost) and Node's compile cache (bin/paddock.js: a server that
+  has started before does not load the TypeScript stripper, about 30 MiB less; this run starts
+  from a warm cache, as after any restart). Capping the old generation
+  (\`--max-old-space-size=64\`) cost 15 % of throughput and is not set.
 - Ten concurrent views of a 16 MiB run add under 64 MiB because runs are stored in 256 KiB
   chunks and the escaped page is streamed with backpressure.
 `;
