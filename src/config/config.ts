@@ -2,6 +2,7 @@
  * Configuration from the environment (CONTRACT section 3), as one declarative table of options.
  * A bad value throws ConfigError naming the variable, so `paddock serve` never starts half-configured.
  */
+import { isIP } from 'node:net';
 import type { Level } from '../log/logger.ts';
 import {
   ConfigError,
@@ -184,6 +185,8 @@ export function loadConfig(env: Env): Config {
   const controlHostSetting = read(env, options.controlHost);
   const controlUrlSetting = read(env, options.controlUrl);
   const controlUrl = controlUrlSetting ?? derivedControlUrl(baseUrl, controlHostSetting);
+  const controlHost = controlHostSetting ?? hostOf(controlUrl);
+  if (tls) checkTlsNames(hostOf(baseUrl), controlHost);
   return {
     listen,
     dataDir: read(env, options.dataDir) ?? './data',
@@ -203,7 +206,7 @@ export function loadConfig(env: Env): Config {
     serverName: read(env, options.serverName) ?? 'paddock',
     controlUrl,
     tls,
-    controlHost: controlHostSetting ?? hostOf(controlUrl),
+    controlHost,
     controlTls,
     sessionKeys: read(env, options.sessionKeys),
     sessionTtlSeconds: read(env, options.sessionTtl) ?? 43_200,
@@ -215,6 +218,27 @@ export function loadConfig(env: Env): Config {
       controlUrl: configuredBase === undefined && listen.port === 0 && controlUrlSetting === undefined,
     },
   };
+}
+
+/**
+ * Under TLS the certificate is chosen by the server name, so the two sides need two names: with
+ * one, browsers would be shown the control certificate (self-signed, pinned by devices) in place
+ * of the operator's. A device connecting to an IP address sends no server name and would be given
+ * the admin certificate, which its pin check refuses: the control side needs a DNS name.
+ */
+function checkTlsNames(adminHost: string, controlHost: string): void {
+  if (controlHost === adminHost) {
+    throw new ConfigError(
+      'PADDOCK_CONTROL_HOST',
+      `must name the control side with another host name than BaseURL's (${adminHost}) when TLS is configured`,
+    );
+  }
+  if (isIP(controlHost) !== 0) {
+    throw new ConfigError(
+      'PADDOCK_CONTROL_HOST',
+      'must be a DNS name, not an IP address, when TLS is configured (devices send no server name to an IP address)',
+    );
+  }
 }
 
 /** A URL's host name, lower case, without the brackets of an IPv6 literal. */

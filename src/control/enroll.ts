@@ -5,7 +5,9 @@ import { BodyTooLarge, readBody } from '../http/body.ts';
 import { textError } from '../http/responses.ts';
 import type { ControlDeps } from './app.ts';
 
-const NAME = /^[^\0-\x1f\x7f]{1,128}$/;
+// No controls (C0, DEL, C1) and no format characters (bidi overrides, zero-width), which could
+// make one name look like another in the console and in log records.
+const NAME = /^[^\0-\x1f\x7f-\x9f\p{Cf}]{1,128}$/u;
 const TOKEN = /^[A-Za-z0-9_-]{1,512}$/;
 const UNKNOWN_TOKEN = 'enrollment token unknown, used or expired';
 

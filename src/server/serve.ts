@@ -19,7 +19,7 @@ import { type ControlIdentity, loadControlIdentity } from '../tls/control_identi
 import { createInterface } from '../ui/app.ts';
 import { ensureAdminPassword } from './admin_password.ts';
 import { healthFastPath } from './health_fast_path.ts';
-import { hostRouter, sideResolver } from './host_router.ts';
+import { hostOf, hostRouter, sideResolver } from './host_router.ts';
 import { listen } from './listen.ts';
 
 export interface RunningServer {
@@ -144,7 +144,8 @@ async function buildHandler(config: Config, store: Store, clock: Clock, logger: 
 /** The host names of the two sides, and whether the certificate decides the side. */
 function routing(config: Config) {
   return {
-    adminHost: new URL(config.baseUrl).hostname,
+    // Without the brackets of an IPv6 literal, as the control host and Host headers are compared.
+    adminHost: hostOf(new URL(config.baseUrl).host),
     controlHost: config.controlHost,
     tls: config.tls !== undefined,
   };

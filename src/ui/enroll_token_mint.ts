@@ -10,7 +10,8 @@ import type { Ctx, UiEnv } from './deps.ts';
 import { chrome } from './page_helpers.ts';
 
 /** Owners are account subjects: `local:<username>` or `oidc:<sub>` (CONTRACT section 4). */
-const SUBJECT = /^(local|oidc):[^\0-\x1f\x7f]{1,255}$/;
+/** No controls and no format characters (bidi overrides, zero-width): see NAME in control/enroll.ts. */
+const SUBJECT = /^(local|oidc):[^\0-\x1f\x7f-\x9f\p{Cf}]{1,255}$/u;
 
 export function enrollTokenMint(ctx: Ctx): Handler<UiEnv> {
   return async function enrollTokenMintHandler(c) {

@@ -1,7 +1,7 @@
 /** The run list and the run view. */
 import type { Page, StoredRun, RunSummary } from '../store/store.ts';
 import { size, time } from './format.ts';
-import { html } from './html.ts';
+import { html, raw } from './html.ts';
 import { STREAM_SLOT, streamedPage, textDecoderFor, wholePage } from './stream.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
 
@@ -64,6 +64,12 @@ const levelText = {
 /** Runs up to this size are rendered whole; larger ones are streamed. */
 const WHOLE_PAGE_LIMIT = 256 * 1024;
 
+/**
+ * HTML drops one line feed right after `<pre>`: this one, so a run that begins with a line feed
+ * keeps it (HTML Standard, "in body" insertion mode, the `pre` start tag).
+ */
+const PRE_NEWLINE = raw('\n');
+
 /** The run view: large content is escaped a chunk at a time between the page's head and tail. */
 export function runPage(chrome: Chrome, run: StoredRun): Promise<string> | ReadableStream<Uint8Array> {
   const decoder = textDecoderFor(run.contentType);
@@ -93,7 +99,7 @@ export function runPage(chrome: Chrome, run: StoredRun): Promise<string> | Reada
         Shown as ${decoder.encoding} text. Control characters appear as their Unicode control pictures, and bytes that
         are not ${decoder.encoding} text as the replacement character.
       </p>
-      <pre>${STREAM_SLOT}</pre>
+      <pre>${PRE_NEWLINE}${STREAM_SLOT}</pre>
       ${actionButton(`${runPath(run)}/delete`, chrome.csrf, 'Delete this run')}`,
   );
   return run.size <= WHOLE_PAGE_LIMIT ? wholePage(page, run.read(), decoder) : streamedPage(page, run.read(), decoder);

@@ -76,6 +76,9 @@ for (const [name, body] of [
   ['a numeric token', '{"token":5}'],
   ['an empty token', '{"token":""}'],
   ['a bad name', '{"token":"abc","name":"a\\u0000b"}'],
+  ['a name with a C1 control', '{"token":"abc","name":"a\\u0085b"}'],
+  ['a name with a bidi override', '{"token":"abc","name":"gpj.\\u202eexe"}'],
+  ['a name with a zero-width space', '{"token":"abc","name":"ad\\u200bmin"}'],
   ['an empty name', '{"token":"abc","name":""}'],
 ] as const) {
   test(`enroll: ${name} → 400`, async () => assert.equal((await enroll(body)).status, 400));

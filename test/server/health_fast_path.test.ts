@@ -81,3 +81,24 @@ test('only GET /healthz on the admin side is taken; everything else reaches the 
     await new Promise((resolve) => server.close(resolve));
   }
 });
+
+test('listening on [::1]: the console, /healthz and discovery answer there, and so does the control API', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-v6-'));
+  const config = loadConfig({
+    PADDOCK_LISTEN: '[::1]:0',
+    PADDOCK_DATA_DIR: join(dir, 'data'),
+    PADDOCK_ADMIN_PASSWORD: 'ipv6 loopback password',
+  });
+  const server = await startServer(config, { logger: memoryLogger(), announce: () => undefined });
+  try {
+    assert.match(server.url, /^http:\/\/\[::1\]:\d+$/);
+    for (const path of ['/login', '/healthz', '/healthz?full', '/v1/discover']) {
+      assert.equal((await fetch(`${server.url}${path}`)).status, 200, path);
+    }
+    const enroll = await fetch(`${server.url}/v1/enroll`, { method: 'POST', body: '{"token":""}' });
+    assert.equal(enroll.status, 400);
+  } finally {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

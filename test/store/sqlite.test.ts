@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -31,6 +31,33 @@ test('sqlite: the data directory is created 0700, WAL is on, migrations are reco
       migrations.map((_, i) => i + 1),
     );
     db.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: the database and its WAL files are 0600, and a wider existing directory or database is tightened', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-store-'));
+  const mode = async (path: string) => ((await stat(path)).mode & 0o777).toString(8);
+  try {
+    const fresh = join(dir, 'fresh');
+    const store = openSqliteStore(fresh);
+    await store.setSetting('x', '1');
+    for (const file of ['paddock.db', 'paddock.db-wal', 'paddock.db-shm'])
+      assert.equal(await mode(join(fresh, file)), '600', file);
+    await store.close();
+
+    const wide = join(dir, 'wide');
+    await mkdir(wide, { mode: 0o755 });
+    await chmod(wide, 0o755);
+    await writeFile(join(wide, 'paddock.db'), '', { mode: 0o644 });
+    await chmod(join(wide, 'paddock.db'), 0o644);
+    const reopened = openSqliteStore(wide);
+    await reopened.setSetting('x', '1');
+    assert.equal(await mode(wide), '700');
+    assert.equal(await mode(join(wide, 'paddock.db')), '600');
+    assert.equal(await mode(join(wide, 'paddock.db-wal')), '600');
+    await reopened.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -177,4 +177,13 @@ runScenarios('actions', [
     status: 400,
     after: (h) => assert.equal(h.logs.length, 0),
   },
+  {
+    name: 'an owner with a bidi override or a zero-width character → 400, nothing minted',
+    method: 'POST',
+    path: '/enroll-tokens',
+    as: 'admin',
+    form: { csrf: '$csrf', owner: 'oidc:\u202eevil\u200b' },
+    status: 400,
+    after: (h) => assert.equal(h.logs.length, 0),
+  },
 ]);

@@ -117,7 +117,7 @@ runScenarios('pages', [
     headersMatch: page,
     contains: [
       ...wellFormed,
-      '<pre>hello &lt;b&gt;mine&lt;/b&gt;</pre>',
+      '<pre>\nhello &lt;b&gt;mine&lt;/b&gt;</pre>',
       'redacted',
       'cannot be restored',
       'text/plain',
@@ -166,7 +166,7 @@ runScenarios('run view text', [
       return { device };
     },
     status: 200,
-    contains: ['<pre>café␀␇&lt;b&gt;\n</pre>', 'Shown as windows-1252 text'],
+    contains: ['<pre>\ncafé␀␇&lt;b&gt;\n</pre>', 'Shown as windows-1252 text'],
     notContains: [/[\0\x07]/],
   },
   {
@@ -183,7 +183,19 @@ runScenarios('run view text', [
       return { device };
     },
     status: 200,
-    contains: ['<pre>ok\uFFFDé</pre>', 'Shown as utf-8 text'],
+    contains: ['<pre>\nok\uFFFDé</pre>', 'Shown as utf-8 text'],
+  },
+  {
+    name: 'a run that begins with line feeds keeps them (HTML drops only the one the page puts after <pre>)',
+    path: (_h, f) => `/runs/${f.device}/leading-lf`,
+    as: 'admin',
+    setup: async (h) => {
+      const { device, credential } = await enrollDevice(h, 'oidc:user-1');
+      assert.equal((await upload(h, credential, 'leading-lf', '\n\nfirst line')).status, 201);
+      return { device };
+    },
+    status: 200,
+    contains: ['<pre>\n\n\nfirst line</pre>'],
   },
 ]);
 
@@ -203,7 +215,7 @@ runScenarios('run view streaming', [
     headersMatch: { 'content-type': /^text\/html/, 'content-security-policy': /^default-src 'none'$/ },
     after: (_h, _res, body) => {
       const pre = /<pre>([\s\S]*)<\/pre>/.exec(body)?.[1] ?? '';
-      assert.equal(pre, `${'a'.repeat(262_143)}€&lt;tag&gt;&amp;${'z'.repeat(300_000)}`);
+      assert.equal(pre, `\n${'a'.repeat(262_143)}€&lt;tag&gt;&amp;${'z'.repeat(300_000)}`);
       assert.match(body, /<\/html>\s*$/);
       assert.doesNotMatch(body, /<!--stream-/);
     },

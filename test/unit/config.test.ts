@@ -143,3 +143,38 @@ test('PADDOCK_CONTROL_URL is returned as configured', () => {
     'https://control.example:8443',
   );
 });
+
+test('under TLS the control side needs its own DNS name: the same name as BaseURL or an IP address is refused', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const { generateSelfSignedCertificate } = await import('../../src/tls/self_signed.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'paddock-cfg-'));
+  const pair = generateSelfSignedCertificate({
+    commonName: 'admin.test',
+    dnsNames: ['admin.test'],
+    notBefore: new Date(),
+    days: 1,
+  });
+  writeFileSync(join(dir, 'a.crt'), pair.certPem);
+  writeFileSync(join(dir, 'a.key'), pair.keyPem);
+  const tls = {
+    PADDOCK_TLS_CERT: join(dir, 'a.crt'),
+    PADDOCK_TLS_KEY: join(dir, 'a.key'),
+    PADDOCK_BASE_URL: 'https://admin.test:8443',
+  };
+  const refused = (env: Record<string, string>, message: RegExp) =>
+    assert.throws(
+      () => loadConfig({ ...tls, ...env }),
+      (err: unknown) =>
+        err instanceof ConfigError && err.variable === 'PADDOCK_CONTROL_HOST' && message.test(err.message),
+    );
+  refused({}, /another host name than BaseURL's \(admin\.test\)/);
+  refused({ PADDOCK_CONTROL_HOST: 'ADMIN.test' }, /another host name/);
+  refused({ PADDOCK_CONTROL_URL: 'https://admin.test:9443' }, /another host name/);
+  refused({ PADDOCK_CONTROL_HOST: '10.0.0.5' }, /not an IP address/);
+  refused({ PADDOCK_CONTROL_URL: 'https://[2001:db8::1]:8443' }, /not an IP address/);
+  assert.equal(loadConfig({ ...tls, PADDOCK_CONTROL_HOST: 'control.test' }).controlHost, 'control.test');
+  // Without TLS one name serves both sides (the loopback default).
+  assert.equal(loadConfig({}).controlHost, '127.0.0.1');
+});

@@ -3,7 +3,7 @@
  * does every read and write: node:sqlite is synchronous, so one connection is one writer and
  * SQLITE_BUSY cannot arise inside a process.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { StoreError } from '../errors.ts';
@@ -16,6 +16,7 @@ export function openDb(dataDir: string | ':memory:'): Db {
   if (dataDir !== ':memory:') {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     path = join(dataDir, 'paddock.db');
+    keepPrivate(dataDir, path);
   }
   let db: DatabaseSync;
   try {
@@ -29,6 +30,28 @@ export function openDb(dataDir: string | ':memory:'): Db {
     throw new StoreError('open', `unable to open ${path}`, err);
   }
   return new Db(db);
+}
+
+/**
+ * The database holds the session keys, the control private key and the password hash: the data
+ * directory is made 0700 and the database 0600 even when they existed with a wider mode (mkdir's
+ * mode applies only to a directory it creates). SQLite gives its -wal and -shm files the
+ * database's mode.
+ */
+function keepPrivate(dataDir: string, path: string): void {
+  const tighten = (file: string, mode: number) => {
+    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, mode);
+  };
+  tighten(dataDir, 0o700);
+  closeSync(openSync(path, 'a', 0o600));
+  tighten(path, 0o600);
+  for (const suffix of ['-wal', '-shm']) {
+    try {
+      tighten(path + suffix, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
 }
 
 function migrate(db: DatabaseSync): void {
