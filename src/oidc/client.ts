@@ -26,6 +26,8 @@ export interface OidcClientOptions {
   fetch?: typeof globalThis.fetch;
   /** Successful discovery is reused this long. */
   discoveryTtlMs?: number;
+  /** A failed discovery is answered from memory this long. */
+  discoveryFailureTtlMs?: number;
   tokenTimeoutMs?: number;
   /** Shortest time between two key-set fetches triggered by an unknown `kid`. */
   jwksCooldownMs?: number;
@@ -35,15 +37,32 @@ export function createOidcClient(opts: OidcClientOptions): OidcClient {
   const fetch = opts.fetch ?? globalThis.fetch;
   const ttl = opts.discoveryTtlMs ?? 3_600_000;
   let cached: { metadata: ProviderMetadata; until: number; keys: JWTVerifyGetKey } | undefined;
+  let failed: { error: OidcError; until: number } | undefined;
+  let inFlight: Promise<NonNullable<typeof cached>> | undefined;
 
-  async function provider() {
-    if (cached && cached.until > opts.clock.now()) return cached;
+  /**
+   * The provider's metadata and keys. Requests that need them at once share one discovery, and a
+   * failure is remembered for a few seconds: while the provider is down, sign-in pages cannot
+   * make Paddock send it a request each.
+   */
+  function provider(): Promise<NonNullable<typeof cached>> {
+    const now = opts.clock.now();
+    if (cached && cached.until > now) return Promise.resolve(cached);
+    if (failed && failed.until > now) return Promise.reject(failed.error);
+    inFlight ??= discover().finally(() => (inFlight = undefined));
+    return inFlight;
+  }
+
+  async function discover(): Promise<NonNullable<typeof cached>> {
     let metadata: ProviderMetadata;
     try {
       metadata = await discoverProvider(opts.issuer, fetch, 10_000);
     } catch (err) {
-      throw new OidcError('discovery_failed', `provider discovery failed: ${describe(err)}`, err);
+      const error = new OidcError('discovery_failed', `provider discovery failed: ${describe(err)}`, err);
+      failed = { error, until: opts.clock.now() + (opts.discoveryFailureTtlMs ?? 5_000) };
+      throw error;
     }
+    failed = undefined;
     // jose refetches the key set when a token names an unknown kid: key rotation needs no restart.
     const keys =
       cached && cached.metadata.jwksUri.href === metadata.jwksUri.href

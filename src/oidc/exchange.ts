@@ -39,11 +39,14 @@ export async function exchangeCode(
     await response.body?.cancel();
     throw new Error(`token endpoint answered ${response.status}`);
   }
+  const text = await readCapped(response, TOKEN_READ_CAP);
   let body: unknown;
   try {
-    body = JSON.parse(await readCapped(response, TOKEN_READ_CAP));
-  } catch (err) {
-    throw new Error(`token response unreadable: ${(err as Error).message}`, { cause: err });
+    body = JSON.parse(text);
+  } catch {
+    // A fixed message: the parser's own quotes the text around the error, which may be a token,
+    // and this message is logged (login.oidc.exchange_failed).
+    throw new Error('token response is not JSON');
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new Error('token response is not a JSON object');

@@ -29,12 +29,16 @@ export async function verifyIdToken(token: string, opts: VerifyOptions): Promise
     clockTolerance: CLOCK_TOLERANCE_S,
     maxTokenAge: MAX_TOKEN_AGE_S,
   });
-  // Section 3.1.3.7 items 4 and 5: with several audiences, azp must name us.
-  if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp === undefined) {
-    throw new Error('token has several audiences and no azp');
+  // Section 3.1.3.7 item 3: a token that also names audiences this client does not trust is
+  // rejected, and this client trusts none but itself.
+  if (Array.isArray(payload.aud) && payload.aud.some((aud) => aud !== opts.clientId)) {
+    throw new Error('token names other audiences than this client');
   }
   if (payload.azp !== undefined && payload.azp !== opts.clientId) throw new Error('azp is not this client');
   if (payload.nonce !== undefined) throw new Error('unexpected nonce');
-  if (typeof payload.sub !== 'string' || payload.sub === '') throw new Error('sub is empty');
+  // Section 2: sub is at most 255 ASCII characters (a longer one would also not fit a cookie).
+  if (typeof payload.sub !== 'string' || !/^[\x20-\x7e]{1,255}$/.test(payload.sub)) {
+    throw new Error('sub is not 1 to 255 printable ASCII characters');
+  }
   return payload as JWTPayload & { sub: string };
 }

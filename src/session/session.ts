@@ -1,6 +1,6 @@
 /**
  * The `service_admin` session cookie: integrity-protected with an HMAC under the first session
- * key, verified under any (rotation). The value carries a random session id besides the fields
+ * key, verified under any (rotation); CSRF tokens likewise. The value carries a random session id besides the fields
  * of the specification; CSRF tokens are derived from it (CONTRACT section 5).
  */
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
@@ -40,8 +40,15 @@ export function sessionCodec(keys: readonly Buffer[], ttlSeconds: number): Sessi
   const mac = (key: KeyObject, label: string, data: string) =>
     createHmac('sha256', key).update(label).update(data).digest();
 
-  const csrfToken = (s: Session) =>
-    mac(signing, CSRF_LABEL, `${s.id}\0${s.subject}\0${s.expires}`).toString('base64url');
+  const csrfData = (s: Session) => `${s.id}\0${s.subject}\0${s.expires}`;
+  const csrfToken = (s: Session) => mac(signing, CSRF_LABEL, csrfData(s)).toString('base64url');
+
+  /** Whether `given` is the MAC of `data` under any key; every key is tried, whatever matches. */
+  const macUnderAnyKey = (label: string, data: string, given: Buffer) => {
+    let matched = false;
+    for (const key of keyObjects) matched = timingSafeEqual(mac(key, label, data), given) || matched;
+    return matched;
+  };
 
   return {
     newSession(fields, now) {
@@ -63,8 +70,7 @@ export function sessionCodec(keys: readonly Buffer[], ttlSeconds: number): Sessi
       const given = Buffer.from(tag, 'base64url');
       // Only the canonical encoding: a last character differing in its unused bits is another cookie.
       if (given.toString('base64url') !== tag) return undefined;
-      const verified = keyObjects.some((key) => timingSafeEqual(mac(key, COOKIE_LABEL, payload), given));
-      if (!verified) return undefined;
+      if (!macUnderAnyKey(COOKIE_LABEL, payload, given)) return undefined;
       let fields: unknown;
       try {
         fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
@@ -80,9 +86,13 @@ export function sessionCodec(keys: readonly Buffer[], ttlSeconds: number): Sessi
 
     csrfToken,
 
+    // A form rendered before a key rotation (or by an instance still signing with the old key)
+    // stays valid as long as its session does: the token is checked under every key, as the cookie.
     csrfValid(s, submitted) {
       if (submitted === undefined || !/^[A-Za-z0-9_-]{43}$/.test(submitted)) return false;
-      return timingSafeEqual(Buffer.from(csrfToken(s)), Buffer.from(submitted));
+      const given = Buffer.from(submitted, 'base64url');
+      if (given.toString('base64url') !== submitted) return false;
+      return macUnderAnyKey(CSRF_LABEL, csrfData(s), given);
     },
   };
 }

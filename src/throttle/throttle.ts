@@ -59,10 +59,25 @@ export function storeThrottle(store: Store, clock: Clock): Throttle {
     }
   }
 
+  /** The delay an attempt from `client` would sleep now (the longest, should the store be away). */
+  async function currentDelay(client: string): Promise<number> {
+    try {
+      return throttleDelayMs(await store.loginFailuresSince(client, clock.now() - WINDOW_MS));
+    } catch {
+      return MAX_DELAY_S * 1000;
+    }
+  }
+
   return {
     attempt: function throttledAttempt(client, check) {
       const queue = queues.get(client) ?? { tail: Promise.resolve(), waiting: 0 };
-      if (queue.waiting >= MAX_QUEUED) return Promise.resolve('busy');
+      // Refused, but not sooner than an attempt would be answered: the delay is slept first.
+      if (queue.waiting >= MAX_QUEUED) {
+        return currentDelay(client).then(async (ms) => {
+          if (ms > 0) await clock.sleep(ms);
+          return 'busy' as const;
+        });
+      }
       queue.waiting++;
       queues.set(client, queue);
       const result = queue.tail.then(() => run(client, check));
@@ -76,14 +91,27 @@ export function storeThrottle(store: Store, clock: Clock): Throttle {
   };
 }
 
-/** Runs at most `limit` tasks at once: at most two password hashes are computed at once per process. */
-export function semaphore(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+/** Thrown by a semaphore whose waiting list is full. */
+export class SlotsBusy extends Error {
+  constructor() {
+    super('too many tasks are waiting');
+  }
+}
+
+/**
+ * Runs at most `limit` tasks at once (at most two password hashes are computed at once per
+ * process), with at most `maxWaiting` more waiting; beyond that a task is refused with SlotsBusy,
+ * so attempts from many addresses at once cannot hold unbounded memory.
+ */
+export function semaphore(limit: number, maxWaiting = Infinity): <T>(task: () => Promise<T>) => Promise<T> {
   let active = 0;
   const waiters: Array<() => void> = [];
   return async function limited(task) {
     // A finishing task hands its slot straight to the next waiter, so `active` never exceeds `limit`.
-    if (active >= limit) await new Promise<void>((resolve) => waiters.push(resolve));
-    else active++;
+    if (active >= limit) {
+      if (waiters.length >= maxWaiting) throw new SlotsBusy();
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    } else active++;
     try {
       return await task();
     } finally {

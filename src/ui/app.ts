@@ -23,6 +23,9 @@ import { runDelete } from './run_delete.ts';
 import { runShow } from './run_show.ts';
 import { runsList } from './runs_list.ts';
 
+/** Sign-in attempts (of all addresses) that may wait for one of the two password-hash slots. */
+const MAX_WAITING_HASHES = 64;
+
 type Handler = Route<UiEnv>['handler'];
 
 export function createInterface(deps: InterfaceDeps): Hono<UiEnv> {
@@ -34,7 +37,7 @@ export function createInterface(deps: InterfaceDeps): Hono<UiEnv> {
     sessions: sessionCodec(config.sessionKeys, config.sessionTtlSeconds),
     oidcAvailable: deps.oidc !== undefined && config.oidcEnabled && baseUrl !== '',
     redirectUri: `${baseUrl}/admin/callback`,
-    hashSlot: semaphore(2),
+    hashSlot: semaphore(2, MAX_WAITING_HASHES),
   };
 
   const table: Array<[Route<UiEnv>['method'], string, Access, (ctx: Ctx) => Handler]> = [

@@ -9,6 +9,7 @@ import { clientAddress } from '../http/client_address.ts';
 import { SESSION_COOKIE, setCookie } from '../http/cookies.ts';
 import { readForm } from '../http/form.ts';
 import { page, seeOther, textError } from '../http/responses.ts';
+import { SlotsBusy } from '../throttle/throttle.ts';
 import { loginPage } from '../views/login.ts';
 import type { Ctx } from './deps.ts';
 
@@ -23,13 +24,17 @@ export function loginCheck(ctx: Ctx): Handler {
     if (username === undefined || password === undefined) return textError(c, 400, 'bad form');
 
     const client = clientAddress(c);
-    const outcome = await ctx.throttle.attempt(client, () =>
-      ctx.hashSlot(async () => {
-        const stored = await store.passwordHash(config.adminUser);
-        const passwordOk = await verifyPassword(password, stored ?? (await decoyHash()));
-        return stored !== undefined && constantTimeEqual(username, config.adminUser) && passwordOk;
-      }),
-    );
+    const outcome = await ctx.throttle
+      .attempt(client, () =>
+        ctx.hashSlot(async () => {
+          const stored = await store.passwordHash(config.adminUser);
+          const passwordOk = await verifyPassword(password, stored ?? (await decoyHash()));
+          return stored !== undefined && constantTimeEqual(username, config.adminUser) && passwordOk;
+        }),
+      )
+      // Every password-hash slot taken and the waiting list full (attempts from many addresses at
+      // once): no password was checked, so nothing is recorded; the delay was already slept.
+      .catch((err: unknown) => (err instanceof SlotsBusy ? ('busy' as const) : Promise.reject(err)));
     if (outcome === 'busy') return textError(c, 429, 'too many sign-in attempts are waiting; try again later');
 
     const user = username.slice(0, 256);

@@ -124,6 +124,29 @@ describe('GET /auth/start', () => {
     }
   });
 
+  test('a failed discovery is remembered for 5 s and concurrent ones share a request; then it is tried again', async () => {
+    provider.behaviour.discovery = 'status500';
+    const fresh = await buildHarness();
+    const discoveries = () => provider.requests.filter((r) => r.path.endsWith('/openid-configuration')).length;
+    provider.requests.length = 0;
+    const answers = await Promise.all([1, 2, 3].map(() => fresh.request('/auth/start')));
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      [502, 502, 502],
+    );
+    assert.equal(discoveries(), 1, 'three concurrent starts, one discovery');
+    clock.advance(4_000);
+    const remembered = await fresh.request('/auth/start');
+    assert.equal(remembered.status, 502);
+    assert.match(await remembered.text(), /500/, 'the remembered answer still names the error');
+    assert.equal(discoveries(), 1, 'within 5 s: no new request');
+    provider.behaviour.discovery = 'ok';
+    clock.advance(1_000);
+    assert.equal((await fresh.request('/auth/start')).status, 303, 'after 5 s the provider is asked again');
+    assert.equal(discoveries(), 2);
+    await fresh.close();
+  });
+
   test('501 when no provider, when disabled, or when BaseURL is empty', async () => {
     const none = await harness();
     const disabled = await buildHarness({ config: { oidcEnabled: false } });
@@ -274,6 +297,7 @@ describe('GET /admin/callback', () => {
     'status400',
     'status500',
     'badJson',
+    'badJsonToken',
     'notObject',
     'noIdToken',
     'emptyIdToken',
@@ -294,6 +318,9 @@ describe('GET /admin/callback', () => {
             r.event === 'login.oidc.exchange_failed' && r.client === '198.51.100.20' && typeof r.error === 'string',
         ),
       );
+      const logged = JSON.stringify(h.logs);
+      for (const fragment of ['eyJ', 'c2VjcmV0', 'at-'])
+        assert.ok(!logged.includes(fragment), `${fragment} in the log`);
     });
   }
 
@@ -309,6 +336,9 @@ describe('GET /admin/callback', () => {
     'wrongAud',
     'multiAudNoAzp',
     'multiAudWrongAzp',
+    'multiAudGoodAzp',
+    'longSub',
+    'controlInSub',
     'expired',
     'noExp',
     'noIat',
@@ -332,9 +362,11 @@ describe('GET /admin/callback', () => {
     });
   }
 
-  test('several audiences with azp naming this client are accepted', async () => {
-    provider.behaviour.idToken = 'multiAudGoodAzp';
+  test('an audience array that names only this client is accepted; a sub of 255 characters too', async () => {
+    provider.behaviour.idToken = 'audArrayOfOne';
     assert.equal((await signIn()).status, 303);
+    provider.behaviour.idToken = 'ok';
+    assert.equal((await signIn({ sub: 's'.repeat(255) })).status, 303);
   });
 
   test('ES256 tokens verify when discovery allows them; a token in an algorithm outside the allow-list is refused', async () => {

@@ -83,6 +83,17 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.equal(await store.loginFailuresSince('b', 0), 1);
     });
 
+    test('login failures: a failure from any address prunes failures over an hour old of every address', async () => {
+      const hour = 3_600_000;
+      await store.recordLoginFailure('once-1', 1_000);
+      await store.recordLoginFailure('once-2', 2_000);
+      await store.recordLoginFailure('recent', 1_000 + hour);
+      await store.recordLoginFailure('other', 2_000 + hour + 1);
+      assert.equal(await store.loginFailuresSince('once-1', 0), 0, 'pruned by another address');
+      assert.equal(await store.loginFailuresSince('once-2', 0), 0);
+      assert.equal(await store.loginFailuresSince('recent', 0), 1, 'within the hour: kept');
+    });
+
     test('sign-in turns: one holder per client at a time; a lapsed turn passes on; only the holder releases', async () => {
       assert.equal(await store.takeLoginTurn('a', 'h1', 0, 100), true);
       assert.equal(await store.takeLoginTurn('a', 'h2', 50, 150), false, 'held by h1');

@@ -53,6 +53,7 @@ export interface Behaviour {
     | 'status400'
     | 'status500'
     | 'badJson'
+    | 'badJsonToken'
     | 'notObject'
     | 'noIdToken'
     | 'emptyIdToken'
@@ -66,6 +67,9 @@ export interface Behaviour {
     | 'multiAudNoAzp'
     | 'multiAudWrongAzp'
     | 'multiAudGoodAzp'
+    | 'audArrayOfOne'
+    | 'longSub'
+    | 'controlInSub'
     | 'expired'
     | 'noExp'
     | 'noIat'
@@ -288,6 +292,15 @@ export async function startFakeProvider(opts?: {
         claims.aud = [clientId, OTHER_CLIENT_ID];
         claims.azp = clientId;
         break;
+      case 'audArrayOfOne':
+        claims.aud = [clientId];
+        break;
+      case 'longSub':
+        claims.sub = 's'.repeat(256);
+        break;
+      case 'controlInSub':
+        claims.sub = 'user\n1';
+        break;
       case 'expired':
         // Expired well beyond any clock tolerance, yet recently issued: only exp is wrong.
         claims.iat = nowS - 420;
@@ -355,6 +368,9 @@ export async function startFakeProvider(opts?: {
         return sendText(res, 500, 'internal server error');
       case 'badJson':
         return sendText(res, 200, '{"access_token": "at-', 'application/json');
+      case 'badJsonToken':
+        // Invalid JSON whose parser message would quote the token around the error.
+        return sendText(res, 200, '{"id_token":eyJhbGciOiJSUzI1NiJ9.c2VjcmV0LXRva2Vu.sig}', 'application/json');
       case 'hang':
         return; // never answered; close() destroys the socket
       case 'destroy':

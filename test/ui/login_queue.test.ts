@@ -1,7 +1,8 @@
 // CONTRACT section 5 at the HTTP level: attempts from one client address are answered one at a
 // time, in arrival order, each after the delay its turn sees; once 32 attempts of that address
-// are waiting (src/throttle/throttle.ts MAX_QUEUED), a further one is refused at once with 429 and
-// a plain-text body, without a delay, without a password check and without counting as a failure.
+// are waiting (src/throttle/throttle.ts MAX_QUEUED), a further one is refused with 429 and a
+// plain-text body after the address's current delay (none here: no failure is recorded yet),
+// without a password check and without counting as a failure.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ADMIN_PASSWORD, form, harness } from '../support/harness.ts';
@@ -58,7 +59,7 @@ test('a full queue refuses the next attempt promptly with 429; the queued ones a
     assert.match(await refused.text(), /too many sign-in attempts/);
     assert.equal(refused.headers.getSetCookie().length, 0, 'even the right password gets no session');
     assert.deepEqual(answered, [], 'no queued attempt has been answered yet');
-    assert.deepEqual(h.clock.sleeps, [], 'the refusal slept no delay');
+    assert.deepEqual(h.clock.sleeps, [], 'no failure yet, so the refusal slept no delay');
     assert.equal(checks, 1, 'the refused attempt checked no password');
 
     // Another address is not held up by this address's queue.

@@ -37,6 +37,17 @@ test('rotation: a cookie signed with an older key still verifies while that key 
   assert.deepEqual(rotated.decode(codec.encode(session), now), session);
 });
 
+test('rotation: a CSRF token rendered under an older key stays valid while that key is listed, and only then', () => {
+  const rotated = sessionCodec([randomBytes(32), key], 3600);
+  const before = codec.csrfToken(session);
+  assert.equal(rotated.csrfValid(session, before), true);
+  assert.notEqual(rotated.csrfToken(session), before, 'new forms carry a token under the new key');
+  assert.equal(rotated.csrfValid(session, rotated.csrfToken(session)), true);
+  assert.equal(sessionCodec([randomBytes(32)], 3600).csrfValid(session, before), false, 'old key removed');
+  const lastBits = `${before.slice(0, -1)}${String.fromCharCode(before.charCodeAt(42) ^ 1)}`;
+  assert.equal(rotated.csrfValid(session, lastBits), false, 'non-canonical last character');
+});
+
 test('the CSRF token is URL-safe base64 without padding, bound to id, subject and expiry', () => {
   const token = codec.csrfToken(session);
   assert.match(token, /^[A-Za-z0-9_-]{43}$/);

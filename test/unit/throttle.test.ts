@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite_store.ts';
-import { semaphore, storeThrottle, throttleDelayMs } from '../../src/throttle/throttle.ts';
+import { semaphore, SlotsBusy, storeThrottle, throttleDelayMs } from '../../src/throttle/throttle.ts';
 import { fakeClock } from '../support/fake_clock.ts';
 
 test('the delay schedule of CONTRACT section 5: none below 3 failures, then 2^(f-3) s up to 30 s', () => {
@@ -57,6 +57,40 @@ test('too many waiting attempts from one client are refused, not queued', async 
   release();
   await Promise.all(pending);
   await store.close();
+});
+
+test('a refused 33rd attempt is answered only after the delay an attempt would sleep', async () => {
+  const store = openSqliteStore(':memory:');
+  const clock = fakeClock();
+  const throttle = storeThrottle(store, clock);
+  for (let i = 0; i < 4; i++) await store.recordLoginFailure('e', clock.now());
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  // The first attempt sleeps its 2 s, then holds the turn in its check; 31 more wait behind it.
+  const pending = Array.from({ length: 32 }, () => throttle.attempt('e', async () => (await gate, false)));
+  await new Promise((r) => setImmediate(r));
+  const before = clock.sleeps.length;
+  assert.equal(await throttle.attempt('e', async () => true), 'busy');
+  assert.deepEqual(clock.sleeps.slice(before), [2000], 'the refusal slept the current delay (f = 4 → 2 s)');
+  release();
+  await Promise.all(pending);
+  await store.close();
+});
+
+test('the semaphore refuses a task when its waiting list is full, and runs the others', async () => {
+  const limited = semaphore(1, 2);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const running = limited(() => gate);
+  const waiting = [limited(async () => 'a'), limited(async () => 'b')];
+  await assert.rejects(
+    limited(async () => 'c'),
+    (err: unknown) => err instanceof SlotsBusy,
+  );
+  release();
+  await running;
+  assert.deepEqual(await Promise.all(waiting), ['a', 'b']);
+  assert.equal(await limited(async () => 'd'), 'd', 'a slot and the list are free again');
 });
 
 test('the semaphore never runs more than its limit', async () => {

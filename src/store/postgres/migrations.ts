@@ -57,4 +57,9 @@ export const pgMigrations: readonly string[] = [
   -- The sign-in turn of each client address, so attempts are answered one at a time by all instances.
   CREATE TABLE login_turns (client TEXT PRIMARY KEY, holder TEXT NOT NULL, until BIGINT NOT NULL);
   `,
+  `
+  -- Old sign-in failures of every address are pruned on each new failure, so addresses that fail
+  -- once and never return do not grow the table.
+  CREATE INDEX login_failures_at ON login_failures (at);
+  `,
 ];

@@ -83,7 +83,8 @@ class PgStore implements Store {
   async recordLoginFailure(client: string, at: number) {
     await this.#db.transaction(async (q) => {
       await q('INSERT INTO login_failures (client, at) VALUES ($1, $2)', [client, at]);
-      await q('DELETE FROM login_failures WHERE client = $1 AND at < $2', [client, at - 3_600_000]);
+      // Of every address (see the SQLite store).
+      await q('DELETE FROM login_failures WHERE at < $1', [at - 3_600_000]);
     });
   }
 

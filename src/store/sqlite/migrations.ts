@@ -73,4 +73,9 @@ export const migrations: readonly string[] = [
   CREATE INDEX runs_owner_list ON runs (owner, seq, device_id, id, content_type, privacy, size, uploaded_at);
   DROP INDEX runs_owner_seq;
   `,
+  `
+  -- Old sign-in failures of every address are pruned on each new failure, so addresses that fail
+  -- once and never return do not grow the table.
+  CREATE INDEX login_failures_at ON login_failures (at);
+  `,
 ];

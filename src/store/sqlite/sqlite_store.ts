@@ -83,8 +83,9 @@ class SqliteStore implements Store {
   async recordLoginFailure(client: string, at: number) {
     this.#db.transaction(() => {
       this.#db.run('INSERT INTO login_failures (client, at) VALUES (?, ?)', client, at);
-      // Rows older than the 15-minute window no longer count; pruning keeps the table small.
-      this.#db.run('DELETE FROM login_failures WHERE client = ? AND at < ?', client, at - 3_600_000);
+      // Rows older than the 15-minute window no longer count; pruning those of every address keeps
+      // the table small even when each failure comes from another address.
+      this.#db.run('DELETE FROM login_failures WHERE at < ?', at - 3_600_000);
     });
   }
 
