@@ -1,5 +1,6 @@
 /** The device's state file: where it enrolled and its credential, readable by its owner only (0600). */
-import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 
 export interface DeviceState {
   server: string;
@@ -9,12 +10,20 @@ export interface DeviceState {
   credential: string;
 }
 
+/**
+ * Writes the state atomically: a new temporary file beside it, created exclusively ('wx': never
+ * an existing file or a planted symbolic link) with a random name and mode 0600 from the start,
+ * then renamed over the state file.
+ */
 export async function writeState(path: string, state: DeviceState): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
-  // mode applies only when the file is created; chmod makes sure a leftover temp file is 0600 too.
-  await chmod(tmp, 0o600);
-  await rename(tmp, path);
+  const tmp = `${path}.${randomBytes(12).toString('hex')}.tmp`;
+  try {
+    await writeFile(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
+  }
 }
 
 export async function readState(path: string): Promise<DeviceState> {
