@@ -11,6 +11,8 @@ export interface ControlDeps {
   store: Store;
   logger: Logger;
   clock: Clock;
+  /** Bytes of run uploads held in memory at once, all devices together (default 128 MiB). */
+  uploadBudgetBytes?: number;
 }
 
 export function createControlApi(deps: ControlDeps): Hono {

@@ -3,7 +3,7 @@
  * Idempotent: the same id with identical bytes answers 200, with other bytes 409.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Handler } from 'hono';
+import type { Context, Handler } from 'hono';
 import { secretHash } from '../crypto/random.ts';
 import { BodyTooLarge, readBody } from '../http/body.ts';
 import { textError } from '../http/responses.ts';
@@ -16,7 +16,17 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]{43})$/i;
 const LEVELS: readonly string[] = ['full', 'redacted', 'minimal'];
 const CONTENT_TYPE = /^[\x20-\x7e]{1,255}$/;
 
+/**
+ * Uploads are held whole until stored (a run is stored byte for byte, and checked against the same
+ * id's bytes first), so the bytes held at once are bounded, all devices together: an upload
+ * reserves its declared length (or the 16 MiB limit, when it declares none) before it is read,
+ * and one that does not fit is answered 503 with Retry-After; the device client retries.
+ */
+const UPLOAD_BUDGET = 128 * 1024 * 1024;
+
 export function runUpload(deps: ControlDeps): Handler {
+  const budget = deps.uploadBudgetBytes ?? UPLOAD_BUDGET;
+  let held = 0;
   return async function runUploadHandler(c) {
     const credential = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
     const hash = credential === undefined ? undefined : secretHash(credential);
@@ -39,6 +49,21 @@ export function runUpload(deps: ControlDeps): Handler {
     const contentType = c.req.header('content-type') ?? 'application/octet-stream';
     if (!CONTENT_TYPE.test(contentType)) return textError(c, 400, 'bad Content-Type');
 
+    const declared = Number(c.req.header('content-length') ?? Number.NaN);
+    const reserved = Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, RUN_LIMIT) : RUN_LIMIT;
+    if (held + reserved > budget) {
+      c.header('Retry-After', '1');
+      return textError(c, 503, 'too many uploads in progress; retry shortly');
+    }
+    held += reserved;
+    try {
+      return await store(c, device.id, id, level as PrivacyLevel, contentType);
+    } finally {
+      held -= reserved;
+    }
+  };
+
+  async function store(c: Context, device: string, id: string, privacy: PrivacyLevel, contentType: string) {
     let body: Uint8Array;
     try {
       body = await readBody(c.req.raw, RUN_LIMIT);
@@ -47,10 +72,10 @@ export function runUpload(deps: ControlDeps): Handler {
       return textError(c, 400, 'upload interrupted');
     }
     const result = await deps.store.putRun({
-      device: device.id,
+      device,
       id,
       contentType,
-      privacy: level as PrivacyLevel,
+      privacy,
       size: body.byteLength,
       uploadedAt: deps.clock.now(),
       body,
@@ -66,5 +91,5 @@ export function runUpload(deps: ControlDeps): Handler {
       case 'device-unknown':
         return textError(c, 401, 'unknown or revoked device credential');
     }
-  };
+  }
 }

@@ -139,3 +139,46 @@ test('control: a wrong method is 405 with Allow', async () => {
   assert.equal(res.status, 405);
   assert.equal(res.headers.get('allow'), 'PUT');
 });
+
+test('uploads held in memory are bounded, all devices together: one that does not fit is told 503 with Retry-After', async () => {
+  const { createControlApi } = await import('../../src/control/app.ts');
+  const { memoryLogger } = await import('../../src/log/logger.ts');
+  const api = createControlApi({ store: h.store, logger: memoryLogger(), clock: h.clock, uploadBudgetBytes: 10 });
+  const { device, credential } = await enrollDevice(h, 'oidc:user-1');
+  const put = (id: string, body: string | ReadableStream<Uint8Array>, length: number) =>
+    api.request(`http://127.0.0.1/v1/runs/${id}`, {
+      method: 'PUT',
+      headers: {
+        authorization: `Bearer ${credential}`,
+        'x-privacy-level': 'full',
+        'content-type': 'text/plain',
+        'content-length': String(length),
+      },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+  let finish!: () => void;
+  const slow = put(
+    'slow',
+    new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(new TextEncoder().encode('1234'));
+        await new Promise<void>((resolve) => (finish = resolve));
+        controller.enqueue(new TextEncoder().encode('5678'));
+        controller.close();
+      },
+    }),
+    8,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const refused = await put('second', '87654321', 8);
+  assert.equal(refused.status, 503);
+  assert.equal(refused.headers.get('retry-after'), '1');
+  assert.match(await refused.text(), /retry/);
+  assert.equal((await put('small', '12', 2)).status, 201, 'what still fits is taken');
+  finish();
+  assert.equal((await slow).status, 201);
+  assert.equal((await put('second', '87654321', 8)).status, 201, 'the budget is free again');
+  const slowRun = await h.store.runVisibleTo(admin, device, 'slow');
+  assert.equal(new TextDecoder().decode(await readAll(slowRun)), '12345678');
+});
