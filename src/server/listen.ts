@@ -22,6 +22,9 @@ export interface ListenOptions {
   onError?: ((err: Error) => void) | undefined;
 }
 
+/** One year, the usual value once a site serves HTTPS only; subdomains are not Paddock's to speak for. */
+const HSTS = 'max-age=31536000';
+
 export function listen(
   handler: (req: Request, env: unknown) => Response | Promise<Response>,
   opts: ListenOptions,
@@ -50,7 +53,13 @@ export function listen(
         // An unknown or absent server name gets the admin certificate (undefined: the default context).
         SNICallback: (servername, done) => done(null, servername.toLowerCase() === controlHost ? control : undefined),
       },
-      listener,
+      // Paddock terminates TLS itself here: browsers are told to use nothing else for this name
+      // (RFC 6797), so a first plain-HTTP visit cannot be downgraded. Set before any answer's own
+      // headers, with which Node merges it.
+      (req: IncomingMessage, res: ServerResponse) => {
+        res.setHeader('Strict-Transport-Security', HSTS);
+        listener(req, res);
+      },
     );
   } else {
     server = createHttpServer({ requireHostHeader: false }, listener);

@@ -1,6 +1,7 @@
 /** GET /: version, the self-test result and counts of what the account may see; shown even when the store is down. */
 import type { Handler } from 'hono';
 import { page } from '../http/responses.ts';
+import type { CheckResult } from '../selftest/selftest.ts';
 import { dashboardPage } from '../views/dashboard.ts';
 import type { Ctx, UiEnv } from './deps.ts';
 import { chrome, viewer } from './page_helpers.ts';
@@ -17,6 +18,20 @@ export function dashboard(ctx: Ctx): Handler<UiEnv> {
       ctx.store.countsVisibleTo(viewer(c)).catch(() => undefined),
       ctx.store.uploadsPerDay(viewer(c), CHART_DAYS, now).catch(() => undefined),
     ]);
-    return page(c, dashboardPage(chrome(ctx, c), { version: ctx.config.version, checks, counts, perDay }));
+    const shown = viewer(c).admin ? checks : checks.map(outcomeOnly);
+    return page(c, dashboardPage(chrome(ctx, c), { version: ctx.config.version, checks: shown, counts, perDay }));
   };
+}
+
+/**
+ * What a check found (paths, error texts of the store or the provider, pins) is for administrators;
+ * other accounts see each check's outcome.
+ */
+function outcomeOnly(check: CheckResult): CheckResult {
+  const detail = !check.ok
+    ? 'failed; an administrator sees why'
+    : check.warning
+      ? 'passed; needs an administrator’s attention soon'
+      : 'passed';
+  return { ...check, detail };
 }

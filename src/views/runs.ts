@@ -2,7 +2,7 @@
 import type { Page, StoredRun, RunSummary } from '../store/store.ts';
 import { size, time } from './format.ts';
 import { html, raw } from './html.ts';
-import { STREAM_SLOT, streamedPage, textDecoderFor, wholePage } from './stream.ts';
+import { SHORT_NOTE_SLOT, STREAM_SLOT, streamedPage, textDecoderFor, wholePage } from './stream.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
 
 export function runPath(r: { device: string; id: string }): string {
@@ -100,7 +100,10 @@ export function runPage(chrome: Chrome, run: StoredRun): Promise<string> | Reada
         are not ${decoder.encoding} text as the replacement character.
       </p>
       <pre>${PRE_NEWLINE}${STREAM_SLOT}</pre>
+      ${SHORT_NOTE_SLOT}
       ${actionButton(`${runPath(run)}/delete`, chrome.csrf, 'Delete this run')}`,
   );
-  return run.size <= WHOLE_PAGE_LIMIT ? wholePage(page, run.read(), decoder) : streamedPage(page, run.read(), decoder);
+  return run.size <= WHOLE_PAGE_LIMIT
+    ? wholePage(page, run.read(), decoder, run.size)
+    : streamedPage(page, run.read(), decoder, run.size);
 }

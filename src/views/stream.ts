@@ -9,10 +9,18 @@ import { escapeHtml, type Html, raw } from './html.ts';
 /** Marks where the streamed text goes; the random part cannot occur in escaped content. */
 export const STREAM_SLOT: Html = raw(`<!--stream-${randomUUID()}-->`);
 
-function split(page: Html): [string, string] {
+/** Marks where a note goes should the content end short (the run deleted while it is sent). */
+export const SHORT_NOTE_SLOT: Html = raw(`<!--short-${randomUUID()}-->`);
+
+const SHORT_NOTE =
+  '<p><strong>The content above is incomplete: the run was deleted while this page was being sent.</strong></p>';
+
+/** The page around the slot; `tail(shown)` closes it, with the note when fewer bytes than `size` were shown. */
+function split(page: Html, size: number): [string, (shown: number) => string] {
   const at = page.value.indexOf(STREAM_SLOT.value);
   if (at === -1) throw new TypeError('streamedPage: the page has no STREAM_SLOT');
-  return [page.value.slice(0, at), page.value.slice(at + STREAM_SLOT.value.length)];
+  const tail = page.value.slice(at + STREAM_SLOT.value.length);
+  return [page.value.slice(0, at), (shown) => tail.replace(SHORT_NOTE_SLOT.value, shown < size ? SHORT_NOTE : '')];
 }
 
 /**
@@ -33,11 +41,20 @@ export function textDecoderFor(contentType: string): TextDecoder {
 }
 
 /** The same page rendered whole: for small content a stream costs more than it saves. */
-export async function wholePage(page: Html, text: AsyncIterable<Uint8Array>, decoder: TextDecoder): Promise<string> {
-  const [head, tail] = split(page);
+export async function wholePage(
+  page: Html,
+  text: AsyncIterable<Uint8Array>,
+  decoder: TextDecoder,
+  size: number,
+): Promise<string> {
+  const [head, tail] = split(page, size);
   let out = head;
-  for await (const chunk of text) out += escapeHtml(decoder.decode(chunk, { stream: true }));
-  return out + escapeHtml(decoder.decode()) + tail;
+  let shown = 0;
+  for await (const chunk of text) {
+    shown += chunk.byteLength;
+    out += escapeHtml(decoder.decode(chunk, { stream: true }));
+  }
+  return out + escapeHtml(decoder.decode()) + tail(shown);
 }
 
 /**
@@ -50,11 +67,13 @@ export function streamedPage(
   page: Html,
   text: AsyncIterable<Uint8Array>,
   decoder: TextDecoder,
+  size: number,
 ): ReadableStream<Uint8Array> {
-  const [head, tail] = split(page);
+  const [head, tail] = split(page, size);
   const encoder = new TextEncoder();
   const chunks = text[Symbol.asyncIterator]();
   let headSent = false;
+  let shown = 0;
   let pending: Uint8Array = new Uint8Array(0);
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -66,11 +85,12 @@ export function streamedPage(
       if (pending.byteLength === 0) {
         const { done, value } = await chunks.next();
         if (done) {
-          controller.enqueue(encoder.encode(escapeHtml(decoder.decode()) + tail));
+          controller.enqueue(encoder.encode(escapeHtml(decoder.decode()) + tail(shown)));
           controller.close();
           return;
         }
         pending = value;
+        shown += value.byteLength;
       }
       const step = pending.subarray(0, STEP);
       pending = pending.subarray(step.byteLength);

@@ -92,6 +92,12 @@ describe('one port, two names', () => {
   test('routing by host: console and discovery on the admin host, the control API on the control host', async () => {
     const health = await httpsRequest(`${admin}/healthz`, { ca: fx.admin.certPem });
     assert.equal(health.status, 200);
+    // Paddock terminates TLS: every answer tells browsers to use HTTPS only (RFC 6797), the health
+    // fast path's and the console's alike.
+    assert.equal(health.headers['strict-transport-security'], 'max-age=31536000');
+    const login = await httpsRequest(`${admin}/login`, { ca: fx.admin.certPem });
+    assert.equal(login.headers['strict-transport-security'], 'max-age=31536000');
+    assert.equal(login.headers['content-security-policy'], "default-src 'none'");
     const discover = await httpsRequest(`${admin}/v1/discover`, { ca: fx.admin.certPem });
     assert.deepEqual(JSON.parse(discover.body), { control_url: control, name: 'paddock' });
     assert.equal(

@@ -59,6 +59,31 @@ runScenarios('pages', [
     contains: [/<dt>Devices<\/dt>\s*<dd><a href="\/devices">1<\/a>/, /<dt>Runs<\/dt>\s*<dd><a href="\/runs">1<\/a>/],
   },
   {
+    name: 'the self-test details (paths, error texts, pins) are shown to admins only; others see each outcome',
+    path: '/',
+    as: 'user',
+    setup: async (h) => {
+      h.store.probe = async () => {
+        throw new Error('SQLITE_IOERR at /srv/paddock/data/paddock.db');
+      };
+    },
+    status: 200,
+    contains: ['store read/write', 'failed; an administrator sees why', 'session keys'],
+    notContains: ['/srv/paddock', 'SQLITE_IOERR', 'key(s) of at least 32 bytes'],
+  },
+  {
+    name: 'an admin sees what each check found',
+    path: '/',
+    as: 'admin',
+    setup: async (h) => {
+      h.store.probe = async () => {
+        throw new Error('SQLITE_IOERR at /srv/paddock/data/paddock.db');
+      };
+    },
+    status: 200,
+    contains: ['SQLITE_IOERR at /srv/paddock/data/paddock.db', 'key(s) of at least 32 bytes'],
+  },
+  {
     name: 'an admin sees every device, revoke buttons and the mint form',
     path: '/devices',
     as: 'admin',
