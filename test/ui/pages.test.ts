@@ -28,6 +28,13 @@ const wellFormed = [
 ];
 const noScript = ['<script', 'style=', '<style', 'http://', 'https://'];
 
+/** The store's probe fails with an error text that names a path (the self-test shows it). */
+async function failingProbe(h: Harness) {
+  h.store.probe = async () => {
+    throw new Error('SQLITE_IOERR at /srv/paddock/data/paddock.db');
+  };
+}
+
 runScenarios('pages', [
   {
     name: 'the dashboard shows the version, each self-test check with its outcome, and counts',
@@ -62,11 +69,7 @@ runScenarios('pages', [
     name: 'the self-test details (paths, error texts, pins) are shown to admins only; others see each outcome',
     path: '/',
     as: 'user',
-    setup: async (h) => {
-      h.store.probe = async () => {
-        throw new Error('SQLITE_IOERR at /srv/paddock/data/paddock.db');
-      };
-    },
+    setup: failingProbe,
     status: 200,
     contains: ['store read/write', 'failed; an administrator sees why', 'session keys'],
     notContains: ['/srv/paddock', 'SQLITE_IOERR', 'key(s) of at least 32 bytes'],
@@ -75,11 +78,7 @@ runScenarios('pages', [
     name: 'an admin sees what each check found',
     path: '/',
     as: 'admin',
-    setup: async (h) => {
-      h.store.probe = async () => {
-        throw new Error('SQLITE_IOERR at /srv/paddock/data/paddock.db');
-      };
-    },
+    setup: failingProbe,
     status: 200,
     contains: ['SQLITE_IOERR at /srv/paddock/data/paddock.db', 'key(s) of at least 32 bytes'],
   },
