@@ -64,8 +64,9 @@ const base = `http://127.0.0.1:${port}`;
 const server = spawn(
   process.execPath,
   [
-    // The same V8 flag as `npm start` and bin/paddock.js.
+    // The same V8 flags as `npm start` and bin/paddock.js.
     '--max-semi-space-size=2',
+    '--max-old-space-size=256',
     ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'profiles')}`] : []),
     'bin/paddock.js',
     'serve',

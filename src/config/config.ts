@@ -186,7 +186,16 @@ export function loadConfig(env: Env): Config {
   const controlUrlSetting = read(env, options.controlUrl);
   const controlUrl = controlUrlSetting ?? derivedControlUrl(baseUrl, controlHostSetting);
   const controlHost = controlHostSetting ?? hostOf(controlUrl);
-  if (tls) checkTlsNames(hostOf(baseUrl), controlHost);
+  if (tls) {
+    checkTlsNames(hostOf(baseUrl), controlHost);
+    // Devices connect to ControlURL and ask for its host's certificate: it must be the control name.
+    if (hostOf(controlUrl) !== controlHost) {
+      throw new ConfigError(
+        'PADDOCK_CONTROL_URL',
+        `must name the control host (${controlHost}) when TLS is configured: devices are given the certificate of the name they connect to`,
+      );
+    }
+  }
   return {
     listen,
     dataDir: read(env, options.dataDir) ?? './data',

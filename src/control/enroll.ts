@@ -5,9 +5,10 @@ import { BodyTooLarge, readBody } from '../http/body.ts';
 import { textError } from '../http/responses.ts';
 import type { ControlDeps } from './app.ts';
 
-// No controls (C0, DEL, C1) and no format characters (bidi overrides, zero-width), which could
-// make one name look like another in the console and in log records.
-const NAME = /^[^\0-\x1f\x7f-\x9f\p{Cf}]{1,128}$/u;
+// No controls (C0, DEL, C1), no format or otherwise invisible characters (bidi overrides, zero-width,
+// Hangul fillers), and no lone surrogates, private-use or unassigned code points, which could make
+// one name look like another in the console and in log records.
+const NAME = /^[^\0-\x1f\x7f-\x9f\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]{1,128}$/u;
 const TOKEN = /^[A-Za-z0-9_-]{1,512}$/;
 const UNKNOWN_TOKEN = 'enrollment token unknown, used or expired';
 

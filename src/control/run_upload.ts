@@ -19,14 +19,18 @@ const CONTENT_TYPE = /^[\x20-\x7e]{1,255}$/;
 /**
  * Uploads are held whole until stored (a run is stored byte for byte, and checked against the same
  * id's bytes first), so the bytes held at once are bounded, all devices together: an upload
- * reserves its declared length (or the 16 MiB limit, when it declares none) before it is read,
- * and one that does not fit is answered 503 with Retry-After; the device client retries.
+ * reserves its declared length (twice the 16 MiB limit, when it declares none) before it is read,
+ * and one that does not fit, or a fifth of one device at once, is answered 503 with Retry-After;
+ * the device client retries.
  */
 const UPLOAD_BUDGET = 128 * 1024 * 1024;
+/** Uploads of one device at once: one device, even a compromised one, cannot take the whole budget. */
+const UPLOADS_PER_DEVICE = 4;
 
 export function runUpload(deps: ControlDeps): Handler {
   const budget = deps.uploadBudgetBytes ?? UPLOAD_BUDGET;
   let held = 0;
+  const perDevice = new Map<string, number>();
   return async function runUploadHandler(c) {
     const credential = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
     const hash = credential === undefined ? undefined : secretHash(credential);
@@ -49,17 +53,23 @@ export function runUpload(deps: ControlDeps): Handler {
     const contentType = c.req.header('content-type') ?? 'application/octet-stream';
     if (!CONTENT_TYPE.test(contentType)) return textError(c, 400, 'bad Content-Type');
 
+    // Without a declared length the chunks and their joined copy are briefly held together.
     const declared = Number(c.req.header('content-length') ?? Number.NaN);
-    const reserved = Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, RUN_LIMIT) : RUN_LIMIT;
-    if (held + reserved > budget) {
+    const reserved = Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, RUN_LIMIT) : 2 * RUN_LIMIT;
+    const ofDevice = perDevice.get(device.id) ?? 0;
+    if (held + reserved > budget || ofDevice >= UPLOADS_PER_DEVICE) {
       c.header('Retry-After', '1');
       return textError(c, 503, 'too many uploads in progress; retry shortly');
     }
     held += reserved;
+    perDevice.set(device.id, ofDevice + 1);
     try {
       return await store(c, device.id, id, level as PrivacyLevel, contentType);
     } finally {
       held -= reserved;
+      const left = (perDevice.get(device.id) ?? 1) - 1;
+      if (left === 0) perDevice.delete(device.id);
+      else perDevice.set(device.id, left);
     }
   };
 

@@ -60,7 +60,10 @@ export async function enroll(
 
 /** Statuses worth another try: the server or a proxy was briefly unavailable. */
 const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
-const ATTEMPTS = 5;
+/** Backoff of 0.25, 0.5, 1, ... 16 s: a busy or restarting server has about half a minute. */
+const ATTEMPTS = 8;
+/** The longest wait a server's Retry-After may ask for between two attempts. */
+const MAX_RETRY_AFTER_S = 60;
 const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Applies the privacy level, then uploads with backoff; a retry with the same id is idempotent (200). */
@@ -80,6 +83,7 @@ export async function uploadRun(
   const sleep = opts.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
   for (let attempt = 1; ; attempt++) {
     let failure: string;
+    let retryAfterMs = 0;
     try {
       const res = await pinnedRequest({
         url: new URL(`/v1/runs/${encodeURIComponent(id)}`, state.controlUrl),
@@ -101,12 +105,13 @@ export async function uploadRun(
         throw new DeviceError(`upload refused: a different run with id ${id} is already stored`, 409);
       if (!RETRYABLE.has(res.status)) throw new DeviceError(`upload refused (${res.status}): ${message}`, res.status);
       failure = `server answered ${res.status}`;
+      retryAfterMs = Math.min(res.retryAfter ?? 0, MAX_RETRY_AFTER_S) * 1000;
     } catch (err) {
       if (err instanceof DeviceError || (err as { code?: string }).code === 'PIN_MISMATCH') throw err;
       failure = (err as Error).message;
     }
     if (attempt >= ATTEMPTS) throw new DeviceError(`upload failed after ${ATTEMPTS} attempts: ${failure}`);
-    const delay = 250 * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
+    const delay = Math.max(retryAfterMs, 250 * 2 ** (attempt - 1) * (0.5 + Math.random() / 2));
     opts.log?.(`upload attempt ${attempt} failed (${failure}); retrying in ${Math.round(delay)} ms`);
     await sleep(delay);
   }

@@ -22,6 +22,8 @@ export class PinMismatchError extends Error {
 
 export interface PinnedResponse {
   status: number;
+  /** Seconds from a `Retry-After` header given as a number, if any. */
+  retryAfter?: number | undefined;
   body: Buffer;
 }
 
@@ -83,7 +85,10 @@ export async function pinnedRequest(req: PinnedRequest): Promise<PinnedResponse>
             if (size > RESPONSE_CAP) res.destroy(new Error('response too large'));
             else chunks.push(chunk);
           });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+          const retryAfter = /^\d{1,4}$/.test(res.headers['retry-after'] ?? '')
+            ? Number(res.headers['retry-after'])
+            : undefined;
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter, body: Buffer.concat(chunks) }));
           res.on('error', reject);
         },
       );

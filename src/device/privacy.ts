@@ -103,7 +103,8 @@ function stringEnd(text: string, at: number): number {
 
 /** `"name": value` anywhere in the text (a JSON document, JSON lines, or JSON inside a log line). */
 function redactJsonFields(text: string): string {
-  const key = /"((?:[^"\\\n]|\\.){1,256})"\s*:\s*/g;
+  // A key starts at a quote that is not itself escaped (so a run of \" costs one step each).
+  const key = /(?<!\\)"((?:[^"\\\n]|\\.){1,256})"\s*:\s*/g;
   let out = '';
   let last = 0;
   for (let m = key.exec(text); m !== null; m = key.exec(text)) {
@@ -122,7 +123,7 @@ const LINE_FIELD =
   /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{0,64}(?:auth|cookie)[A-Za-z0-9_.-]{0,64})([ \t]*[=:][ \t]*)[^\n]*/gi;
 /** `name=value` and `name: value`; a quoted value is taken whole. A name starts a token (no lookback into one). */
 const TEXT_FIELD =
-  /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]{1,128})([ \t]*[=:][ \t]*)("(?:[^"\\\n]|\\.)*"?|'(?:[^'\\\n]|\\.)*'?|[^\s,;&"']+)/g;
+  /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)([ \t]*[=:][ \t]*)("(?:[^"\\\n]|\\.)*"?|'(?:[^'\\\n]|\\.)*'?|[^\s,;&"']+)/g;
 
 function redactTextFields(text: string): string {
   return text

@@ -15,7 +15,8 @@ import type { FastPath } from './health_fast_path.ts';
 export interface ListenOptions {
   host: string;
   port: number;
-  tls?: { admin: PemPair; control: PemPair; controlHost: string } | undefined;
+  /** `hsts`: send Strict-Transport-Security (not for a loopback or IP admin host). */
+  tls?: { admin: PemPair; control: PemPair; controlHost: string; hsts?: boolean } | undefined;
   /** Answers some requests itself (returning true) before the handler sees them. */
   fastPath?: FastPath | undefined;
   /** Errors of the listening socket after it started (such as a failed accept). */
@@ -56,10 +57,12 @@ export function listen(
       // Paddock terminates TLS itself here: browsers are told to use nothing else for this name
       // (RFC 6797), so a first plain-HTTP visit cannot be downgraded. Set before any answer's own
       // headers, with which Node merges it.
-      (req: IncomingMessage, res: ServerResponse) => {
-        res.setHeader('Strict-Transport-Security', HSTS);
-        listener(req, res);
-      },
+      tls.hsts
+        ? (req: IncomingMessage, res: ServerResponse) => {
+            res.setHeader('Strict-Transport-Security', HSTS);
+            listener(req, res);
+          }
+        : listener,
     );
   } else {
     server = createHttpServer({ requireHostHeader: false }, listener);

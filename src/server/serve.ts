@@ -2,7 +2,8 @@
  * `paddock serve`: wires the real parts (store, throttle, OIDC client, self-test, link builder with
  * the control certificate's pin) into the interface and the control API, on one port.
  */
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
+import { isLoopbackHost } from '../config/parse.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { bindListenPort, type Config } from '../config/config.ts';
 import { applySecurityHeaders } from '../http/security_headers.ts';
@@ -48,7 +49,12 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
     let handler: (req: Request, env: unknown) => Response | Promise<Response> = starting;
     const server = await listen((req, env) => handler(req, env), {
       ...configured.listen,
-      tls: configured.tls && { admin: configured.tls, control, controlHost: configured.controlHost },
+      tls: configured.tls && {
+        admin: configured.tls,
+        control,
+        controlHost: configured.controlHost,
+        hsts: hstsApplies(configured),
+      },
       fastPath: healthFastPath(configured.version, sideResolver(routing(configured))),
       onError: (err) => opts.logger.log('error', 'server.error', { error: err.message }),
     });
@@ -139,6 +145,15 @@ async function buildHandler(config: Config, store: Store, clock: Clock, logger: 
   });
   const api = createControlApi({ store, logger, clock });
   return hostRouter({ ...routing(config), ui, api });
+}
+
+/**
+ * HSTS binds a host name for a year: right for the console's public name, wrong for `localhost` or
+ * an IP address, where it would stick in browsers and reach other local services.
+ */
+export function hstsApplies(config: Pick<Config, 'baseUrl'>): boolean {
+  const host = hostOf(new URL(config.baseUrl).host);
+  return !isLoopbackHost(host) && isIP(host) === 0;
 }
 
 /** The host names of the two sides, and whether the certificate decides the side. */

@@ -35,7 +35,7 @@ export function throttleDelayMs(failures: number): number {
 }
 
 export function storeThrottle(store: Store, clock: Clock): Throttle {
-  const queues = new Map<string, { tail: Promise<unknown>; waiting: number }>();
+  const queues = new Map<string, { tail: Promise<unknown>; waiting: number; refusing: number }>();
 
   async function run(client: string, check: () => Promise<boolean>): Promise<boolean | 'busy'> {
     const holder = randomBytes(12).toString('base64url');
@@ -70,13 +70,18 @@ export function storeThrottle(store: Store, clock: Clock): Throttle {
 
   return {
     attempt: function throttledAttempt(client, check) {
-      const queue = queues.get(client) ?? { tail: Promise.resolve(), waiting: 0 };
-      // Refused, but not sooner than an attempt would be answered: the delay is slept first.
+      const queue = queues.get(client) ?? { tail: Promise.resolve(), waiting: 0, refusing: 0 };
+      // Refused, but not sooner than an attempt would be answered: the delay is slept first, by
+      // at most as many refusals as may queue; beyond those, a refusal is answered at once.
       if (queue.waiting >= MAX_QUEUED) {
-        return currentDelay(client).then(async (ms) => {
-          if (ms > 0) await clock.sleep(ms);
-          return 'busy' as const;
-        });
+        if (queue.refusing >= MAX_QUEUED) return Promise.resolve('busy');
+        queue.refusing++;
+        return currentDelay(client)
+          .then(async (ms) => {
+            if (ms > 0) await clock.sleep(ms);
+            return 'busy' as const;
+          })
+          .finally(() => queue.refusing--);
       }
       queue.waiting++;
       queues.set(client, queue);

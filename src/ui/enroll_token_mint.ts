@@ -10,8 +10,8 @@ import type { Ctx, UiEnv } from './deps.ts';
 import { chrome } from './page_helpers.ts';
 
 /** Owners are account subjects: `local:<username>` or `oidc:<sub>` (CONTRACT section 4). */
-/** No controls and no format characters (bidi overrides, zero-width): see NAME in control/enroll.ts. */
-const SUBJECT = /^(local|oidc):[^\0-\x1f\x7f-\x9f\p{Cf}]{1,255}$/u;
+/** No controls and no invisible, surrogate, private-use or unassigned characters: see NAME in control/enroll.ts. */
+const SUBJECT = /^(local|oidc):[^\0-\x1f\x7f-\x9f\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]{1,255}$/u;
 
 export function enrollTokenMint(ctx: Ctx): Handler<UiEnv> {
   return async function enrollTokenMintHandler(c) {

@@ -79,6 +79,9 @@ for (const [name, body] of [
   ['a name with a C1 control', '{"token":"abc","name":"a\\u0085b"}'],
   ['a name with a bidi override', '{"token":"abc","name":"gpj.\\u202eexe"}'],
   ['a name with a zero-width space', '{"token":"abc","name":"ad\\u200bmin"}'],
+  ['a name with a Hangul filler', '{"token":"abc","name":"ad\\u3164min"}'],
+  ['a name with a combining grapheme joiner', '{"token":"abc","name":"ad\\u034fmin"}'],
+  ['a name with a lone surrogate', '{"token":"abc","name":"ad\\ud800min"}'],
   ['an empty name', '{"token":"abc","name":""}'],
 ] as const) {
   test(`enroll: ${name} → 400`, async () => assert.equal((await enroll(body)).status, 400));
@@ -140,12 +143,12 @@ test('control: a wrong method is 405 with Allow', async () => {
   assert.equal(res.headers.get('allow'), 'PUT');
 });
 
-test('uploads held in memory are bounded, all devices together: one that does not fit is told 503 with Retry-After', async () => {
+/** A control API with its own upload budget, and PUTs whose body can be held open. */
+async function budgetedApi(uploadBudgetBytes: number) {
   const { createControlApi } = await import('../../src/control/app.ts');
   const { memoryLogger } = await import('../../src/log/logger.ts');
-  const api = createControlApi({ store: h.store, logger: memoryLogger(), clock: h.clock, uploadBudgetBytes: 10 });
-  const { device, credential } = await enrollDevice(h, 'oidc:user-1');
-  const put = (id: string, body: string | ReadableStream<Uint8Array>, length: number) =>
+  const api = createControlApi({ store: h.store, logger: memoryLogger(), clock: h.clock, uploadBudgetBytes });
+  const put = (credential: string, id: string, body: string | ReadableStream<Uint8Array>, length: number) =>
     api.request(`http://127.0.0.1/v1/runs/${id}`, {
       method: 'PUT',
       headers: {
@@ -157,28 +160,51 @@ test('uploads held in memory are bounded, all devices together: one that does no
       body,
       duplex: 'half',
     } as RequestInit);
-  let finish!: () => void;
-  const slow = put(
-    'slow',
-    new ReadableStream<Uint8Array>({
+  /** An upload of "12345678" that sends its second half only when `finish` is called. */
+  const slow = (credential: string, id: string) => {
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => (finish = resolve));
+    const body = new ReadableStream<Uint8Array>({
       async start(controller) {
         controller.enqueue(new TextEncoder().encode('1234'));
-        await new Promise<void>((resolve) => (finish = resolve));
+        await held;
         controller.enqueue(new TextEncoder().encode('5678'));
         controller.close();
       },
-    }),
-    8,
-  );
+    });
+    return { response: put(credential, id, body, 8), finish };
+  };
+  return { put, slow };
+}
+
+test('uploads held in memory are bounded, all devices together: one that does not fit is told 503 with Retry-After', async () => {
+  const { put, slow } = await budgetedApi(10);
+  const { device, credential } = await enrollDevice(h, 'oidc:user-1');
+  const first = slow(credential, 'slow');
   await new Promise((resolve) => setTimeout(resolve, 20));
-  const refused = await put('second', '87654321', 8);
+  const refused = await put(credential, 'second', '87654321', 8);
   assert.equal(refused.status, 503);
   assert.equal(refused.headers.get('retry-after'), '1');
   assert.match(await refused.text(), /retry/);
-  assert.equal((await put('small', '12', 2)).status, 201, 'what still fits is taken');
-  finish();
-  assert.equal((await slow).status, 201);
-  assert.equal((await put('second', '87654321', 8)).status, 201, 'the budget is free again');
+  assert.equal((await put(credential, 'small', '12', 2)).status, 201, 'what still fits is taken');
+  first.finish();
+  assert.equal((await first.response).status, 201);
+  assert.equal((await put(credential, 'second', '87654321', 8)).status, 201, 'the budget is free again');
   const slowRun = await h.store.runVisibleTo(admin, device, 'slow');
   assert.equal(new TextDecoder().decode(await readAll(slowRun)), '12345678');
+});
+
+test('one device holds at most four uploads at once; another device is not held up by it', async () => {
+  const { put, slow } = await budgetedApi(1024 * 1024);
+  const one = await enrollDevice(h, 'oidc:user-1');
+  const other = await enrollDevice(h, 'oidc:user-2');
+  const held = [1, 2, 3, 4].map((n) => slow(one.credential, `held-${n}`));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const fifth = await put(one.credential, 'fifth', 'x', 1);
+  assert.equal(fifth.status, 503);
+  assert.equal(fifth.headers.get('retry-after'), '1');
+  assert.equal((await put(other.credential, 'elsewhere', 'x', 1)).status, 201);
+  for (const upload of held) upload.finish();
+  assert.deepEqual(await Promise.all(held.map(async (upload) => (await upload.response).status)), [201, 201, 201, 201]);
+  assert.equal((await put(one.credential, 'fifth', 'x', 1)).status, 201, 'its slots are free again');
 });

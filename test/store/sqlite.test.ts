@@ -36,9 +36,9 @@ test('sqlite: the data directory is created 0700, WAL is on, migrations are reco
   }
 });
 
-test('sqlite: the database and its WAL files are 0600, and a wider existing directory or database is tightened', async () => {
+test('sqlite: the database and its WAL files are 0600, also over a wider existing database; an existing directory keeps its mode', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'paddock-store-'));
-  const mode = async (path: string) => ((await stat(path)).mode & 0o777).toString(8);
+  const mode = async (path: string) => ((await stat(path)).mode & 0o7777).toString(8);
   try {
     const fresh = join(dir, 'fresh');
     const store = openSqliteStore(fresh);
@@ -48,13 +48,13 @@ test('sqlite: the database and its WAL files are 0600, and a wider existing dire
     await store.close();
 
     const wide = join(dir, 'wide');
-    await mkdir(wide, { mode: 0o755 });
-    await chmod(wide, 0o755);
+    await mkdir(wide, { mode: 0o1777 });
+    await chmod(wide, 0o1777);
     await writeFile(join(wide, 'paddock.db'), '', { mode: 0o644 });
     await chmod(join(wide, 'paddock.db'), 0o644);
     const reopened = openSqliteStore(wide);
     await reopened.setSetting('x', '1');
-    assert.equal(await mode(wide), '700');
+    assert.equal(await mode(wide), '1777', 'a shared directory (here sticky and world-writable) is not changed');
     assert.equal(await mode(join(wide, 'paddock.db')), '600');
     assert.equal(await mode(join(wide, 'paddock.db-wal')), '600');
     await reopened.close();

@@ -175,6 +175,18 @@ test('under TLS the control side needs its own DNS name: the same name as BaseUR
   refused({ PADDOCK_CONTROL_HOST: '10.0.0.5' }, /not an IP address/);
   refused({ PADDOCK_CONTROL_URL: 'https://[2001:db8::1]:8443' }, /not an IP address/);
   assert.equal(loadConfig({ ...tls, PADDOCK_CONTROL_HOST: 'control.test' }).controlHost, 'control.test');
+  for (const controlUrl of ['https://10.0.0.5:8443', 'https://admin.test:8443', 'https://other.test']) {
+    assert.throws(
+      () => loadConfig({ ...tls, PADDOCK_CONTROL_HOST: 'control.test', PADDOCK_CONTROL_URL: controlUrl }),
+      (err: unknown) => err instanceof ConfigError && err.variable === 'PADDOCK_CONTROL_URL',
+      controlUrl,
+    );
+  }
+  assert.equal(
+    loadConfig({ ...tls, PADDOCK_CONTROL_HOST: 'control.test', PADDOCK_CONTROL_URL: 'https://CONTROL.test:9443' })
+      .controlUrl,
+    'https://CONTROL.test:9443',
+  );
   // Without TLS one name serves both sides (the loopback default).
   assert.equal(loadConfig({}).controlHost, '127.0.0.1');
 });

@@ -128,3 +128,32 @@ test('two instances on one store take turns: attempts from one client never over
   assert.equal(await store.takeLoginTurn('e', 'next', Date.now(), Date.now() + 1), true, 'the last turn was released');
   await store.close();
 });
+
+test('refusals that sleep the delay are bounded too: beyond 32 of them, a refusal is answered at once', async () => {
+  const store = openSqliteStore(':memory:');
+  let now = Date.UTC(2026, 10, 22, 12);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let sleeping = 0;
+  const clock = {
+    now: () => now,
+    async sleep(ms: number) {
+      sleeping++;
+      await gate;
+      now += ms;
+    },
+  };
+  const throttle = storeThrottle(store, clock);
+  for (let i = 0; i < 4; i++) await store.recordLoginFailure('f', now);
+  const attempt = () => throttle.attempt('f', async () => false);
+  const queued = Array.from({ length: 32 }, attempt);
+  const refusals = Array.from({ length: 32 }, attempt);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(sleeping, 33, 'the first queued attempt and 32 refusals sleep the delay');
+  assert.equal(await attempt(), 'busy', 'the 65th is answered without waiting');
+  assert.equal(sleeping, 33);
+  release();
+  assert.deepEqual(new Set(await Promise.all(refusals)), new Set(['busy']));
+  await Promise.all(queued);
+  await store.close();
+});

@@ -16,7 +16,7 @@ export function openDb(dataDir: string | ':memory:'): Db {
   if (dataDir !== ':memory:') {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     path = join(dataDir, 'paddock.db');
-    keepPrivate(dataDir, path);
+    keepPrivate(path);
   }
   let db: DatabaseSync;
   try {
@@ -33,21 +33,21 @@ export function openDb(dataDir: string | ':memory:'): Db {
 }
 
 /**
- * The database holds the session keys, the control private key and the password hash: the data
- * directory is made 0700 and the database 0600 even when they existed with a wider mode (mkdir's
- * mode applies only to a directory it creates). SQLite gives its -wal and -shm files the
- * database's mode.
+ * The database holds the session keys, the control private key and the password hash: its files
+ * are made 0600 even when they existed with a wider mode (SQLite creates files with the process
+ * umask, and gives its -wal and -shm files the database's mode). The data directory is created
+ * 0700; one that already existed (which may be shared, such as the working directory) is left as
+ * it is, since the files in it are private either way.
  */
-function keepPrivate(dataDir: string, path: string): void {
-  const tighten = (file: string, mode: number) => {
-    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, mode);
+function keepPrivate(path: string): void {
+  const tighten = (file: string) => {
+    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
   };
-  tighten(dataDir, 0o700);
   closeSync(openSync(path, 'a', 0o600));
-  tighten(path, 0o600);
+  tighten(path);
   for (const suffix of ['-wal', '-shm']) {
     try {
-      tighten(path + suffix, 0o600);
+      tighten(path + suffix);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
