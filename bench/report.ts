@@ -65,8 +65,9 @@ function tableLines(rows: Row[]): string[] {
 const ANALYSIS = `## Where a target is missed, and why
 
 - **The machine.** The host's speed varies from run to run (a raw hello-world server gave
-  between 16,000 and 72,000 requests a second on this kind of machine across sessions); ratios
-  compare like with like, absolute figures do not travel.
+  between 16,000 and 72,000 requests a second on this kind of machine across sessions, and
+  37,000 to 56,000 in four runs of one day); ratios compare like with like, absolute figures do
+  not travel, and a ratio moves by a few hundredths between runs.
 - **List pages at 0.8 of a raw server sending the same bytes** are out of reach by design of the
   comparison: the baseline copies a buffer to a socket, while a page must verify the session
   MAC, run a keyset query, render and escape 50 rows, and encode the result. A CPU profile of
@@ -88,7 +89,7 @@ const ANALYSIS = `## Where a target is missed, and why
 - **p99 under 15 ms at 50 connections** follows from throughput: with 50 requests always in
   flight, the median latency is about 50 / (requests per second) and the p99 about twice that,
   so p99 under 15 ms needs about 6,700 pages a second; an owner's device list (10 rows) comes
-  closest, at 16 to 17 ms.
+  closest, at 16 to 30 ms across runs.
 
 ## Targets met by changes made from profiles
 
@@ -101,8 +102,11 @@ const ANALYSIS = `## Where a target is missed, and why
   generation (\`--max-semi-space-size=2\`, set by \`npm start\` and \`paddock\`: about 70 MiB
   less at no measured throughput cost) and Node's compile cache (bin/paddock.js: a server that
   has started before does not load the TypeScript stripper, about 30 MiB less; this run starts
-  from a warm cache, as after any restart). Capping the old generation
-  (\`--max-old-space-size=64\`) cost 15 % of throughput and is not set.
+  from a warm cache, as after any restart) and a 256 MiB old generation
+  (\`--max-old-space-size=256\`: under a small cap V8 grows the heap in small steps, so ten
+  concurrent 16 MiB views took the server from 80 MiB to 104–106 MiB in three quick runs, where
+  without it they reached up to 130 MiB and full runs peaked at 154 and 158 MiB). A 64 MiB cap
+  cost 15 % of throughput in an earlier measurement; 256 MiB is far above the live heap.
 - Ten concurrent views of a 16 MiB run add under 64 MiB because runs are stored in 256 KiB
   chunks and the escaped page is streamed with backpressure.
 `;
