@@ -272,4 +272,43 @@ describe('device client', () => {
     const runs = await httpsRequest(`${admin}/runs`, { ca: fx.admin.certPem, headers: { cookie } });
     assert.equal(runs.body.match(/>retry-1</g)?.length, 1);
   });
+
+  test('a busy server’s 503 with Retry-After is waited out (capped at 60 s), then the upload goes through', async () => {
+    const state = await enroll(await mintLink(), undefined, { discoveryCa: fx.admin.certPem, lookup });
+    // A front with the control certificate that is busy twice (Retry-After 7, then 3600), then
+    // passes the upload to the real server.
+    let busy = 2;
+    const relay = createHttpsServer({ cert: fx.control.certPem, key: fx.control.keyPem }, (req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => (body += c));
+      req.on('end', async () => {
+        if (busy > 0) {
+          res.writeHead(503, { 'retry-after': busy-- === 2 ? '7' : '3600' }).end('busy');
+          return;
+        }
+        const headers = Object.fromEntries(
+          ['authorization', 'x-privacy-level', 'content-type'].map((h) => [h, String(req.headers[h] ?? '')]),
+        );
+        const answer = await httpsRequest(`${control}${req.url}`, {
+          ca: fx.control.certPem,
+          method: req.method ?? 'PUT',
+          headers,
+          body,
+        });
+        res.writeHead(answer.status).end(answer.body);
+      });
+    });
+    relay.listen(0, '127.0.0.1');
+    await once(relay, 'listening');
+    const relayed = { ...state, controlUrl: `https://control.test:${(relay.address() as AddressInfo).port}` };
+    const slept: number[] = [];
+    const result = await uploadRun(
+      relayed,
+      { bytes: Buffer.from('after a wait'), contentType: 'text/plain', privacy: 'full', id: 'waited-1' },
+      { lookup, sleep: async (ms) => void slept.push(ms) },
+    ).finally(() => relay.close());
+    assert.equal(result.status, 201);
+    assert.deepEqual(slept, [7_000, 60_000], 'Retry-After over the backoff, at most 60 s');
+  });
 });

@@ -123,3 +123,33 @@ test('below the limit nothing is refused: 32 parallel attempts from one address 
     await h.close();
   }
 });
+
+test('attempts from many addresses at once: two are checked, 64 wait, the next is refused with 429 and not counted', async () => {
+  const h = await harness();
+  try {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const passwordHash = h.store.passwordHash.bind(h.store);
+    let checking = 0;
+    h.store.passwordHash = async (user) => {
+      checking++;
+      await gate;
+      return passwordHash(user);
+    };
+    const address = (i: number) => `198.51.100.${i + 1}`;
+    const held = Array.from({ length: 66 }, (_, i) =>
+      h.request('/login', form({ username: 'admin', password: 'wrong password' }), address(i)),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(checking, 2, 'two password checks at once');
+    const refused = await h.request('/login', form({ username: 'admin', password: ADMIN_PASSWORD }), '203.0.113.9');
+    assert.equal(refused.status, 429);
+    assert.match(await refused.text(), /too many sign-in attempts/);
+    assert.equal(await h.store.loginFailuresSince('203.0.113.9', 0), 0, 'no password was checked, nothing counted');
+    release();
+    const statuses = await Promise.all(held.map(async (res) => (await res).status));
+    assert.deepEqual(new Set(statuses), new Set([401]), 'every waiting attempt was checked');
+  } finally {
+    await h.close();
+  }
+});

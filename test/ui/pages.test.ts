@@ -75,6 +75,21 @@ runScenarios('pages', [
     notContains: ['/srv/paddock', 'SQLITE_IOERR', 'key(s) of at least 32 bytes'],
   },
   {
+    name: 'a check that needs attention soon says so to a non-admin, without its details',
+    path: '/',
+    as: 'user',
+    harness: {
+      selfTest: {
+        run: async () => [
+          { name: 'control certificate', ok: true, warning: true, detail: 'pin sha256/AAAA; expires soon' },
+        ],
+      },
+    },
+    status: 200,
+    contains: ['control certificate', 'passed; needs an administrator’s attention soon'],
+    notContains: ['sha256/AAAA'],
+  },
+  {
     name: 'an admin sees what each check found',
     path: '/',
     as: 'admin',
