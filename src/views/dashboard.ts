@@ -14,12 +14,17 @@ export function dashboardPage(
   },
 ) {
   const failed = opts.checks.filter((c) => !c.ok).length;
+  // What a check found (paths, error texts, pins) is for administrators; others see outcomes.
+  const details = chrome.session.admin;
   return layout(
     'Dashboard',
     chrome,
     html`<p>Paddock version <strong>${opts.version}</strong>.</p>
       <h2>Self-test</h2>
-      <p>${failed === 0 ? 'All checks passed.' : `${failed} of ${opts.checks.length} checks failed.`}</p>
+      <p>
+        ${failed === 0 ? 'All checks passed.' : `${failed} of ${opts.checks.length} checks failed.`}
+        ${details ? '' : 'What each check found is shown to administrators.'}
+      </p>
       <table>
         <caption>
           Self-test checks
@@ -28,7 +33,7 @@ export function dashboardPage(
           <tr>
             <th scope="col">Check</th>
             <th scope="col">Outcome</th>
-            <th scope="col">Detail</th>
+            ${details ? html`<th scope="col">Detail</th>` : ''}
           </tr>
         </thead>
         <tbody>
@@ -37,7 +42,7 @@ export function dashboardPage(
               html`<tr>
                 <th scope="row">${c.name}</th>
                 <td>${c.ok ? (c.warning ? 'warning' : 'passed') : 'FAILED'}</td>
-                <td>${c.detail}</td>
+                ${details ? html`<td>${c.detail}</td>` : ''}
               </tr> `,
           )}
         </tbody>
