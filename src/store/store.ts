@@ -121,6 +121,13 @@ export interface Store {
   /** Uploads per UTC day for the `days` days ending with today, oldest first. */
   uploadsPerDay(viewer: Viewer, days: number, now: number): Promise<number[]>;
 
+  /**
+   * Sessions signed out before they expire (by id), so a copy of the cookie is refused by every
+   * instance; rows of sessions past their expiry are pruned on each sign-out.
+   */
+  endSession(id: string, expiresAt: number, now: number): Promise<void>;
+  sessionEnded(id: string): Promise<boolean>;
+
   /** Writes and reads back a scratch row: the self-test's store check. */
   probe(now: number): Promise<void>;
   close(): Promise<void>;

@@ -16,6 +16,10 @@ export function guard(ctx: Ctx, access: Exclude<Access, 'none'>): MiddlewareHand
     const value = readCookie(c, SESSION_COOKIE);
     const session = value === undefined ? undefined : ctx.sessions.decode(value, ctx.clock.now());
     if (!session) return seeOther(c, '/login');
+    // A signed-out session stays refused though a copy of its cookie is still valid. Should the
+    // store be away, this one check lets the session through: every page but the dashboard needs
+    // the store anyway, and the dashboard must be able to show that it is failing.
+    if (await ctx.store.sessionEnded(session.id).catch(() => false)) return seeOther(c, '/login');
     c.set('session', session);
 
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {

@@ -1,10 +1,11 @@
 /**
- * POST /logout: clears the session cookie. No CSRF check (specification): signing out is harmless.
+ * POST /logout: ends the session (recorded in the store, so a copy of the cookie is refused too)
+ * and clears its cookie. No CSRF check (specification): signing out is harmless.
  * Its body is not read, but a body above the form limit is refused like any other form's.
  */
 import type { Handler } from 'hono';
 import { BodyTooLarge, readBody } from '../http/body.ts';
-import { clearCookie, SESSION_COOKIE } from '../http/cookies.ts';
+import { clearCookie, readCookie, SESSION_COOKIE } from '../http/cookies.ts';
 import { FORM_LIMIT } from '../http/form.ts';
 import { seeOther, textError } from '../http/responses.ts';
 import type { Ctx } from './deps.ts';
@@ -16,6 +17,15 @@ export function logout(ctx: Ctx): Handler {
     } catch (err) {
       if (err instanceof BodyTooLarge) return textError(c, 413, 'form too large');
       throw err;
+    }
+    // Signing out ends the session itself, not only this browser's copy of its cookie.
+    const value = readCookie(c, SESSION_COOKIE);
+    const now = ctx.clock.now();
+    const session = value === undefined ? undefined : ctx.sessions.decode(value, now);
+    if (session) {
+      await ctx.store.endSession(session.id, session.expires, now).catch((err: unknown) => {
+        ctx.logger.log('error', 'server.error', { error: `sign-out not recorded: ${(err as Error).message}` });
+      });
     }
     clearCookie(c, SESSION_COOKIE, ctx.config.secure);
     return seeOther(c, '/login');

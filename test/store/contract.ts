@@ -94,6 +94,21 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.equal(await store.loginFailuresSince('recent', 0), 1, 'within the hour: kept');
     });
 
+    test('ended sessions: recorded once, known by id, pruned once past their expiry', async () => {
+      assert.equal(await store.sessionEnded('s1'), false);
+      await store.endSession('s1', 2_000, 1_000);
+      await store.endSession('s1', 2_000, 1_000);
+      assert.equal(await store.sessionEnded('s1'), true);
+      assert.equal(await store.sessionEnded('s2'), false);
+      await store.endSession('s2', 5_000, 2_000);
+      assert.equal(
+        await store.sessionEnded('s1'),
+        false,
+        'expired at 2000: its cookie is refused anyway, the row goes',
+      );
+      assert.equal(await store.sessionEnded('s2'), true);
+    });
+
     test('sign-in turns: one holder per client at a time; a lapsed turn passes on; only the holder releases', async () => {
       assert.equal(await store.takeLoginTurn('a', 'h1', 0, 100), true);
       assert.equal(await store.takeLoginTurn('a', 'h2', 50, 150), false, 'held by h1');

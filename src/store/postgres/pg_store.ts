@@ -91,6 +91,18 @@ class PgStore implements Store {
   async clearLoginFailures(client: string) {
     await this.#db.rows('DELETE FROM login_failures WHERE client = $1', [client]);
   }
+
+  async endSession(id: string, expiresAt: number, now: number) {
+    await this.#db.rows('INSERT INTO ended_sessions (id, expires_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [
+      id,
+      expiresAt,
+    ]);
+    await this.#db.rows('DELETE FROM ended_sessions WHERE expires_at <= $1', [now]);
+  }
+
+  async sessionEnded(id: string) {
+    return (await this.#db.rows('SELECT 1 FROM ended_sessions WHERE id = $1', [id])).length > 0;
+  }
   async takeLoginTurn(client: string, holder: string, now: number, until: number) {
     // The upsert locks the row, so of two instances asking at once exactly one sees it free or lapsed.
     const row = await this.#db.row(

@@ -78,4 +78,9 @@ export const migrations: readonly string[] = [
   -- once and never return do not grow the table.
   CREATE INDEX login_failures_at ON login_failures (at);
   `,
+  `
+  -- Sessions signed out before their expiry: a copied cookie of one is refused everywhere.
+  CREATE TABLE ended_sessions (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) STRICT;
+  CREATE INDEX ended_sessions_expires_at ON ended_sessions (expires_at);
+  `,
 ];

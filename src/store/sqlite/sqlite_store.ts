@@ -92,6 +92,17 @@ class SqliteStore implements Store {
   async clearLoginFailures(client: string) {
     this.#db.run('DELETE FROM login_failures WHERE client = ?', client);
   }
+
+  async endSession(id: string, expiresAt: number, now: number) {
+    this.#db.transaction(() => {
+      this.#db.run('INSERT OR IGNORE INTO ended_sessions (id, expires_at) VALUES (?, ?)', id, expiresAt);
+      this.#db.run('DELETE FROM ended_sessions WHERE expires_at <= ?', now);
+    });
+  }
+
+  async sessionEnded(id: string) {
+    return this.#db.get('SELECT 1 AS ended FROM ended_sessions WHERE id = ?', id) !== undefined;
+  }
   async takeLoginTurn(client: string, holder: string, now: number, until: number) {
     // One upsert decides: the row is written only when free or lapsed, and RETURNING says whether it was.
     const row = this.#db.get(
