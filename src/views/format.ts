@@ -15,10 +15,14 @@ const units: Array<[number, string]> = [
 
 /** The distance from now in the largest whole unit: "just now", "3 minutes ago", "in 1 day". */
 export function relative(ms: number, now: number): string {
+  // A time to come within 1 % of a unit counts as that unit, then rounds: a link minted for a day
+  // and shown a few milliseconds later expires "in 1 day", not "in 23 hours". A past time counts
+  // whole units ("3 minutes ago" until the fourth).
+  const future = ms > now;
   const distance = Math.abs(now - ms);
-  const [unit, name] = units.find(([u]) => distance >= u) ?? [0, ''];
+  const [unit, name] = units.find(([u]) => distance >= (future ? 0.99 * u : u)) ?? [0, ''];
   if (unit === 0) return 'just now';
-  const n = Math.floor(distance / unit);
+  const n = future ? Math.round(distance / unit) : Math.floor(distance / unit);
   const phrase = `${n} ${name}${n === 1 ? '' : 's'}`;
   return ms <= now ? `${phrase} ago` : `in ${phrase}`;
 }

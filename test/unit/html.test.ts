@@ -39,6 +39,10 @@ test('relative times: just now, minutes, hours and days, past and future', async
   assert.equal(relative(now - 3 * 60_000, now), '3 minutes ago');
   assert.equal(relative(now - 60 * 60_000, now), '1 hour ago');
   assert.equal(relative(now + 86_400_000, now), 'in 1 day');
+  assert.equal(relative(now + 86_400_000 - 25, now), 'in 1 day', 'a day minted a moment ago');
+  assert.equal(relative(now + 90 * 60_000, now), 'in 2 hours');
+  assert.equal(relative(now + 40 * 60_000, now), 'in 40 minutes');
+  assert.equal(relative(now + 59 * 60_000 + 50_000, now), 'in 1 hour');
   assert.equal(relative(now - 3 * 86_400_000 - 5, now), '3 days ago');
   assert.equal(
     String(time(now - 120_000, now)),
