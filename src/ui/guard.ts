@@ -3,18 +3,24 @@
  * methods other than GET and HEAD the form field `csrf` must match (else 403); then, for admin-only
  * routes, the Admin flag (else 403, logged). The CSRF check runs before the admin check.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { readCookie, SESSION_COOKIE } from '../http/cookies.ts';
 import { readForm } from '../http/form.ts';
 import { seeOther, textError } from '../http/responses.ts';
+import type { Session } from '../session/session.ts';
 import type { Ctx, UiEnv } from './deps.ts';
 
 export type Access = 'none' | 'guarded' | 'admin';
 
+/** The session its cookie carries, if the cookie parses, verifies and has not expired. */
+export function cookieSession(ctx: Ctx, c: Context): Session | undefined {
+  const value = readCookie(c, SESSION_COOKIE);
+  return value === undefined ? undefined : ctx.sessions.decode(value, ctx.clock.now());
+}
+
 export function guard(ctx: Ctx, access: Exclude<Access, 'none'>): MiddlewareHandler<UiEnv> {
   return async function guardMiddleware(c, next) {
-    const value = readCookie(c, SESSION_COOKIE);
-    const session = value === undefined ? undefined : ctx.sessions.decode(value, ctx.clock.now());
+    const session = cookieSession(ctx, c);
     if (!session) return seeOther(c, '/login');
     // A signed-out session stays refused though a copy of its cookie is still valid. Should the
     // store be away, this one check lets the session through: every page but the dashboard needs

@@ -5,10 +5,11 @@
  */
 import type { Handler } from 'hono';
 import { BodyTooLarge, readBody } from '../http/body.ts';
-import { clearCookie, readCookie, SESSION_COOKIE } from '../http/cookies.ts';
+import { clearCookie, SESSION_COOKIE } from '../http/cookies.ts';
 import { FORM_LIMIT } from '../http/form.ts';
 import { seeOther, textError } from '../http/responses.ts';
 import type { Ctx } from './deps.ts';
+import { cookieSession } from './guard.ts';
 
 export function logout(ctx: Ctx): Handler {
   return async function logoutHandler(c) {
@@ -19,11 +20,9 @@ export function logout(ctx: Ctx): Handler {
       throw err;
     }
     // Signing out ends the session itself, not only this browser's copy of its cookie.
-    const value = readCookie(c, SESSION_COOKIE);
-    const now = ctx.clock.now();
-    const session = value === undefined ? undefined : ctx.sessions.decode(value, now);
+    const session = cookieSession(ctx, c);
     if (session) {
-      await ctx.store.endSession(session.id, session.expires, now).catch((err: unknown) => {
+      await ctx.store.endSession(session.id, session.expires, ctx.clock.now()).catch((err: unknown) => {
         ctx.logger.log('error', 'server.error', { error: `sign-out not recorded: ${(err as Error).message}` });
       });
     }

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer as createHttpsServer } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
@@ -229,42 +230,57 @@ describe('device client', () => {
     }
   });
 
-  test('an upload retried after a dropped connection is stored once', async () => {
-    const state = await enroll(await mintLink(), undefined, { discoveryCa: fx.admin.certPem, lookup });
-    // A front with the control certificate (so the pin holds) that passes the upload to the real
-    // server and, the first time, drops the connection once the server has answered.
-    let dropped = false;
-    const relay = createHttpsServer({ cert: fx.control.certPem, key: fx.control.keyPem }, (req, res) => {
+  /**
+   * A front with the control certificate (so the pin holds) on its own port: `answer` decides each
+   * request; `forward()` passes it to the real server and gives back the server's answer.
+   */
+  async function relay(
+    answer: (
+      req: IncomingMessage,
+      res: ServerResponse,
+      forward: () => Promise<{ status: number; body: string }>,
+    ) => Promise<void> | void,
+  ) {
+    const server = createHttpsServer({ cert: fx.control.certPem, key: fx.control.keyPem }, (req, res) => {
       let body = '';
       req.setEncoding('utf8');
       req.on('data', (c: string) => (body += c));
-      req.on('end', async () => {
+      req.on('end', () => {
         const headers = Object.fromEntries(
           ['authorization', 'x-privacy-level', 'content-type'].map((h) => [h, String(req.headers[h] ?? '')]),
         );
-        const answer = await httpsRequest(`${control}${req.url}`, {
-          ca: fx.control.certPem,
-          method: req.method ?? 'PUT',
-          headers,
-          body,
-        });
-        if (!dropped) {
-          dropped = true;
-          req.socket.destroy();
-          return;
-        }
-        res.writeHead(answer.status).end(answer.body);
+        const forward = () =>
+          httpsRequest(`${control}${req.url}`, { ca: fx.control.certPem, method: req.method ?? 'PUT', headers, body });
+        void answer(req, res, forward);
       });
     });
-    relay.listen(0, '127.0.0.1');
-    await once(relay, 'listening');
-    const relayed = { ...state, controlUrl: `https://control.test:${(relay.address() as AddressInfo).port}` };
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return {
+      controlUrl: `https://control.test:${(server.address() as AddressInfo).port}`,
+      close: () => server.close(),
+    };
+  }
+
+  test('an upload retried after a dropped connection is stored once', async () => {
+    const state = await enroll(await mintLink(), undefined, { discoveryCa: fx.admin.certPem, lookup });
+    // The first time, the front drops the connection once the server has answered.
+    let dropped = false;
+    const front = await relay(async (req, res, forward) => {
+      const answer = await forward();
+      if (!dropped) {
+        dropped = true;
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(answer.status).end(answer.body);
+    });
     const logs: string[] = [];
     const result = await uploadRun(
-      relayed,
+      { ...state, controlUrl: front.controlUrl },
       { bytes: Buffer.from('once only'), contentType: 'text/plain', privacy: 'full', id: 'retry-1' },
       { lookup, sleep: async () => undefined, log: (l) => logs.push(l) },
-    ).finally(() => relay.close());
+    ).finally(front.close);
     assert.ok(dropped, 'the relay dropped a connection');
     assert.match(logs.join('\n'), /attempt 1 failed/);
     assert.equal(result.status, 200, 'the retry found the run already stored');
@@ -275,39 +291,22 @@ describe('device client', () => {
 
   test('a busy server’s 503 with Retry-After is waited out (capped at 60 s), then the upload goes through', async () => {
     const state = await enroll(await mintLink(), undefined, { discoveryCa: fx.admin.certPem, lookup });
-    // A front with the control certificate that is busy twice (Retry-After 7, then 3600), then
-    // passes the upload to the real server.
+    // The front is busy twice (Retry-After 7, then 3600), then passes the upload on.
     let busy = 2;
-    const relay = createHttpsServer({ cert: fx.control.certPem, key: fx.control.keyPem }, (req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (c: string) => (body += c));
-      req.on('end', async () => {
-        if (busy > 0) {
-          res.writeHead(503, { 'retry-after': busy-- === 2 ? '7' : '3600' }).end('busy');
-          return;
-        }
-        const headers = Object.fromEntries(
-          ['authorization', 'x-privacy-level', 'content-type'].map((h) => [h, String(req.headers[h] ?? '')]),
-        );
-        const answer = await httpsRequest(`${control}${req.url}`, {
-          ca: fx.control.certPem,
-          method: req.method ?? 'PUT',
-          headers,
-          body,
-        });
-        res.writeHead(answer.status).end(answer.body);
-      });
+    const front = await relay(async (_req, res, forward) => {
+      if (busy > 0) {
+        res.writeHead(503, { 'retry-after': busy-- === 2 ? '7' : '3600' }).end('busy');
+        return;
+      }
+      const answer = await forward();
+      res.writeHead(answer.status).end(answer.body);
     });
-    relay.listen(0, '127.0.0.1');
-    await once(relay, 'listening');
-    const relayed = { ...state, controlUrl: `https://control.test:${(relay.address() as AddressInfo).port}` };
     const slept: number[] = [];
     const result = await uploadRun(
-      relayed,
+      { ...state, controlUrl: front.controlUrl },
       { bytes: Buffer.from('after a wait'), contentType: 'text/plain', privacy: 'full', id: 'waited-1' },
       { lookup, sleep: async (ms) => void slept.push(ms) },
-    ).finally(() => relay.close());
+    ).finally(front.close);
     assert.equal(result.status, 201);
     assert.deepEqual(slept, [7_000, 60_000], 'Retry-After over the backoff, at most 60 s');
   });
