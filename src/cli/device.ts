@@ -2,13 +2,13 @@
 import { readFile } from 'node:fs/promises';
 import type { LookupFunction } from 'node:net';
 import { parseArgs } from 'node:util';
-import { type ClientOptions, enroll, uploadRun } from '../device/client.ts';
-import type { PrivacyLevel } from '../device/privacy.ts';
-import { readState, writeState } from '../device/state.ts';
+import { type ClientOptions, enroll, uploadRun } from '../device_client/client.ts';
+import { isPrivacyLevel, PRIVACY_LEVELS, PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
+import { readState, writeState } from '../device_client/state.ts';
 
 export const deviceHelp = `Usage:
   paddock device enroll <link> [--state FILE] [--name NAME] [--ca FILE] [--resolve HOST:ADDRESS]...
-  paddock device upload <file> --privacy full|redacted|minimal [--id ID] [--content-type TYPE]
+  paddock device upload <file> --privacy ${PRIVACY_LEVELS.join('|')} [--id ID] [--content-type TYPE]
                         [--state FILE] [--resolve HOST:ADDRESS]...
 
 enroll   parses the enrollment link, asks https://<server>/v1/discover where to connect (unless
@@ -69,8 +69,8 @@ async function uploadCommand(args: string[]): Promise<number> {
   });
   if (values.help || positionals.length !== 1) return usage(values.help);
   const privacy = values.privacy;
-  if (privacy !== 'full' && privacy !== 'redacted' && privacy !== 'minimal') {
-    process.stderr.write('paddock device: --privacy must be full, redacted or minimal\n');
+  if (!isPrivacyLevel(privacy)) {
+    process.stderr.write(`paddock device: --privacy must be ${PRIVACY_LEVELS_TEXT}\n`);
     return 2;
   }
   const state = await readState(values.state);
@@ -80,7 +80,7 @@ async function uploadCommand(args: string[]): Promise<number> {
     {
       bytes,
       contentType: values['content-type'] ?? 'text/plain; charset=utf-8',
-      privacy: privacy as PrivacyLevel,
+      privacy,
       id: values.id,
     },
     clientOptions(values.resolve, undefined),

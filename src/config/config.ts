@@ -185,11 +185,11 @@ export function loadConfig(env: Env): Config {
   const controlHostSetting = read(env, options.controlHost);
   const controlUrlSetting = read(env, options.controlUrl);
   const controlUrl = controlUrlSetting ?? derivedControlUrl(baseUrl, controlHostSetting);
-  const controlHost = controlHostSetting ?? hostOf(controlUrl);
+  const controlHost = controlHostSetting ?? hostOfUrl(controlUrl);
   if (tls) {
-    checkTlsNames(hostOf(baseUrl), controlHost);
+    checkTlsNames(hostOfUrl(baseUrl), controlHost);
     // Devices connect to ControlURL and ask for its host's certificate: it must be the control name.
-    if (hostOf(controlUrl) !== controlHost) {
+    if (hostOfUrl(controlUrl) !== controlHost) {
       throw new ConfigError(
         'PADDOCK_CONTROL_URL',
         `must name the control host (${controlHost}) when TLS is configured: devices are given the certificate of the name they connect to`,
@@ -251,7 +251,7 @@ function checkTlsNames(adminHost: string, controlHost: string): void {
 }
 
 /** A URL's host name, lower case, without the brackets of an IPv6 literal. */
-function hostOf(url: string): string {
+function hostOfUrl(url: string): string {
   return new URL(url).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
 }
 
@@ -276,7 +276,7 @@ export function bindListenPort(config: Config, port: number): Config {
   if (!follows.baseUrl) return config;
   const baseUrl = listenUrl(config.tls !== undefined, { host: config.listen.host, port });
   // The control host is the listen host unless PADDOCK_CONTROL_HOST named another.
-  const controlHost = config.controlHost === hostOf(baseUrl) ? undefined : config.controlHost;
+  const controlHost = config.controlHost === hostOfUrl(baseUrl) ? undefined : config.controlHost;
   return {
     ...config,
     baseUrl,

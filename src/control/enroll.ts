@@ -3,12 +3,10 @@ import type { Handler } from 'hono';
 import { randomToken, secretHash } from '../crypto/random.ts';
 import { BodyTooLarge, readBody } from '../http/body.ts';
 import { textError } from '../http/responses.ts';
+import { newDeviceId } from '../domain/ids.ts';
+import { DEVICE_NAME, DEVICE_NAME_RULE } from '../domain/names.ts';
 import type { ControlDeps } from './app.ts';
 
-// No controls (C0, DEL, C1), no format or otherwise invisible characters (bidi overrides, zero-width,
-// Hangul fillers), and no lone surrogates, private-use or unassigned code points, which could make
-// one name look like another in the console and in log records.
-const NAME = /^[^\0-\x1f\x7f-\x9f\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]{1,128}$/u;
 const TOKEN = /^[A-Za-z0-9_-]{1,512}$/;
 const UNKNOWN_TOKEN = 'enrollment token unknown, used or expired';
 
@@ -25,14 +23,14 @@ export function enroll(deps: ControlDeps): Handler {
       return textError(c, 400, 'body must be a JSON object');
     const { token, name } = request as Record<string, unknown>;
     if (typeof token !== 'string' || token === '') return textError(c, 400, 'token must be a non-empty string');
-    if (name !== undefined && (typeof name !== 'string' || !NAME.test(name))) {
-      return textError(c, 400, 'name must be 1 to 128 printable characters');
+    if (name !== undefined && (typeof name !== 'string' || !DEVICE_NAME.test(name))) {
+      return textError(c, 400, DEVICE_NAME_RULE);
     }
 
     // A string no mint could have made is an unknown token, answered as such.
     if (!TOKEN.test(token)) return textError(c, 401, UNKNOWN_TOKEN);
 
-    const deviceId = `d_${randomToken(12)}`;
+    const deviceId = newDeviceId();
     const credential = randomToken(32);
     const device = await deps.store.enrollDevice({
       tokenHash: secretHash(token),

@@ -7,13 +7,12 @@ import type { Context, Handler } from 'hono';
 import { secretHash } from '../crypto/random.ts';
 import { BodyTooLarge, readBody } from '../http/body.ts';
 import { textError } from '../http/responses.ts';
-import type { PrivacyLevel } from '../store/store.ts';
+import { RUN_ID, RUN_ID_RULE } from '../domain/ids.ts';
+import { isPrivacyLevel, type PrivacyLevel, PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
 import type { ControlDeps } from './app.ts';
 
 export const RUN_LIMIT = 16 * 1024 * 1024;
-const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const BEARER = /^Bearer ([A-Za-z0-9_-]{43})$/i;
-const LEVELS: readonly string[] = ['full', 'redacted', 'minimal'];
 const CONTENT_TYPE = /^[\x20-\x7e]{1,255}$/;
 
 /**
@@ -47,9 +46,9 @@ export function runUpload(deps: ControlDeps): Handler {
     }
 
     const id = c.req.param('id') ?? '';
-    if (!RUN_ID.test(id)) return textError(c, 400, 'run id must match [A-Za-z0-9._-]{1,128}');
+    if (!RUN_ID.test(id)) return textError(c, 400, RUN_ID_RULE);
     const level = c.req.header('x-privacy-level') ?? '';
-    if (!LEVELS.includes(level)) return textError(c, 400, 'X-Privacy-Level must be full, redacted or minimal');
+    if (!isPrivacyLevel(level)) return textError(c, 400, `X-Privacy-Level must be ${PRIVACY_LEVELS_TEXT}`);
     const contentType = c.req.header('content-type') ?? 'application/octet-stream';
     if (!CONTENT_TYPE.test(contentType)) return textError(c, 400, 'bad Content-Type');
 
@@ -64,7 +63,7 @@ export function runUpload(deps: ControlDeps): Handler {
     held += reserved;
     perDevice.set(device.id, ofDevice + 1);
     try {
-      return await store(c, device.id, id, level as PrivacyLevel, contentType);
+      return await store(c, device.id, id, level, contentType);
     } finally {
       held -= reserved;
       const left = (perDevice.get(device.id) ?? 1) - 1;

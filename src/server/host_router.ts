@@ -21,7 +21,7 @@ export type Side = 'admin' | 'control' | 'misdirected';
 type Env = { incoming?: { socket?: { servername?: string | false } } } | undefined;
 
 /** The host of a Host header, lower-cased, without port or IPv6 brackets. */
-export function hostOf(header: string | null | undefined): string {
+export function hostOfHostHeader(header: string | null | undefined): string {
   const h = (header ?? '').trim().toLowerCase();
   const bracketed = /^\[([0-9a-f:.]+)\](?::\d+)?$/.exec(h);
   if (bracketed) return bracketed[1] ?? '';
@@ -41,7 +41,7 @@ export function sideResolver(opts: Pick<HostRouterOptions, 'adminHost' | 'contro
       isControlPath(path) ? 'control' : 'admin';
   }
   return (hostHeader: string | null | undefined, sni: string, _path: string): Side => {
-    const host = hostOf(hostHeader);
+    const host = hostOfHostHeader(hostHeader);
     if (opts.tls) {
       // An unknown or absent server name got the admin certificate, so the request is the admin side's.
       const side = sni.toLowerCase() === controlHost ? controlHost : adminHost;

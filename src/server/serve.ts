@@ -20,7 +20,7 @@ import { type ControlIdentity, loadControlIdentity } from '../tls/control_identi
 import { createInterface } from '../ui/app.ts';
 import { ensureAdminPassword } from './admin_password.ts';
 import { healthFastPath } from './health_fast_path.ts';
-import { hostOf, hostRouter, sideResolver } from './host_router.ts';
+import { hostOfHostHeader, hostRouter, sideResolver } from './host_router.ts';
 import { listen } from './listen.ts';
 
 export interface RunningServer {
@@ -152,7 +152,7 @@ async function buildHandler(config: Config, store: Store, clock: Clock, logger: 
  * an IP address, where it would stick in browsers and reach other local services.
  */
 export function hstsApplies(config: Pick<Config, 'baseUrl'>): boolean {
-  const host = hostOf(new URL(config.baseUrl).host);
+  const host = hostOfHostHeader(new URL(config.baseUrl).host);
   return !isLoopbackHost(host) && isIP(host) === 0;
 }
 
@@ -160,7 +160,7 @@ export function hstsApplies(config: Pick<Config, 'baseUrl'>): boolean {
 function routing(config: Config) {
   return {
     // Without the brackets of an IPv6 literal, as the control host and Host headers are compared.
-    adminHost: hostOf(new URL(config.baseUrl).host),
+    adminHost: hostOfHostHeader(new URL(config.baseUrl).host),
     controlHost: config.controlHost,
     tls: config.tls !== undefined,
   };

@@ -10,7 +10,9 @@ export interface Viewer {
   admin: boolean;
 }
 
-export type PrivacyLevel = 'full' | 'redacted' | 'minimal';
+import type { PrivacyLevel } from '../domain/privacy.ts';
+
+export type { PrivacyLevel };
 
 export interface Device {
   id: string;

@@ -3,7 +3,8 @@ import type { Handler } from 'hono';
 import { seeOther, textError } from '../http/responses.ts';
 import type { Ctx, UiEnv } from './deps.ts';
 import { setNotice } from './notice.ts';
-import { DEVICE_ID, viewer } from './page_helpers.ts';
+import { DEVICE_ID } from '../domain/ids.ts';
+import { viewer } from './page_helpers.ts';
 
 export function deviceRevoke(ctx: Ctx): Handler<UiEnv> {
   return async function deviceRevokeHandler(c) {

@@ -4,21 +4,18 @@
  */
 import type { Handler } from 'hono';
 import { randomToken, secretHash } from '../crypto/random.ts';
+import { SUBJECT, SUBJECT_RULE } from '../domain/ids.ts';
 import { page, textError } from '../http/responses.ts';
 import { mintResultPage } from '../views/mint_result.ts';
 import type { Ctx, UiEnv } from './deps.ts';
 import { chrome } from './page_helpers.ts';
 
-/** Owners are account subjects: `local:<username>` or `oidc:<sub>` (CONTRACT section 4). */
-/** No controls and no invisible, surrogate, private-use or unassigned characters: see NAME in control/enroll.ts. */
-const SUBJECT = /^(local|oidc):[^\0-\x1f\x7f-\x9f\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]{1,255}$/u;
 
 export function enrollTokenMint(ctx: Ctx): Handler<UiEnv> {
   return async function enrollTokenMintHandler(c) {
     const session = c.get('session');
     const owner = (c.get('form').get('owner') ?? '').trim() || session.subject;
-    if (!SUBJECT.test(owner))
-      return textError(c, 400, 'owner must be an account subject such as local:admin or oidc:<sub>');
+    if (!SUBJECT.test(owner)) return textError(c, 400, SUBJECT_RULE);
     const token = randomToken(32);
     const now = ctx.clock.now();
     const expiresAt = now + ctx.config.enrollTokenTtlSeconds * 1000;

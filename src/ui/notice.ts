@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import { clearCookie, readCookie, setCookie } from '../http/cookies.ts';
 import type { Ctx } from './deps.ts';
-import { DEVICE_ID, RUN_ID } from './page_helpers.ts';
+import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
 
 export const NOTICE_COOKIE = 'service_notice';
 

@@ -24,6 +24,3 @@ export function pageCursor(c: Context<UiEnv>): { before: string | undefined } | 
   const [value] = values;
   return values.length === 1 && value !== undefined && /^[1-9][0-9]{0,14}$/.test(value) ? { before: value } : undefined;
 }
-
-export const DEVICE_ID = /^[A-Za-z0-9_-]{1,64}$/;
-export const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;

@@ -3,7 +3,8 @@ import type { Handler } from 'hono';
 import { textError } from '../http/responses.ts';
 import { runPage } from '../views/runs.ts';
 import type { Ctx, UiEnv } from './deps.ts';
-import { chrome, DEVICE_ID, RUN_ID, viewer } from './page_helpers.ts';
+import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
+import { chrome, viewer } from './page_helpers.ts';
 
 export function runShow(ctx: Ctx): Handler<UiEnv> {
   return async function runShowHandler(c) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LinkError, parseEnrollmentLink } from '../../src/device/link.ts';
+import { LinkError, parseEnrollmentLink } from '../../src/device_client/link.ts';
 import { defaultLinkBuilder } from '../../src/link/link_builder.ts';
 
 const pin = 'sha256/q+/Z0eaoyIyVZBzT6mJ8vo4Eq8V5C0sOzB5Et+9C3Qc=';

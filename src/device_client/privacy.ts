@@ -12,7 +12,9 @@
  *   numbers and booleans whose names are plain identifiers not named as above. No other text of
  *   the run leaves the device.
  */
-export type PrivacyLevel = 'full' | 'redacted' | 'minimal';
+import type { PrivacyLevel } from '../domain/privacy.ts';
+
+export type { PrivacyLevel };
 
 export const REDACTED = '[redacted]';
 

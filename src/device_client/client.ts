@@ -7,6 +7,7 @@ import type { LookupFunction } from 'node:net';
 import { discoverControlUrl } from './discover.ts';
 import { parseEnrollmentLink } from './link.ts';
 import { pinnedRequest } from './pinned_request.ts';
+import { isAddressableRunId } from '../domain/ids.ts';
 import { applyPrivacy, type PrivacyLevel } from './privacy.ts';
 import type { DeviceState } from './state.ts';
 
@@ -64,7 +65,6 @@ const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
 const ATTEMPTS = 8;
 /** The longest wait a server's Retry-After may ask for between two attempts. */
 const MAX_RETRY_AFTER_S = 60;
-const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Applies the privacy level, then uploads with backoff; a retry with the same id is idempotent (200). */
 export async function uploadRun(
@@ -77,7 +77,7 @@ export async function uploadRun(
   const id = input.id ?? `run-${createHash('sha256').update(body).digest('hex').slice(0, 24)}`;
   // `.` and `..` match the id pattern but are dot-segments every URL parser removes (RFC 3986
   // section 5.2.4): such an upload could never reach /v1/runs/{id}.
-  if (!RUN_ID.test(id) || id === '.' || id === '..') {
+  if (!isAddressableRunId(id)) {
     throw new DeviceError('run id must match [A-Za-z0-9._-]{1,128} and be neither "." nor ".."');
   }
   const sleep = opts.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));

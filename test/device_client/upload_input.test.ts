@@ -1,7 +1,7 @@
 // An upload whose id could never reach /v1/runs/{id} is refused on the device, before any connection.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DeviceError, uploadRun } from '../../src/device/client.ts';
+import { DeviceError, uploadRun } from '../../src/device_client/client.ts';
 
 test('ids outside the pattern, and the dot-segments "." and "..", are refused before anything is sent', async () => {
   let lookups = 0;

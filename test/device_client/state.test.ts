@@ -3,7 +3,7 @@ import { chmod, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { readState, writeState } from '../../src/device/state.ts';
+import { readState, writeState } from '../../src/device_client/state.ts';
 
 const state = { server: 's', controlUrl: 'https://c', pin: 'sha256/x', device: 'd_1', credential: 'secret' };
 
