@@ -2,13 +2,14 @@
  * PUT /v1/runs/{id}: stores a run byte for byte at the privacy level the device chose.
  * Idempotent: the same id with identical bytes answers 200, with other bytes 409.
  */
+import { fail } from '../http/failures.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Handler } from 'hono';
 import { secretHash } from '../crypto/random.ts';
 import { BodyTooLarge, readBody } from '../http/body.ts';
-import { textError } from '../http/responses.ts';
-import { RUN_ID, RUN_ID_RULE } from '../domain/ids.ts';
-import { isPrivacyLevel, type PrivacyLevel, PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
+import { plainText } from '../http/responses.ts';
+import { RUN_ID } from '../domain/ids.ts';
+import { isPrivacyLevel, type PrivacyLevel } from '../domain/privacy.ts';
 import type { ControlDeps } from './app.ts';
 
 export const RUN_LIMIT = 16 * 1024 * 1024;
@@ -42,15 +43,15 @@ export function runUpload(deps: ControlDeps): Handler {
       device.revokedAt !== null
     ) {
       c.header('WWW-Authenticate', 'Bearer');
-      return textError(c, 401, 'unknown or revoked device credential');
+      return fail(c, 'unknownCredential');
     }
 
     const id = c.req.param('id') ?? '';
-    if (!RUN_ID.test(id)) return textError(c, 400, RUN_ID_RULE);
+    if (!RUN_ID.test(id)) return fail(c, 'badRunId');
     const level = c.req.header('x-privacy-level') ?? '';
-    if (!isPrivacyLevel(level)) return textError(c, 400, `X-Privacy-Level must be ${PRIVACY_LEVELS_TEXT}`);
+    if (!isPrivacyLevel(level)) return fail(c, 'badPrivacyLevel');
     const contentType = c.req.header('content-type') ?? 'application/octet-stream';
-    if (!CONTENT_TYPE.test(contentType)) return textError(c, 400, 'bad Content-Type');
+    if (!CONTENT_TYPE.test(contentType)) return fail(c, 'badContentType');
 
     // Without a declared length the chunks and their joined copy are briefly held together.
     const declared = Number(c.req.header('content-length') ?? Number.NaN);
@@ -58,7 +59,7 @@ export function runUpload(deps: ControlDeps): Handler {
     const ofDevice = perDevice.get(device.id) ?? 0;
     if (held + reserved > budget || ofDevice >= UPLOADS_PER_DEVICE) {
       c.header('Retry-After', '1');
-      return textError(c, 503, 'too many uploads in progress; retry shortly');
+      return fail(c, 'uploadsBusy');
     }
     held += reserved;
     perDevice.set(device.id, ofDevice + 1);
@@ -77,8 +78,8 @@ export function runUpload(deps: ControlDeps): Handler {
     try {
       body = await readBody(c.req.raw, RUN_LIMIT);
     } catch (err) {
-      if (err instanceof BodyTooLarge) return textError(c, 413, 'run larger than 16 MiB');
-      return textError(c, 400, 'upload interrupted');
+      if (err instanceof BodyTooLarge) return fail(c, 'runTooLarge');
+      return fail(c, 'uploadInterrupted');
     }
     const result = await deps.store.putRun({
       device,
@@ -92,13 +93,13 @@ export function runUpload(deps: ControlDeps): Handler {
     });
     switch (result) {
       case 'created':
-        return textError(c, 201, 'stored');
+        return plainText(c, 201, 'stored');
       case 'identical':
-        return textError(c, 200, 'already stored');
+        return plainText(c, 200, 'already stored');
       case 'conflict':
-        return textError(c, 409, 'a different run with this id is already stored');
+        return fail(c, 'runConflict');
       case 'device-unknown':
-        return textError(c, 401, 'unknown or revoked device credential');
+        return fail(c, 'unknownCredential');
     }
   }
 }

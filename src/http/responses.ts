@@ -1,9 +1,10 @@
-/** Plain-text failure bodies, as the specification's error table requires. */
+/** The shapes of answer a handler gives: a page, a redirect, a short plain text. Failures: failures.ts. */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Html } from '../views/html.ts';
 
-export function textError(c: Context, status: ContentfulStatusCode, message: string): Response {
+/** A one-line plain-text answer that is not a failure (such as the control API's `stored`). */
+export function plainText(c: Context, status: ContentfulStatusCode, message: string): Response {
   return c.text(`${message}\n`, status);
 }
 

@@ -2,14 +2,17 @@
  * Builds a Hono app from a routes table: security headers on everything, plain-text 404 for an
  * unknown path, 405 with Allow for a known path with another method, and no stack trace ever.
  */
+import { fail } from './failures.ts';
 import { Hono, type Env, type Handler, type MiddlewareHandler } from 'hono';
 import type { Logger } from '../log/logger.ts';
 import { StoreError } from '../store/errors.ts';
-import { textError } from './responses.ts';
+
 import { securityHeaders } from './security_headers.ts';
 
+export type Method = 'GET' | 'POST' | 'PUT';
+
 export interface Route<E extends Env> {
-  method: 'GET' | 'POST' | 'PUT';
+  method: Method;
   path: string;
   middleware: MiddlewareHandler<E>[];
   handler: Handler<E>;
@@ -23,23 +26,32 @@ export function buildApp<E extends Env>(routes: Route<E>[], logger: Logger): Hon
   const patterns = routes.map((r) => ({ method: r.method, pattern: toRegExp(r.path) }));
   app.notFound((c) => {
     const allowed: string[] = patterns.filter((p) => p.pattern.test(c.req.path)).map((p) => p.method);
-    if (allowed.length === 0) return textError(c, 404, 'not found');
+    if (allowed.length === 0) return fail(c, 'notFound');
     if (allowed.includes('GET')) allowed.push('HEAD');
     c.header('Allow', [...new Set(allowed)].join(', '));
-    return textError(c, 405, 'method not allowed');
+    return fail(c, 'methodNotAllowed');
   });
 
   app.onError((err, c) => {
     if (err instanceof StoreError || (err as { code?: unknown }).code === 'ERR_SQLITE_ERROR') {
       logger.log('error', 'store.unavailable', { error: err.message, path: c.req.path });
-      return textError(c, 503, 'the store is unavailable; try again shortly');
+      return fail(c, 'storeUnavailable');
     }
     logger.log('error', 'request.failed', { error: err.message, stack: err.stack, path: c.req.path });
-    return textError(c, 500, 'internal error');
+    return fail(c, 'internal');
   });
   return app;
 }
 
+/** A test of a request path against the paths of `routes` (any method). */
+export function pathMatcher(routes: ReadonlyArray<{ path: string }>): (path: string) => boolean {
+  const patterns = routes.map((r) => toRegExp(r.path));
+  return function matchesRoute(path) {
+    return patterns.some((p) => p.test(path));
+  };
+}
+
+/** Hono's `:name` segments as `[^/]+`; everything else literal. */
 function toRegExp(path: string): RegExp {
   const source = path
     .split('/')

@@ -5,8 +5,8 @@
  * is answered `421 Misdirected Request` (RFC 9110 section 15.5.20).
  */
 import type { Hono } from 'hono';
-import { isControlPath } from '../control/app.ts';
-import { applySecurityHeaders } from '../http/security_headers.ts';
+import { isControlPath } from '../control/routes.ts';
+import { failureResponse } from '../http/failures.ts';
 
 export interface HostRouterOptions {
   adminHost: string;
@@ -67,10 +67,5 @@ export function hostRouter(opts: HostRouterOptions): (req: Request, env: unknown
 }
 
 function misdirected(): Response {
-  const headers = new Headers({ 'Content-Type': 'text/plain; charset=UTF-8' });
-  applySecurityHeaders(headers);
-  return new Response('misdirected request: this host name is not served with this certificate\n', {
-    status: 421,
-    headers,
-  });
+  return failureResponse('misdirected');
 }

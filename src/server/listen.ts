@@ -3,11 +3,18 @@
  * control certificate for the control host's server name and the admin certificate for any other.
  * Requests go to the web-standard handler through @hono/node-server, after an optional fast path.
  */
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createSecureContext } from 'node:tls';
 import { getRequestListener, RequestError } from '@hono/node-server';
-import { applySecurityHeaders, DEFAULT_CACHE_CONTROL, SECURITY_HEADERS } from '../http/security_headers.ts';
+import { failureResponse, failureText, FAILURES, type FailureName } from '../http/failures.ts';
+import { DEFAULT_CACHE_CONTROL, SECURITY_HEADERS } from '../http/security_headers.ts';
 import { ConfigError } from '../config/parse.ts';
 import type { PemPair } from '../config/pem.ts';
 import type { FastPath } from './health_fast_path.ts';
@@ -94,24 +101,26 @@ const PLAIN_HEADERS = {
 };
 
 function sendBadRequest(res: ServerResponse): void {
-  res.writeHead(400, { ...PLAIN_HEADERS, 'Content-Length': '12' });
-  res.end('bad request\n');
+  const body = failureText('badRequest');
+  res.writeHead(FAILURES.badRequest.status, { ...PLAIN_HEADERS, 'Content-Length': String(Buffer.byteLength(body)) });
+  res.end(body);
 }
 
 /** A whole plain-text answer written straight to the socket, for what never became a request. */
-function rawAnswer(status: number, reason: string, message: string): string {
-  const body = `${message}\n`;
+function rawAnswer(name: FailureName): string {
+  const { status } = FAILURES[name];
+  const body = failureText(name);
   const headers = { ...PLAIN_HEADERS, 'Content-Length': String(Buffer.byteLength(body)) };
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
-  return [`HTTP/1.1 ${status} ${reason}`, ...lines, '', body].join('\r\n');
+  return [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, ...lines, '', body].join('\r\n');
 }
 
 /** Node's own choices of status for what its parser refuses, with the headers of every answer. */
 const CLIENT_ERROR_ANSWERS: Record<string, string> = {
-  HPE_HEADER_OVERFLOW: rawAnswer(431, 'Request Header Fields Too Large', 'request headers too large'),
-  ERR_HTTP_REQUEST_TIMEOUT: rawAnswer(408, 'Request Timeout', 'request timeout'),
+  HPE_HEADER_OVERFLOW: rawAnswer('headersTooLarge'),
+  ERR_HTTP_REQUEST_TIMEOUT: rawAnswer('requestTimeout'),
 };
-const RAW_BAD_REQUEST = rawAnswer(400, 'Bad Request', 'bad request');
+const RAW_BAD_REQUEST = rawAnswer('badRequest');
 
 /**
  * What the adapter answers when it cannot make a Request of what came in (a backslash in the path,
@@ -119,11 +128,5 @@ const RAW_BAD_REQUEST = rawAnswer(400, 'Bad Request', 'bad request');
  * other answer. Anything else it catches is a 500 without details.
  */
 function adapterError(err: unknown): Response {
-  const bad = err instanceof RequestError;
-  const res = new Response(bad ? 'bad request\n' : 'internal error\n', {
-    status: bad ? 400 : 500,
-    headers: { 'Content-Type': 'text/plain; charset=UTF-8' },
-  });
-  applySecurityHeaders(res.headers);
-  return res;
+  return failureResponse(err instanceof RequestError ? 'badRequest' : 'internal');
 }

@@ -6,7 +6,7 @@ import { type AddressInfo, isIP } from 'node:net';
 import { isLoopbackHost } from '../config/parse.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { bindListenPort, type Config } from '../config/config.ts';
-import { applySecurityHeaders } from '../http/security_headers.ts';
+import { failureResponse } from '../http/failures.ts';
 import { createControlApi } from '../control/app.ts';
 import { defaultLinkBuilder } from '../link/link_builder.ts';
 import type { Logger } from '../log/logger.ts';
@@ -91,12 +91,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
 }
 
 function starting(): Response {
-  const res = new Response('starting; try again shortly\n', {
-    status: 503,
-    headers: { 'Content-Type': 'text/plain; charset=UTF-8', 'Retry-After': '1' },
-  });
-  applySecurityHeaders(res.headers);
-  return res;
+  return failureResponse('starting', { 'Retry-After': '1' });
 }
 
 async function buildHandler(config: Config, store: Store, clock: Clock, logger: Logger, control: ControlIdentity) {

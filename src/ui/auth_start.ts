@@ -1,21 +1,22 @@
 /** GET /auth/start: the authorization request of the specification, with state and PKCE (RFC 7636, S256). */
+import { fail } from '../http/failures.ts';
 import { createHash } from 'node:crypto';
 import type { Handler } from 'hono';
 import { randomToken } from '../crypto/random.ts';
 import { OIDC_COOKIE, setCookie } from '../http/cookies.ts';
-import { seeOther, textError } from '../http/responses.ts';
+import { seeOther } from '../http/responses.ts';
 import type { Ctx } from './deps.ts';
 
 export const OIDC_COOKIE_MAX_AGE = 600;
 
 export function authStart(ctx: Ctx): Handler {
   return async function authStartHandler(c) {
-    if (!ctx.oidc || !ctx.oidcAvailable) return textError(c, 501, 'no identity provider configured');
+    if (!ctx.oidc || !ctx.oidcAvailable) return fail(c, 'oidcUnavailable');
     let endpoint: URL;
     try {
       endpoint = new URL((await ctx.oidc.discover()).authorizationEndpoint);
     } catch (err) {
-      return textError(c, 502, `identity provider unreachable: ${(err as Error).message}`);
+      return fail(c, 'providerUnreachable', (err as Error).message);
     }
     const state = randomToken(32);
     const verifier = randomToken(32);

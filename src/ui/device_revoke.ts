@@ -1,6 +1,7 @@
 /** POST /devices/{id}/revoke: admin only; the device's credential stops working at once. Logged. */
+import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
-import { seeOther, textError } from '../http/responses.ts';
+import { seeOther } from '../http/responses.ts';
 import type { Ctx, UiEnv } from './deps.ts';
 import { setNotice } from './notice.ts';
 import { DEVICE_ID } from '../domain/ids.ts';
@@ -10,7 +11,7 @@ export function deviceRevoke(ctx: Ctx): Handler<UiEnv> {
   return async function deviceRevokeHandler(c) {
     const id = c.req.param('id') ?? '';
     const v = viewer(c);
-    if (!DEVICE_ID.test(id) || !(await ctx.store.deviceVisibleTo(v, id))) return textError(c, 404, 'device not found');
+    if (!DEVICE_ID.test(id) || !(await ctx.store.deviceVisibleTo(v, id))) return fail(c, 'deviceNotFound');
     // Revoking an already revoked device changes nothing and is not an error: the outcome is the same.
     if (await ctx.store.revokeDevice(v, id, ctx.clock.now())) {
       ctx.logger.log('info', 'device.revoked', { account: v.subject, device: id });

@@ -3,14 +3,14 @@
  * methods other than GET and HEAD the form field `csrf` must match (else 403); then, for admin-only
  * routes, the Admin flag (else 403, logged). The CSRF check runs before the admin check.
  */
+import { fail } from '../http/failures.ts';
 import type { Context, MiddlewareHandler } from 'hono';
 import { readCookie, SESSION_COOKIE } from '../http/cookies.ts';
 import { readForm } from '../http/form.ts';
-import { seeOther, textError } from '../http/responses.ts';
+import { seeOther } from '../http/responses.ts';
 import type { Session } from '../session/session.ts';
 import type { Ctx, UiEnv } from './deps.ts';
-
-export type Access = 'none' | 'guarded' | 'admin';
+import type { Access } from './routes.ts';
 
 /** The session its cookie carries, if the cookie parses, verifies and has not expired. */
 export function cookieSession(ctx: Ctx, c: Context): Session | undefined {
@@ -30,16 +30,16 @@ export function guard(ctx: Ctx, access: Exclude<Access, 'none'>): MiddlewareHand
 
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
       const form = await readForm(c.req.raw);
-      if (!form.ok && form.reason === 'too-large') return textError(c, 413, 'form too large');
+      if (!form.ok && form.reason === 'too-large') return fail(c, 'formTooLarge');
       if (!form.ok || !ctx.sessions.csrfValid(session, form.fields.get('csrf'))) {
-        return textError(c, 403, 'stale form: reload the page and retry');
+        return fail(c, 'staleForm');
       }
       c.set('form', form.fields);
     }
 
     if (access === 'admin' && !session.admin) {
       ctx.logger.log('warn', 'access.admin_refused', { account: session.subject, path: c.req.path });
-      return textError(c, 403, 'this action needs an administrator account');
+      return fail(c, 'adminOnly');
     }
     await next();
     return undefined;

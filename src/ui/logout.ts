@@ -3,11 +3,12 @@
  * and clears its cookie. No CSRF check (specification): signing out is harmless.
  * Its body is not read, but a body above the form limit is refused like any other form's.
  */
+import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
 import { BodyTooLarge, readBody } from '../http/body.ts';
 import { clearCookie, SESSION_COOKIE } from '../http/cookies.ts';
 import { FORM_LIMIT } from '../http/form.ts';
-import { seeOther, textError } from '../http/responses.ts';
+import { seeOther } from '../http/responses.ts';
 import type { Ctx } from './deps.ts';
 import { cookieSession } from './guard.ts';
 
@@ -16,7 +17,7 @@ export function logout(ctx: Ctx): Handler {
     try {
       await readBody(c.req.raw, FORM_LIMIT);
     } catch (err) {
-      if (err instanceof BodyTooLarge) return textError(c, 413, 'form too large');
+      if (err instanceof BodyTooLarge) return fail(c, 'formTooLarge');
       throw err;
     }
     // Signing out ends the session itself, not only this browser's copy of its cookie.

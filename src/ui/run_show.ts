@@ -1,6 +1,7 @@
 /** GET /runs/{device}/{id}: one run, exactly as uploaded. Out of scope answers 404, like missing. */
+import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
-import { textError } from '../http/responses.ts';
+
 import { runPage } from '../views/runs.ts';
 import type { Ctx, UiEnv } from './deps.ts';
 import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
@@ -12,7 +13,7 @@ export function runShow(ctx: Ctx): Handler<UiEnv> {
     const id = c.req.param('id') ?? '';
     const run =
       DEVICE_ID.test(device) && RUN_ID.test(id) ? await ctx.store.runVisibleTo(viewer(c), device, id) : undefined;
-    if (!run) return textError(c, 404, 'run not found');
+    if (!run) return fail(c, 'runNotFound');
     const body = runPage(chrome(ctx, c), run);
     return body instanceof ReadableStream
       ? c.body(body, 200, { 'Content-Type': 'text/html; charset=UTF-8' })

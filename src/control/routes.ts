@@ -1,0 +1,24 @@
+/**
+ * Every route of the device-facing control API (CONTRACT section 6). The control app
+ * (control/app.ts) and the host router's idea of a control path (server/host_router.ts) are both
+ * derived from these rows, so a route added here answers on every host setup.
+ */
+import type { Handler } from 'hono';
+import { type Method, pathMatcher } from '../http/router.ts';
+import type { ControlDeps } from './app.ts';
+import { enroll } from './enroll.ts';
+import { runUpload } from './run_upload.ts';
+
+export interface ControlRoute {
+  method: Method;
+  path: string;
+  handler: (deps: ControlDeps) => Handler;
+}
+
+export const controlRoutes: readonly ControlRoute[] = [
+  { method: 'POST', path: '/v1/enroll', handler: enroll },
+  { method: 'PUT', path: '/v1/runs/:id', handler: runUpload },
+];
+
+/** True for a path some control route serves (any method), so one port can carry both interfaces. */
+export const isControlPath = pathMatcher(controlRoutes);

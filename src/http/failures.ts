@@ -1,0 +1,93 @@
+/**
+ * Every plain-text failure Paddock answers, by name: its status and message, written once. The
+ * specification's Errors table gives the meaning of each body; the wording is ours. A handler
+ * answers `fail(c, 'runNotFound')`, so a test, a log reader and a translator find them all here.
+ */
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { RUN_ID_RULE, SUBJECT_RULE } from '../domain/ids.ts';
+import { DEVICE_NAME_RULE } from '../domain/names.ts';
+import { PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
+import { applySecurityHeaders } from './security_headers.ts';
+
+interface Failure {
+  status: ContentfulStatusCode;
+  message: string;
+}
+
+export const FAILURES = {
+  // Any route (http/router.ts, server/*).
+  badRequest: { status: 400, message: 'bad request' },
+  requestTimeout: { status: 408, message: 'request timeout' },
+  headersTooLarge: { status: 431, message: 'request headers too large' },
+  notFound: { status: 404, message: 'not found' },
+  methodNotAllowed: { status: 405, message: 'method not allowed' },
+  misdirected: {
+    status: 421,
+    message: 'misdirected request: this host name is not served with this certificate',
+  },
+  internal: { status: 500, message: 'internal error' },
+  storeUnavailable: { status: 503, message: 'the store is unavailable; try again shortly' },
+  starting: { status: 503, message: 'starting; try again shortly' },
+
+  // Forms and the guard (specification, Endpoints and Errors).
+  badForm: { status: 400, message: 'bad form' },
+  formTooLarge: { status: 413, message: 'form too large' },
+  staleForm: { status: 403, message: 'stale form: reload the page and retry' },
+  adminOnly: { status: 403, message: 'this action needs an administrator account' },
+  badCursor: { status: 400, message: 'bad page cursor' },
+  badOwner: { status: 400, message: SUBJECT_RULE },
+  deviceNotFound: { status: 404, message: 'device not found' },
+  runNotFound: { status: 404, message: 'run not found' },
+
+  // Sign-in (specification, Errors; CONTRACT section 5).
+  signInsWaiting: { status: 429, message: 'too many sign-in attempts are waiting; try again later' },
+  oidcUnavailable: { status: 501, message: 'no identity provider configured' },
+  providerUnreachable: { status: 502, message: 'identity provider unreachable' },
+  signInNotStartedHere: {
+    status: 400,
+    message: 'sign-in did not start here: start it again from the sign-in page',
+  },
+  stateMismatch: { status: 400, message: 'state mismatch: start the sign-in again' },
+  noCode: { status: 400, message: 'no code returned by the identity provider' },
+  exchangeFailed: { status: 502, message: 'could not complete sign-in with the identity provider' },
+  idTokenRejected: { status: 403, message: 'identity token not accepted' },
+
+  // The control API (CONTRACT section 6).
+  requestTooLarge: { status: 413, message: 'request too large' },
+  notJsonObject: { status: 400, message: 'body must be a JSON object' },
+  tokenMissing: { status: 400, message: 'token must be a non-empty string' },
+  badDeviceName: { status: 400, message: DEVICE_NAME_RULE },
+  unknownEnrollToken: { status: 401, message: 'enrollment token unknown, used or expired' },
+  unknownCredential: { status: 401, message: 'unknown or revoked device credential' },
+  badRunId: { status: 400, message: RUN_ID_RULE },
+  badPrivacyLevel: { status: 400, message: `X-Privacy-Level must be ${PRIVACY_LEVELS_TEXT}` },
+  badContentType: { status: 400, message: 'bad Content-Type' },
+  uploadsBusy: { status: 503, message: 'too many uploads in progress; retry shortly' },
+  runTooLarge: { status: 413, message: 'run larger than 16 MiB' },
+  uploadInterrupted: { status: 400, message: 'upload interrupted' },
+  runConflict: { status: 409, message: 'a different run with this id is already stored' },
+} as const satisfies Record<string, Failure>;
+
+export type FailureName = keyof typeof FAILURES;
+
+/** The body of a failure: its message, and `detail` after a colon when the cause is worth showing. */
+export function failureText(name: FailureName, detail?: string): string {
+  const { message } = FAILURES[name];
+  return detail === undefined ? `${message}\n` : `${message}: ${detail}\n`;
+}
+
+/** Answers the named failure, plain text. */
+export function fail(c: Context, name: FailureName, detail?: string): Response {
+  return c.text(failureText(name, detail), FAILURES[name].status);
+}
+
+/** The named failure as a whole Response with the headers of every answer, for code outside Hono. */
+export function failureResponse(name: FailureName, headers: Record<string, string> = {}): Response {
+  const res = new Response(failureText(name), {
+    status: FAILURES[name].status,
+    headers: { 'Content-Type': 'text/plain; charset=UTF-8', ...headers },
+  });
+  applySecurityHeaders(res.headers);
+  return res;
+}

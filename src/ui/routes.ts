@@ -1,0 +1,51 @@
+/**
+ * Every route of the operator interface, with its access rule (specification, Endpoints), read top
+ * to bottom. Everything else is derived from these rows: the app (ui/app.ts), 404 and 405
+ * (http/router.ts), and the generated guard test (test/ui/routes_guard.test.ts). Adding a page is
+ * one handler file and one row here.
+ */
+import type { Handler } from 'hono';
+import type { Method } from '../http/router.ts';
+import { authCallback } from './auth_callback.ts';
+import { authStart } from './auth_start.ts';
+import { dashboard } from './dashboard.ts';
+import type { Ctx, UiEnv } from './deps.ts';
+import { deviceRevoke } from './device_revoke.ts';
+import { devicesList } from './devices_list.ts';
+import { discover } from './discover.ts';
+import { enrollTokenMint } from './enroll_token_mint.ts';
+import { healthz } from './healthz.ts';
+import { loginCheck } from './login_check.ts';
+import { loginShow } from './login_show.ts';
+import { logout } from './logout.ts';
+import { runDelete } from './run_delete.ts';
+import { runShow } from './run_show.ts';
+import { runsList } from './runs_list.ts';
+
+/** none: anyone; guarded: a session, and `csrf` on state changes; admin: guarded and Admin. */
+export type Access = 'none' | 'guarded' | 'admin';
+
+export interface ConsoleRoute {
+  method: Method;
+  /** Hono's pattern syntax: `:name` is one path segment. */
+  path: string;
+  access: Access;
+  handler: (ctx: Ctx) => Handler<UiEnv>;
+}
+
+export const consoleRoutes: readonly ConsoleRoute[] = [
+  { method: 'GET', path: '/healthz', access: 'none', handler: healthz },
+  { method: 'GET', path: '/v1/discover', access: 'none', handler: discover },
+  { method: 'GET', path: '/login', access: 'none', handler: loginShow },
+  { method: 'POST', path: '/login', access: 'none', handler: loginCheck },
+  { method: 'GET', path: '/auth/start', access: 'none', handler: authStart },
+  { method: 'GET', path: '/admin/callback', access: 'none', handler: authCallback },
+  { method: 'POST', path: '/logout', access: 'none', handler: logout },
+  { method: 'GET', path: '/', access: 'guarded', handler: dashboard },
+  { method: 'GET', path: '/devices', access: 'guarded', handler: devicesList },
+  { method: 'POST', path: '/devices/:id/revoke', access: 'admin', handler: deviceRevoke },
+  { method: 'POST', path: '/enroll-tokens', access: 'admin', handler: enrollTokenMint },
+  { method: 'GET', path: '/runs', access: 'guarded', handler: runsList },
+  { method: 'GET', path: '/runs/:device/:id', access: 'guarded', handler: runShow },
+  { method: 'POST', path: '/runs/:device/:id/delete', access: 'guarded', handler: runDelete },
+];
