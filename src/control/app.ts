@@ -5,13 +5,14 @@ import { buildApp } from '../http/router.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Store } from '../store/store.ts';
 import { controlRoutes } from './routes.ts';
+import type { UploadLimits } from './upload_budget.ts';
 
 export interface ControlDeps {
   store: Store;
   logger: Logger;
   clock: Clock;
-  /** Bytes of run uploads held in memory at once, all devices together (default 128 MiB). */
-  uploadBudgetBytes?: number;
+  /** The memory run uploads may hold, in all and per device (DEFAULT_UPLOAD_LIMITS by default). */
+  uploadLimits?: UploadLimits | undefined;
 }
 
 export function createControlApi(deps: ControlDeps): Hono {

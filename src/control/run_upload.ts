@@ -6,31 +6,23 @@ import { fail } from '../http/failures.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Handler } from 'hono';
 import { secretHash } from '../crypto/random.ts';
-import { BodyTooLarge, readBody } from '../http/body.ts';
+import { BodyTooLarge, declaredLength, OverBudget, readBody, readStream, TooSlow } from '../http/body.ts';
 import { plainText } from '../http/responses.ts';
 import { RUN_ID } from '../domain/ids.ts';
 import { isPrivacyLevel, type PrivacyLevel } from '../domain/privacy.ts';
 import type { ControlDeps } from './app.ts';
+import { DEFAULT_UPLOAD_LIMITS, uploadBudget, type UploadTicket } from './upload_budget.ts';
 
 export const RUN_LIMIT = 16 * 1024 * 1024;
 const BEARER = /^Bearer ([A-Za-z0-9_-]{43})$/i;
 const CONTENT_TYPE = /^[\x20-\x7e]{1,255}$/;
 
-/**
- * Uploads are held whole until stored (a run is stored byte for byte, and checked against the same
- * id's bytes first), so the bytes held at once are bounded, all devices together: an upload
- * reserves its declared length (twice the 16 MiB limit, when it declares none) before it is read,
- * and one that does not fit, or a fifth of one device at once, is answered 503 with Retry-After;
- * the device client retries.
- */
-const UPLOAD_BUDGET = 128 * 1024 * 1024;
-/** Uploads of one device at once: one device, even a compromised one, cannot take the whole budget. */
-const UPLOADS_PER_DEVICE = 4;
+/** Small bodies with a declared length arrive at once: read directly, their length taken up front. */
+const SMALL_BODY = 64 * 1024;
 
 export function runUpload(deps: ControlDeps): Handler {
-  const budget = deps.uploadBudgetBytes ?? UPLOAD_BUDGET;
-  let held = 0;
-  const perDevice = new Map<string, number>();
+  const limits = deps.uploadLimits ?? DEFAULT_UPLOAD_LIMITS;
+  const begin = uploadBudget(limits);
   return async function runUploadHandler(c) {
     const credential = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
     const hash = credential === undefined ? undefined : secretHash(credential);
@@ -53,32 +45,37 @@ export function runUpload(deps: ControlDeps): Handler {
     const contentType = c.req.header('content-type') ?? 'application/octet-stream';
     if (!CONTENT_TYPE.test(contentType)) return fail(c, 'badContentType');
 
-    // Without a declared length the chunks and their joined copy are briefly held together.
-    const declared = Number(c.req.header('content-length') ?? Number.NaN);
-    const reserved = Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, RUN_LIMIT) : 2 * RUN_LIMIT;
-    const ofDevice = perDevice.get(device.id) ?? 0;
-    if (held + reserved > budget || ofDevice >= UPLOADS_PER_DEVICE) {
-      c.header('Retry-After', '1');
-      return fail(c, 'uploadsBusy');
-    }
-    held += reserved;
-    perDevice.set(device.id, ofDevice + 1);
+    // Bytes are counted as they are read, so a body without a declared length costs what it sends.
+    const ticket = begin(device.id);
+    if (!ticket) return busy(c);
     try {
-      return await store(c, device.id, id, level, contentType);
+      return await store(c, device.id, id, level, contentType, ticket);
     } finally {
-      held -= reserved;
-      const left = (perDevice.get(device.id) ?? 1) - 1;
-      if (left === 0) perDevice.delete(device.id);
-      else perDevice.set(device.id, left);
+      ticket.release();
     }
   };
 
-  async function store(c: Context, device: string, id: string, privacy: PrivacyLevel, contentType: string) {
+  async function store(
+    c: Context,
+    device: string,
+    id: string,
+    privacy: PrivacyLevel,
+    contentType: string,
+    ticket: UploadTicket,
+  ) {
     let body: Uint8Array;
     try {
-      body = await readBody(c.req.raw, RUN_LIMIT);
+      const length = declaredLength(c.req.raw);
+      if (length !== undefined && length <= SMALL_BODY) {
+        if (!ticket.take(length)) return busy(c);
+        body = await readBody(c.req.raw, RUN_LIMIT);
+      } else {
+        body = await readStream(c.req.raw, RUN_LIMIT, { take: ticket.take, minRate: limits.minRate });
+      }
     } catch (err) {
       if (err instanceof BodyTooLarge) return fail(c, 'runTooLarge');
+      if (err instanceof OverBudget) return busy(c);
+      if (err instanceof TooSlow) return fail(c, 'uploadTooSlow');
       return fail(c, 'uploadInterrupted');
     }
     const result = await deps.store.putRun({
@@ -102,4 +99,10 @@ export function runUpload(deps: ControlDeps): Handler {
         return fail(c, 'unknownCredential');
     }
   }
+}
+
+/** The device client retries a 503 after Retry-After: the memory it needs is back within moments. */
+function busy(c: Context): Response {
+  c.header('Retry-After', '1');
+  return fail(c, 'uploadsBusy');
 }

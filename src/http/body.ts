@@ -7,10 +7,32 @@ export class BodyTooLarge extends Error {
   }
 }
 
+/** The bytes held would pass the memory budget (see ByteBudget): answer 503, nothing is kept. */
+export class OverBudget extends Error {
+  constructor() {
+    super('upload memory budget exhausted');
+    this.name = 'OverBudget';
+  }
+}
+
+/** The sender fell below the minimum transfer rate: the body is abandoned and the client told 408. */
+export class TooSlow extends Error {
+  constructor() {
+    super('body sent more slowly than the minimum rate');
+    this.name = 'TooSlow';
+  }
+}
+
+export interface StreamedRead {
+  /** Asked for each chunk's bytes before it is kept; false refuses it (OverBudget). */
+  take(bytes: number): boolean;
+  /** After `graceMs`, the body must keep arriving at `bytesPerSecond` on average, or TooSlow. */
+  minRate: { graceMs: number; bytesPerSecond: number };
+}
+
 /** Reads the whole body, throwing BodyTooLarge as soon as it (or its Content-Length) exceeds `limit`. */
 export async function readBody(req: Request, limit: number): Promise<Uint8Array> {
-  const declared = req.headers.get('content-length');
-  const length = declared !== null && /^[0-9]+$/.test(declared) ? Number(declared) : undefined;
+  const length = declaredLength(req);
   if (length !== undefined && length > limit) throw new BodyTooLarge(limit);
   if (length !== undefined) {
     // A declared length within the limit: Node's parser delivers exactly that many bytes, so the
@@ -19,19 +41,68 @@ export async function readBody(req: Request, limit: number): Promise<Uint8Array>
     if (bytes.byteLength > limit) throw new BodyTooLarge(limit);
     return bytes;
   }
+  return readStream(req, limit);
+}
+
+/** The Content-Length, when present and well-formed. */
+export function declaredLength(req: Request): number | undefined {
+  const declared = req.headers.get('content-length');
+  return declared !== null && /^[0-9]{1,15}$/.test(declared) ? Number(declared) : undefined;
+}
+
+/**
+ * Reads the body chunk by chunk as it arrives: each chunk's bytes are taken from `read.take` before
+ * it is kept (so memory is accounted for by what is really held, whatever the sender declared), and
+ * a sender slower than `read.minRate` is cut off. Joins the chunks into one buffer at the end; with a
+ * declared length the buffer is filled as the chunks come, so nothing is held twice.
+ */
+export async function readStream(req: Request, limit: number, read?: StreamedRead): Promise<Uint8Array> {
+  const length = declaredLength(req);
+  if (length !== undefined && length > limit) throw new BodyTooLarge(limit);
   if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
+  const into = length === undefined ? undefined : Buffer.allocUnsafe(length);
   const chunks: Uint8Array[] = [];
+  const started = Date.now();
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new BodyTooLarge(limit);
+  try {
+    for (;;) {
+      const { done, value } = await nextChunk(reader, read && deadline(started, size, read.minRate));
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit || (length !== undefined && size > length)) throw new BodyTooLarge(limit);
+      if (read && !read.take(value.byteLength)) throw new OverBudget();
+      if (into) into.set(value, size - value.byteLength);
+      else chunks.push(value);
     }
-    chunks.push(value);
+  } catch (err) {
+    await reader.cancel().catch(() => undefined);
+    throw err;
   }
-  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, size);
+  // Node ends a body short of its declared length with an error; any other stream is held to it too.
+  if (into) {
+    if (size !== into.byteLength) throw new Error('body ended before its declared length');
+    return into;
+  }
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
+  // The joined copy and the chunks are briefly held together: the copy is taken from the budget too.
+  if (read && !read.take(size)) throw new OverBudget();
+  return Buffer.concat(chunks, size);
+}
+
+/** When the next chunk must have come for the average rate since the grace period to hold. */
+function deadline(started: number, size: number, rate: StreamedRead['minRate']): number {
+  return started + rate.graceMs + (size / rate.bytesPerSecond) * 1000;
+}
+
+function nextChunk(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  by: number | undefined,
+): ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> {
+  if (by === undefined) return reader.read();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TooSlow()), Math.max(0, by - Date.now()));
+  });
+  return Promise.race([reader.read(), late]).finally(() => clearTimeout(timer));
 }

@@ -20,6 +20,7 @@ export const FAILURES = {
   badRequest: { status: 400, message: 'bad request' },
   requestTimeout: { status: 408, message: 'request timeout' },
   headersTooLarge: { status: 431, message: 'request headers too large' },
+  expectationFailed: { status: 417, message: 'expectation not supported' },
   notFound: { status: 404, message: 'not found' },
   methodNotAllowed: { status: 405, message: 'method not allowed' },
   misdirected: {
@@ -66,6 +67,7 @@ export const FAILURES = {
   uploadsBusy: { status: 503, message: 'too many uploads in progress; retry shortly' },
   runTooLarge: { status: 413, message: 'run larger than 16 MiB' },
   uploadInterrupted: { status: 400, message: 'upload interrupted' },
+  uploadTooSlow: { status: 408, message: 'upload sent too slowly; retry' },
   runConflict: { status: 409, message: 'a different run with this id is already stored' },
 } as const satisfies Record<string, Failure>;
 

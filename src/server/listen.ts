@@ -44,6 +44,9 @@ export function listen(
     // RFC 9112 section 3.2: an HTTP/1.1 request without Host is answered 400 (Node's own answer
     // to it, which is switched off below, carries none of the headers every answer must carry).
     if (req.headers.host === undefined && req.httpVersion === '1.1') return void sendBadRequest(res);
+    // A Host the URL parser refuses (1.2.3.256, 4294967296, .1) is a bad request, not a failure of
+    // ours: the adapter would throw building the Request's URL, which it answers 500.
+    if (req.headers.host !== undefined && !URL.canParse(`http://${req.headers.host}/`)) return void sendBadRequest(res);
     if (fast?.(req, res)) return;
     return adapter(req, res);
   };
@@ -74,6 +77,9 @@ export function listen(
   } else {
     server = createHttpServer({ requireHostHeader: false }, listener);
   }
+  // An Expect other than 100-continue (RFC 9110 section 10.1.1): 417, with the headers of every answer
+  // (Node's own 417 carries none of them).
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => sendFailure(res, 'expectationFailed'));
   // A request Node's parser cannot read gets the same plain 400, then the connection is closed.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (err.code === 'ECONNRESET' || !socket.writable) socket.destroy();
@@ -101,8 +107,13 @@ const PLAIN_HEADERS = {
 };
 
 function sendBadRequest(res: ServerResponse): void {
-  const body = failureText('badRequest');
-  res.writeHead(FAILURES.badRequest.status, { ...PLAIN_HEADERS, 'Content-Length': String(Buffer.byteLength(body)) });
+  sendFailure(res, 'badRequest');
+}
+
+/** A named failure written straight to Node's response, and the connection closed after it. */
+function sendFailure(res: ServerResponse, name: FailureName): void {
+  const body = failureText(name);
+  res.writeHead(FAILURES[name].status, { ...PLAIN_HEADERS, 'Content-Length': String(Buffer.byteLength(body)) });
   res.end(body);
 }
 

@@ -45,8 +45,12 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
   try {
     const control = await loadControlIdentity(store, configured.controlHost, clock.now(), configured.controlTls);
     // Bound before the handler is built, so URLs derived from a listen address on port 0 name the
-    // port actually bound; until the handler is ready (a few milliseconds) requests are told to retry.
+    // port actually bound; until the handler is ready requests are told to retry.
     let handler: (req: Request, env: unknown) => Response | Promise<Response> = starting;
+    // CONTRACT section 5: /healthz says 200 only once every route is served, so its fast path
+    // answers only after the handler is in place; until then it too gets 503 with Retry-After.
+    const health = healthFastPath(configured.version, sideResolver(routing(configured)));
+    let ready = false;
     const server = await listen((req, env) => handler(req, env), {
       ...configured.listen,
       tls: configured.tls && {
@@ -55,7 +59,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
         controlHost: configured.controlHost,
         hsts: hstsApplies(configured),
       },
-      fastPath: healthFastPath(configured.version, sideResolver(routing(configured))),
+      fastPath: (req, res) => ready && health(req, res),
       onError: (err) => opts.logger.log('error', 'server.error', { error: err.message }),
     });
     const address = server.address() as AddressInfo;
@@ -64,6 +68,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       // After the port is ours: a start that fails on its address prints no password it did not use.
       await ensureAdminPassword(config, store, opts.announce ?? ((line) => process.stderr.write(line)));
       handler = await buildHandler(config, store, clock, opts.logger, control);
+      ready = true;
     } catch (err) {
       server.close();
       throw err;
