@@ -1,7 +1,7 @@
 /** The dashboard: version, each self-test check with its outcome, and counts. */
 import type { CheckResult } from '../selftest/selftest.ts';
 import { barChart } from './chart_svg.ts';
-import { html, raw } from './html.ts';
+import { html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
 
 export function dashboardPage(
@@ -69,7 +69,7 @@ function uploadsChart(perDay: number[], now: number) {
   const summary = `${total} upload${total === 1 ? '' : 's'} in the last ${perDay.length} days, ${perDay.at(-1) ?? 0} today`;
   return html`<h2>Uploads per day</h2>
     <figure>
-      ${raw(barChart(perDay, labels, summary))}
+      ${barChart(perDay, labels, summary)}
       <figcaption>${summary} (${labels[0]} to ${labels.at(-1)}, UTC).</figcaption>
     </figure>`;
 }

@@ -1,5 +1,5 @@
 /** Small formatting helpers shared by the pages. */
-import { html, type Html, raw } from './html.ts';
+import { html, type Html } from './html.ts';
 
 /** "3 minutes ago", then the exact UTC time in a <time> element (machine-readable datetime). */
 export function time(ms: number | null | undefined, now: number): Html | string {
@@ -30,9 +30,8 @@ export function relative(ms: number, now: number): string {
 function exact(ms: number): Html {
   let markup = recent.get(ms);
   if (markup === undefined) {
-    // An ISO string has only digits, '-', ':', '.', 'T' and 'Z': nothing to escape, so no template.
     const iso = new Date(ms).toISOString();
-    markup = raw(`<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC</time>`);
+    markup = html`<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC</time>`;
     if (recent.size >= 10_000) recent.clear();
     recent.set(ms, markup);
   }

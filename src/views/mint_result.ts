@@ -1,6 +1,6 @@
 /** The page shown once after minting: the enrollment link as text and as a QR code, and its expiry. */
 import { time } from './format.ts';
-import { html, raw } from './html.ts';
+import { html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
 import { qrSvg } from './qr_svg.ts';
 
@@ -17,7 +17,7 @@ export function mintResultPage(chrome: Chrome, opts: { link: string; owner: stri
         <textarea id="link" readonly rows="4" cols="80">${opts.link}</textarea>
       </p>
       <figure>
-        ${raw(qrSvg(opts.link, { title: 'Enrollment link as a QR code' }))}
+        ${qrSvg(opts.link, { title: 'Enrollment link as a QR code' })}
         <figcaption>The same link as a QR code.</figcaption>
       </figure>
       <p><a href="/devices">Back to devices</a></p>`,

@@ -1,7 +1,7 @@
 /** The run list and the run view. */
 import type { Page, StoredRun, RunSummary } from '../store/store.ts';
 import { size, time } from './format.ts';
-import { html, raw } from './html.ts';
+import { html } from './html.ts';
 import { SHORT_NOTE_SLOT, STREAM_SLOT, streamedPage, textDecoderFor, wholePage } from './stream.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
 
@@ -66,9 +66,10 @@ const WHOLE_PAGE_LIMIT = 256 * 1024;
 
 /**
  * HTML drops one line feed right after `<pre>`: this one, so a run that begins with a line feed
- * keeps it (HTML Standard, "in body" insertion mode, the `pre` start tag).
+ * keeps it (HTML Standard, "in body" insertion mode, the `pre` start tag). Interpolated, so the
+ * template's formatting cannot lose it; escaping leaves a line feed as it is.
  */
-const PRE_NEWLINE = raw('\n');
+const PRE_NEWLINE = '\n';
 
 /** The run view: large content is escaped a chunk at a time between the page's head and tail. */
 export function runPage(chrome: Chrome, run: StoredRun): Promise<string> | ReadableStream<Uint8Array> {

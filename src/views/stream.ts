@@ -1,26 +1,28 @@
 /**
  * A page whose middle is untrusted text streamed from the store: the head, then each chunk decoded
- * as UTF-8 and escaped, then the tail. Memory stays at about one chunk per view, whatever the size.
+ * and escaped by `htmlText`, then the tail. Memory stays at about one chunk per view, whatever the
+ * size.
  */
 import { randomUUID } from 'node:crypto';
 import { TextDecoder } from 'node:util';
-import { escapeHtml, type Html, raw } from './html.ts';
+import { html, type Html, htmlText, splitAt } from './html.ts';
 
 /** Marks where the streamed text goes; the random part cannot occur in escaped content. */
-export const STREAM_SLOT: Html = raw(`<!--stream-${randomUUID()}-->`);
+export const STREAM_SLOT: Html = html`<!--stream-${randomUUID()}-->`;
 
 /** Marks where a note goes should the content end short (the run deleted while it is sent). */
-export const SHORT_NOTE_SLOT: Html = raw(`<!--short-${randomUUID()}-->`);
+export const SHORT_NOTE_SLOT: Html = html`<!--short-${randomUUID()}-->`;
 
-const SHORT_NOTE =
-  '<p><strong>The content above is incomplete: the run was deleted while this page was being sent.</strong></p>';
+const SHORT_NOTE = html`<p><strong>The content above is incomplete: the run was deleted while this page was being sent.</strong></p>`;
 
 /** The page around the slot; `tail(shown)` closes it, with the note when fewer bytes than `size` were shown. */
-function split(page: Html, size: number): [string, (shown: number) => string] {
-  const at = page.value.indexOf(STREAM_SLOT.value);
-  if (at === -1) throw new TypeError('streamedPage: the page has no STREAM_SLOT');
-  const tail = page.value.slice(at + STREAM_SLOT.value.length);
-  return [page.value.slice(0, at), (shown) => tail.replace(SHORT_NOTE_SLOT.value, shown < size ? SHORT_NOTE : '')];
+function split(page: Html, size: number): [Html, (shown: number) => Html] {
+  const parts = splitAt(page, STREAM_SLOT);
+  if (parts === undefined) throw new TypeError('streamedPage: the page has no STREAM_SLOT');
+  const [head, tail] = parts;
+  const around = splitAt(tail, SHORT_NOTE_SLOT);
+  if (around === undefined) return [head, () => tail];
+  return [head, (shown) => html`${around[0]}${shown < size ? SHORT_NOTE : ''}${around[1]}`];
 }
 
 /**
@@ -48,13 +50,13 @@ export async function wholePage(
   size: number,
 ): Promise<string> {
   const [head, tail] = split(page, size);
-  let out = head;
+  const middle: Html[] = [];
   let shown = 0;
   for await (const chunk of text) {
     shown += chunk.byteLength;
-    out += escapeHtml(decoder.decode(chunk, { stream: true }));
+    middle.push(htmlText(decoder.decode(chunk, { stream: true })));
   }
-  return out + escapeHtml(decoder.decode()) + tail(shown);
+  return html`${head}${middle}${htmlText(decoder.decode())}${tail(shown)}`.value;
 }
 
 /**
@@ -79,13 +81,13 @@ export function streamedPage(
     async pull(controller) {
       if (!headSent) {
         headSent = true;
-        controller.enqueue(encoder.encode(head));
+        controller.enqueue(encoder.encode(head.value));
         return;
       }
       if (pending.byteLength === 0) {
         const { done, value } = await chunks.next();
         if (done) {
-          controller.enqueue(encoder.encode(escapeHtml(decoder.decode()) + tail(shown)));
+          controller.enqueue(encoder.encode(html`${htmlText(decoder.decode())}${tail(shown)}`.value));
           controller.close();
           return;
         }
@@ -94,7 +96,7 @@ export function streamedPage(
       }
       const step = pending.subarray(0, STEP);
       pending = pending.subarray(step.byteLength);
-      controller.enqueue(encoder.encode(escapeHtml(decoder.decode(step, { stream: true }))));
+      controller.enqueue(encoder.encode(htmlText(decoder.decode(step, { stream: true })).value));
     },
     async cancel() {
       await chunks.return?.();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { html, raw } from '../../src/views/html.ts';
+import { html, htmlText, raw, splitAt } from '../../src/views/html.ts';
 
 test('every interpolation is escaped', () => {
   const evil = `<script>alert("x")</script>&'`;
@@ -12,8 +12,20 @@ test('every interpolation is escaped', () => {
 
 test('nested templates and arrays are not escaped twice; raw is the one way around escaping', () => {
   const items = ['<a>', 'b'].map((x) => html`<li>${x}</li>`);
+  // eslint-disable-next-line no-restricted-syntax -- the test of the door itself, with a constant
   const page = html`<ul>${items}</ul>${raw('<svg></svg>')}`;
   assert.equal(page.value, '<ul><li>&lt;a&gt;</li><li>b</li></ul><svg></svg>');
+});
+
+test('htmlText escapes exactly as an interpolation does; splitAt cuts markup around a slot', () => {
+  const text = `<b>&'"\0`;
+  assert.equal(htmlText(text).value, html`${text}`.value);
+  const slot = html`<!--slot-->`;
+  assert.deepEqual(
+    splitAt(html`<pre>${slot}</pre>`, slot)?.map((part) => part.value),
+    ['<pre>', '</pre>'],
+  );
+  assert.equal(splitAt(html`<pre></pre>`, slot), undefined);
 });
 
 test('characters a valid document cannot hold are shown as symbols; tab, line feed, form feed and CR stay', () => {
