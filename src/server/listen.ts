@@ -26,9 +26,14 @@ export interface ListenOptions {
   tls?: { admin: PemPair; control: PemPair; controlHost: string; hsts?: boolean } | undefined;
   /** Answers some requests itself (returning true) before the handler sees them. */
   fastPath?: FastPath | undefined;
+  /** True once the server is stopping: every answer then closes its connection (no keep-alive). */
+  draining?: (() => boolean) | undefined;
   /** Errors of the listening socket after it started (such as a failed accept). */
   onError?: ((err: Error) => void) | undefined;
 }
+
+/** Connections per process; far above what the bench's clients need, far below the fd limit. */
+export const MAX_CONNECTIONS = 2048;
 
 /** One year, the usual value once a site serves HTTPS only; subdomains are not Paddock's to speak for. */
 const HSTS = 'max-age=31536000';
@@ -47,6 +52,7 @@ export function listen(
     // A Host the URL parser refuses (1.2.3.256, 4294967296, .1) is a bad request, not a failure of
     // ours: the adapter would throw building the Request's URL, which it answers 500.
     if (req.headers.host !== undefined && !URL.canParse(`http://${req.headers.host}/`)) return void sendBadRequest(res);
+    if (opts.draining?.()) res.setHeader('Connection', 'close');
     if (fast?.(req, res)) return;
     return adapter(req, res);
   };
@@ -77,11 +83,24 @@ export function listen(
   } else {
     server = createHttpServer({ requireHostHeader: false }, listener);
   }
+  // Each connection costs memory and a file descriptor: beyond the cap new ones are refused at once
+  // rather than starving the connections already served (slow clients holding thousands open).
+  server.maxConnections = MAX_CONNECTIONS;
   // An Expect other than 100-continue (RFC 9110 section 10.1.1): 417, with the headers of every answer
   // (Node's own 417 carries none of them).
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => sendFailure(res, 'expectationFailed'));
   // A request Node's parser cannot read gets the same plain 400, then the connection is closed.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // Bytes past a request's declared length that do not parse as the next request: the request
+    // before them is still being answered (an upload being stored, say). Its answer goes out first
+    // and the connection closes after it, so a client is never told 400 for what was stored.
+    const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+    if (inFlight && !inFlight.writableFinished && err.code !== 'ECONNRESET') {
+      inFlight.shouldKeepAlive = false;
+      inFlight.once('finish', () => socket.end());
+      inFlight.once('close', () => socket.destroy());
+      return;
+    }
     if (err.code === 'ECONNRESET' || !socket.writable) socket.destroy();
     else socket.end(CLIENT_ERROR_ANSWERS[err.code ?? ''] ?? RAW_BAD_REQUEST);
   });

@@ -21,6 +21,7 @@ import { createInterface } from '../ui/app.ts';
 import { ensureAdminPassword } from './admin_password.ts';
 import { healthFastPath } from './health_fast_path.ts';
 import { hostOfHostHeader, hostRouter, sideResolver } from './host_router.ts';
+import { drain } from './drain.ts';
 import { listen } from './listen.ts';
 
 export interface RunningServer {
@@ -32,9 +33,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** How long a stop waits for requests in flight before it closes their connections (CONTRACT section 2). */
+const DRAIN_MS = 10_000;
+
 export interface ServeOptions {
   logger: Logger;
   clock?: Clock;
+  /** How long close() lets requests in flight finish (10 s by default). */
+  drainMs?: number;
   /** Where the one-time generated password is announced (stderr by default). */
   announce?: (line: string) => void;
 }
@@ -51,6 +57,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
     // answers only after the handler is in place; until then it too gets 503 with Retry-After.
     const health = healthFastPath(configured.version, sideResolver(routing(configured)));
     let ready = false;
+    let draining = false;
     const server = await listen((req, env) => handler(req, env), {
       ...configured.listen,
       tls: configured.tls && {
@@ -60,6 +67,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
         hsts: hstsApplies(configured),
       },
       fastPath: (req, res) => ready && health(req, res),
+      draining: () => draining,
       onError: (err) => opts.logger.log('error', 'server.error', { error: err.message }),
     });
     const address = server.address() as AddressInfo;
@@ -81,11 +89,8 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       baseUrl: config.baseUrl,
       pin: control.pin,
       close: async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          // Idle keep-alive connections would hold close() open; in-flight requests still finish.
-          server.closeIdleConnections();
-        });
+        draining = true;
+        await drain(server, opts.drainMs ?? DRAIN_MS);
         await store.close();
       },
     };
