@@ -10,7 +10,6 @@ import { mintResultPage } from '../views/mint_result.ts';
 import type { Ctx, UiEnv } from './deps.ts';
 import { chrome } from './page_helpers.ts';
 
-
 export function enrollTokenMint(ctx: Ctx): Handler<UiEnv> {
   return async function enrollTokenMintHandler(c) {
     const session = c.get('session');
