@@ -6,7 +6,8 @@
 import { isIP } from 'node:net';
 import { ConfigError, isLoopbackHost } from './parse.ts';
 import { type PemPair, pemPair } from './pem.ts';
-import { type Setting, type SettingName, type Settings, settings } from './settings.ts';
+import { type Env, readAll, reader } from './read.ts';
+import { type SettingName, type Settings, settings } from './settings.ts';
 import { version } from '../version.ts';
 
 /** Settings that the rules below combine into the derived fields, rather than passing them on. */
@@ -52,30 +53,6 @@ export type Config = PassedOn & {
   /** Which URLs were derived from a listen address on port 0, so name the port bound later. */
   followsListenPort: { baseUrl: boolean; controlUrl: boolean };
 };
-
-type Env = Record<string, string | undefined>;
-
-/** A setting's value: parsed from the environment, else its default parsed, else undefined. */
-function read(env: Env, setting: Setting): unknown {
-  const given = env[setting.variable];
-  // Empty counts as unset, so `PADDOCK_X= paddock serve` means the default.
-  const text = given === undefined || given === '' ? ('default' in setting ? setting.default : undefined) : given;
-  if (text === undefined) return undefined;
-  try {
-    return setting.parse(text);
-  } catch (err) {
-    throw new ConfigError(setting.variable, (err as Error).message);
-  }
-}
-
-/** Reads each setting once, when first asked: a bad value is reported in the order the rules meet it. */
-function reader(env: Env) {
-  const values = new Map<SettingName, unknown>();
-  return <K extends SettingName>(name: K): Settings[K] => {
-    if (!values.has(name)) values.set(name, read(env, settings[name]));
-    return values.get(name) as Settings[K];
-  };
-}
 
 /** Reads and validates the whole configuration; throws ConfigError on the first bad value. */
 export function loadConfig(env: Env): Config {
@@ -148,17 +125,9 @@ export function loadConfig(env: Env): Config {
   };
 }
 
-/** Every setting, those not asked for yet read in the table's order. */
-function readAll(get: ReturnType<typeof reader>): Settings {
-  return Object.fromEntries(Object.keys(settings).map((name) => [name, get(name as SettingName)])) as Settings;
-}
-
 function passedOn(all: Settings): PassedOn {
   const isCombined = (name: string) => (combined as readonly string[]).includes(name);
-  return Object.fromEntries(Object.entries(all).filter(([name]) => !isCombined(name))) as Omit<
-    Settings,
-    (typeof combined)[number]
-  >;
+  return Object.fromEntries(Object.entries(all).filter(([name]) => !isCombined(name))) as PassedOn;
 }
 
 /**
