@@ -196,7 +196,7 @@ export const settings = {
 export type SettingName = keyof typeof settings;
 
 /** A setting's value as its parser returns it; undefined when unset and there is no default. */
-export type ValueOf<S> = S extends Row<infer T> ? (S extends { default: string } ? T : T | undefined) : never;
+type ValueOf<S> = S extends Row<infer T> ? (S extends { default: string } ? T : T | undefined) : never;
 
 /** Every setting's value, typed by the table. */
 export type Settings = { [K in SettingName]: ValueOf<(typeof settings)[K]> };
