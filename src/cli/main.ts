@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { serveCommand } from './serve.ts';
 import { setAdminPasswordCommand } from './set_admin_password.ts';
 import { deviceCommand, deviceHelp } from './device.ts';
-import { configVariables } from '../config/config.ts';
+import { settingsHelp } from './settings_help.ts';
 
 const usage = `Usage: paddock <command> [options]
 
@@ -15,9 +15,8 @@ Commands:
 Options:
   -h, --help            show this help (also: paddock <command> --help)
 
-Configuration is read from the environment:
-  ${configVariables.join('\n  ')}
-`;
+Configuration is read from the environment (empty counts as unset):
+${settingsHelp()}`;
 
 const verbs: Record<string, { help: string; run: (args: string[]) => Promise<number> }> = {
   serve: {

@@ -1,5 +1,6 @@
 /** Validators for configuration values; each returns the parsed value or throws a message. */
 import { isIP } from 'node:net';
+import type { Level } from '../log/logger.ts';
 
 export class ConfigError extends Error {
   readonly variable: string;
@@ -52,6 +53,57 @@ export function parseHttpUrl(text: string): URL {
   if (url.username || url.password) throw new Error('must not contain credentials');
   if (url.search || url.hash) throw new Error('must not contain a query or fragment');
   return url;
+}
+
+/** A URL checked like parseHttpUrl but kept as written: it must equal what is registered elsewhere. */
+export function parseHttpUrlAsWritten(text: string): string {
+  parseHttpUrl(text);
+  return text;
+}
+
+/** An issuer URL: `https` unless the host is a loopback address. */
+export function parseIssuer(text: string): string {
+  const url = parseHttpUrl(text);
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new Error('must use https unless the host is a loopback address');
+  }
+  return text;
+}
+
+/** Printable ASCII (or `pattern`) of at most `max` characters. */
+export const parseText =
+  (max: number, pattern = /^[\x21-\x7e]+$/) =>
+  (text: string): string => {
+    if (text.length > max) throw new Error(`must be at most ${max} characters`);
+    if (!pattern.test(text)) throw new Error('contains characters that are not allowed');
+    return text;
+  };
+
+export function parsePostgresUrl(text: string): string {
+  if (!/^postgres(ql)?:\/\/./.test(text)) throw new Error('must be a postgres:// or postgresql:// URL');
+  return text;
+}
+
+export function parsePassword(text: string): string {
+  if ([...text].length < 12) throw new Error('must have at least 12 characters');
+  if (text.length > 1024) throw new Error('must be at most 1024 characters');
+  return text;
+}
+
+/** A DNS name or IP address, lower case. */
+export function parseHostName(text: string): string {
+  if (!/^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(text)) throw new Error('must be a host name');
+  return text.toLowerCase();
+}
+
+export function parseLogLevel(text: string): Level {
+  if (text === 'debug' || text === 'info' || text === 'warn' || text === 'error') return text;
+  throw new Error('must be one of debug, info, warn, error');
+}
+
+/** Comma-separated keys, spaces around commas allowed; see parseBase64Key. */
+export function parseBase64Keys(text: string): Buffer[] {
+  return text.split(',').map((key) => parseBase64Key(key.trim()));
 }
 
 /** Strict standard base64 (RFC 4648 section 4), padding optional; returns the bytes. */

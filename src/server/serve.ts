@@ -18,6 +18,7 @@ import type { Store } from '../store/store.ts';
 import { storeThrottle } from '../throttle/throttle.ts';
 import { type ControlIdentity, loadControlIdentity } from '../tls/control_identity.ts';
 import { createInterface } from '../ui/app.ts';
+import { interfaceConfig } from '../ui/deps.ts';
 import { ensureAdminPassword } from './admin_password.ts';
 import { healthFastPath } from './health_fast_path.ts';
 import { hostOfHostHeader, hostRouter, sideResolver } from './host_router.ts';
@@ -117,22 +118,7 @@ async function buildHandler(config: Config, store: Store, clock: Clock, logger: 
     ...(config.tls ? [{ name: 'admin certificate', certPem: config.tls.certPem }] : []),
   ];
   const ui = createInterface({
-    config: {
-      adminUser: config.adminUser,
-      baseUrl: config.baseUrl,
-      clientId,
-      clientSecret,
-      adminGroup: config.oidc.adminGroup,
-      groupsClaim: config.oidc.groupsClaim,
-      oidcEnabled: config.oidc.enabled,
-      secure: config.secure,
-      controlUrl: config.controlUrl,
-      serverName: config.serverName,
-      version: config.version,
-      sessionKeys,
-      sessionTtlSeconds: config.sessionTtlSeconds,
-      enrollTokenTtlSeconds: config.enrollTokenTtlSeconds,
-    },
+    config: interfaceConfig(config, sessionKeys),
     store,
     linkBuilder: defaultLinkBuilder({ baseUrl: config.baseUrl, pin: control.pin }),
     throttle: storeThrottle(store, clock),

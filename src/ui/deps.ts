@@ -1,5 +1,6 @@
 /** What the operator interface is built from: everything is passed in, nothing is global. */
 import type { Clock } from '../clock.ts';
+import type { Config } from '../config/config.ts';
 import type { LinkBuilder } from '../link/link_builder.ts';
 import type { Logger } from '../log/logger.ts';
 import type { OidcClient } from '../oidc/client.ts';
@@ -8,22 +9,41 @@ import type { Session, SessionCodec } from '../session/session.ts';
 import type { Store } from '../store/store.ts';
 import type { Throttle } from '../throttle/throttle.ts';
 
+/** What the interface takes from Paddock's configuration as it is. */
+const passedOn = [
+  'adminUser',
+  'baseUrl',
+  'secure',
+  'controlUrl',
+  'serverName',
+  'version',
+  'sessionTtlSeconds',
+  'enrollTokenTtlSeconds',
+] as const satisfies ReadonlyArray<keyof Config>;
+
 /** The specification's "Configuration of the interface", plus lifetimes from CONTRACT section 3. */
-export interface InterfaceConfig {
-  adminUser: string;
-  baseUrl: string;
+export interface InterfaceConfig extends Pick<Config, (typeof passedOn)[number]> {
   clientId: string;
   clientSecret: string;
   adminGroup: string | undefined;
   groupsClaim: string;
   oidcEnabled: boolean;
-  secure: boolean;
-  controlUrl: string;
-  serverName: string;
-  version: string;
+  /** The configured keys, or the one generated and kept in the store. */
   sessionKeys: Buffer[];
-  sessionTtlSeconds: number;
-  enrollTokenTtlSeconds: number;
+}
+
+/** The one mapping from Paddock's configuration, so `paddock serve` and the tests build the same. */
+export function interfaceConfig(config: Config, sessionKeys: Buffer[]): InterfaceConfig {
+  const { oidc } = config;
+  return {
+    ...(Object.fromEntries(passedOn.map((name) => [name, config[name]])) as Pick<Config, (typeof passedOn)[number]>),
+    clientId: oidc.clientId,
+    clientSecret: oidc.clientSecret,
+    adminGroup: oidc.adminGroup,
+    groupsClaim: oidc.groupsClaim,
+    oidcEnabled: oidc.enabled,
+    sessionKeys,
+  };
 }
 
 export interface InterfaceDeps {

@@ -59,3 +59,16 @@ for (const { args, hint, stream } of refusals) {
     assert.match(p.output()[stream], hint);
   });
 }
+
+test('paddock --help prints every setting of the table with its help and default, within 100 columns', async () => {
+  const { settings } = await import('../../src/config/settings.ts');
+  const p = paddock(['--help'], {});
+  assert.equal(await p.exited, 0);
+  const { stdout } = p.output();
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  for (const row of Object.values(settings)) {
+    const otherwise = 'default' in row ? row.default : row.unset;
+    assert.match(stdout, new RegExp(`\\n  ${row.variable} +${escape(row.help)}\\n +default: ${escape(otherwise)}\\n`));
+  }
+  for (const line of stdout.split('\n')) assert.ok([...line].length <= 100, line);
+});

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
+import { loadConfig } from '../../src/config/config.ts';
 import { createControlApi } from '../../src/control/app.ts';
 import { hashPassword } from '../../src/crypto/password.ts';
 import { defaultLinkBuilder, type LinkBuilder } from '../../src/link/link_builder.ts';
@@ -16,11 +17,21 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite_store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { storeThrottle } from '../../src/throttle/throttle.ts';
 import { createInterface } from '../../src/ui/app.ts';
-import type { InterfaceConfig, UiEnv } from '../../src/ui/deps.ts';
+import { type InterfaceConfig, interfaceConfig, type UiEnv } from '../../src/ui/deps.ts';
 import { type FakeClock, fakeClock } from './fake_clock.ts';
 
 export const ADMIN_PASSWORD = 'correct horse battery staple';
 export const TEST_PIN = 'sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
+/** The environment every harness is configured from; a test overrides the result by `config`. */
+const testEnvironment = {
+  PADDOCK_BASE_URL: 'http://127.0.0.1:8080',
+  PADDOCK_OIDC_CLIENT_ID: 'paddock-test',
+  PADDOCK_OIDC_CLIENT_SECRET: 'test-secret',
+  PADDOCK_OIDC_ADMIN_GROUP: 'paddock-admins',
+  PADDOCK_CONTROL_URL: 'https://control.example:8443',
+  PADDOCK_SERVER_NAME: 'Test Paddock',
+};
 
 export interface Harness {
   ui: Hono<UiEnv>;
@@ -58,20 +69,7 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
   const clock = opts.clock ?? fakeClock();
   const logger = memoryLogger();
   const config: InterfaceConfig = {
-    adminUser: 'admin',
-    baseUrl: 'http://127.0.0.1:8080',
-    clientId: 'paddock-test',
-    clientSecret: 'test-secret',
-    adminGroup: 'paddock-admins',
-    groupsClaim: 'groups',
-    oidcEnabled: true,
-    secure: false,
-    controlUrl: 'https://control.example:8443',
-    serverName: 'Test Paddock',
-    version: '9.8.7-test',
-    sessionKeys: [randomBytes(32)],
-    sessionTtlSeconds: 43_200,
-    enrollTokenTtlSeconds: 86_400,
+    ...interfaceConfig({ ...loadConfig(testEnvironment), version: '9.8.7-test' }, [randomBytes(32)]),
     ...opts.config,
   };
   if (opts.withPassword !== false) await store.setPasswordHash('admin', await hashPassword(ADMIN_PASSWORD));

@@ -1,0 +1,202 @@
+/**
+ * Every environment variable Paddock reads (CONTRACT section 3), one row each: `paddock --help`,
+ * the README check and loadConfig all read this table, so a setting is written down once.
+ */
+import { readCertificate, readPrivateKey } from './pem.ts';
+import {
+  parseBase64Keys,
+  parseBoolean,
+  parseHostName,
+  parseHttpUrlAsWritten,
+  parseIssuer,
+  parseListen,
+  parseLogLevel,
+  parsePassword,
+  parsePositiveInt,
+  parsePostgresUrl,
+  parseText,
+} from './parse.ts';
+
+interface Row<T> {
+  variable: `PADDOCK_${string}`;
+  /** One line for `paddock --help` and the README's meaning column. */
+  help: string;
+  parse: (text: string) => T;
+}
+
+/** A default written as an operator would write it, so it passes the row's own parser. */
+interface WithDefault<T> extends Row<T> {
+  default: string;
+  /** A secret has no default: --help would print it. */
+  secret?: never;
+}
+
+/** No default value: `unset` says what applies instead (derived by loadConfig, generated, or none). */
+interface WithoutDefault<T> extends Row<T> {
+  unset: string;
+  /** Never echoed back in an error message. */
+  secret?: boolean;
+}
+
+export type Setting<T = unknown> = WithDefault<T> | WithoutDefault<T>;
+
+const lifetime = (text: string) => parsePositiveInt(text, 31_536_000);
+
+export const settings = {
+  listen: {
+    variable: 'PADDOCK_LISTEN',
+    default: '127.0.0.1:8080',
+    help: 'host:port to listen on (port 0: any free port)',
+    parse: parseListen,
+  },
+  dataDir: {
+    variable: 'PADDOCK_DATA_DIR',
+    default: './data',
+    help: 'directory of the SQLite database (created with mode 0700)',
+    parse: parseText(4096, /^[^\0]+$/),
+  },
+  databaseUrl: {
+    variable: 'PADDOCK_DATABASE_URL',
+    unset: 'SQLite in PADDOCK_DATA_DIR',
+    secret: true,
+    help: 'postgres://… URL: PostgreSQL instead of SQLite (several instances)',
+    parse: parsePostgresUrl,
+  },
+  baseUrl: {
+    variable: 'PADDOCK_BASE_URL',
+    unset: 'http:// (https:// with TLS) + the listen address',
+    help: "the console's address, used as written (the OIDC redirect's base)",
+    parse: parseHttpUrlAsWritten,
+  },
+  secure: {
+    variable: 'PADDOCK_SECURE',
+    unset: 'false only for http:// on a loopback host, else true',
+    help: 'true/false: cookies marked Secure (false only on loopback http://)',
+    parse: parseBoolean,
+  },
+  adminUser: {
+    variable: 'PADDOCK_ADMIN_USER',
+    default: 'admin',
+    help: 'break-glass username',
+    parse: parseText(64, /^[A-Za-z0-9._@-]+$/),
+  },
+  adminPassword: {
+    variable: 'PADDOCK_ADMIN_PASSWORD',
+    unset: 'generated once, printed once on stderr',
+    secret: true,
+    help: 'sets the break-glass password at start (at least 12 characters)',
+    parse: parsePassword,
+  },
+  oidcIssuer: {
+    variable: 'PADDOCK_OIDC_ISSUER',
+    unset: 'none (OIDC off)',
+    help: 'issuer URL of the OpenID provider (https unless loopback)',
+    parse: parseIssuer,
+  },
+  oidcClientId: {
+    variable: 'PADDOCK_OIDC_CLIENT_ID',
+    unset: 'none',
+    help: 'client id at the provider (needed with PADDOCK_OIDC_ISSUER)',
+    parse: parseText(256),
+  },
+  oidcClientSecret: {
+    variable: 'PADDOCK_OIDC_CLIENT_SECRET',
+    unset: 'none',
+    secret: true,
+    help: 'client secret at the provider (a confidential client)',
+    parse: parseText(1024),
+  },
+  oidcAdminGroup: {
+    variable: 'PADDOCK_OIDC_ADMIN_GROUP',
+    unset: 'none (nobody is an administrator through OIDC)',
+    help: 'group whose members are administrators',
+    parse: parseText(256, /^[^\0-\x1f\x7f]+$/),
+  },
+  oidcGroupsClaim: {
+    variable: 'PADDOCK_OIDC_GROUPS_CLAIM',
+    default: 'groups',
+    help: "claim listing the account's groups",
+    parse: parseText(256),
+  },
+  oidcEnabled: {
+    variable: 'PADDOCK_OIDC_ENABLED',
+    default: 'true',
+    help: 'true/false: whether sign-in through the provider is offered',
+    parse: parseBoolean,
+  },
+  serverName: {
+    variable: 'PADDOCK_SERVER_NAME',
+    default: 'paddock',
+    help: 'name returned by GET /v1/discover',
+    parse: parseText(256, /^[^\0-\x1f\x7f]+$/),
+  },
+  controlUrl: {
+    variable: 'PADDOCK_CONTROL_URL',
+    unset: 'the BaseURL (named PADDOCK_CONTROL_HOST when that is set)',
+    help: 'address devices connect to, returned by discovery',
+    parse: parseHttpUrlAsWritten,
+  },
+  tlsCert: {
+    variable: 'PADDOCK_TLS_CERT',
+    unset: 'none (plain HTTP, on a loopback address only)',
+    help: "PEM certificate for BaseURL's host name; setting it turns TLS on",
+    parse: readCertificate,
+  },
+  tlsKey: {
+    variable: 'PADDOCK_TLS_KEY',
+    unset: 'none',
+    help: 'PEM private key of PADDOCK_TLS_CERT',
+    parse: readPrivateKey,
+  },
+  controlHost: {
+    variable: 'PADDOCK_CONTROL_HOST',
+    unset: 'the host of PADDOCK_CONTROL_URL',
+    help: "host name devices connect to (with TLS: a DNS name, not BaseURL's)",
+    parse: parseHostName,
+  },
+  controlCert: {
+    variable: 'PADDOCK_CONTROL_TLS_CERT',
+    unset: 'self-signed, generated once and kept in the store',
+    help: 'PEM certificate for the control host name',
+    parse: readCertificate,
+  },
+  controlKey: {
+    variable: 'PADDOCK_CONTROL_TLS_KEY',
+    unset: 'none',
+    help: 'PEM private key of PADDOCK_CONTROL_TLS_CERT',
+    parse: readPrivateKey,
+  },
+  sessionKeys: {
+    variable: 'PADDOCK_SESSION_KEYS',
+    unset: 'generated once, kept in the store',
+    secret: true,
+    help: 'base64 keys (32+ bytes), comma-separated; first signs, all verify',
+    parse: parseBase64Keys,
+  },
+  sessionTtlSeconds: {
+    variable: 'PADDOCK_SESSION_TTL',
+    default: '43200',
+    help: 'session lifetime, seconds',
+    parse: lifetime,
+  },
+  enrollTokenTtlSeconds: {
+    variable: 'PADDOCK_ENROLL_TOKEN_TTL',
+    default: '86400',
+    help: 'enrollment token lifetime, seconds',
+    parse: lifetime,
+  },
+  logLevel: {
+    variable: 'PADDOCK_LOG_LEVEL',
+    default: 'info',
+    help: 'debug, info, warn or error',
+    parse: parseLogLevel,
+  },
+} satisfies Record<string, Setting>;
+
+export type SettingName = keyof typeof settings;
+
+/** A setting's value as its parser returns it; undefined when unset and there is no default. */
+type ValueOf<S> = S extends Row<infer T> ? (S extends { default: string } ? T : T | undefined) : never;
+
+/** Every setting's value, typed by the table. */
+export type Settings = { [K in SettingName]: ValueOf<(typeof settings)[K]> };
