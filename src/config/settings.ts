@@ -62,6 +62,12 @@ export const settings = {
     help: 'postgres://… URL: PostgreSQL instead of SQLite (several instances)',
     parse: parsePostgresUrl,
   },
+  databasePool: {
+    variable: 'PADDOCK_DATABASE_POOL',
+    default: '10',
+    help: 'PostgreSQL connections each instance keeps at most (1 to 100)',
+    parse: (text: string) => parsePositiveInt(text, 100),
+  },
   baseUrl: {
     variable: 'PADDOCK_BASE_URL',
     unset: 'http:// (https:// with TLS) + the listen address',

@@ -11,6 +11,7 @@ import { plainText } from '../http/responses.ts';
 import { RUN_ID } from '../domain/ids.ts';
 import { isPrivacyLevel, type PrivacyLevel } from '../domain/privacy.ts';
 import type { ControlDeps } from './app.ts';
+import { credentialCache } from './credential_cache.ts';
 import { DEFAULT_UPLOAD_LIMITS, uploadBudget, type UploadTicket } from './upload_budget.ts';
 
 export const RUN_LIMIT = 16 * 1024 * 1024;
@@ -23,10 +24,11 @@ const SMALL_BODY = 64 * 1024;
 export function runUpload(deps: ControlDeps): Handler {
   const limits = deps.uploadLimits ?? DEFAULT_UPLOAD_LIMITS;
   const begin = uploadBudget(limits);
+  const credentials = credentialCache(deps.store, deps.clock);
   return async function runUploadHandler(c) {
     const credential = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
     const hash = credential === undefined ? undefined : secretHash(credential);
-    const device = hash === undefined ? undefined : await deps.store.deviceByCredential(hash);
+    const device = hash === undefined ? undefined : await credentials.lookup(hash);
     // The lookup is by hash; the constant-time comparison makes the match itself leak nothing.
     if (
       !hash ||
@@ -49,7 +51,10 @@ export function runUpload(deps: ControlDeps): Handler {
     const ticket = begin(device.id);
     if (!ticket) return busy(c);
     try {
-      return await store(c, device.id, id, level, contentType, ticket);
+      const answer = await store(c, device.id, id, level, contentType, ticket);
+      // Revoked (or gone) since it was remembered: the next upload asks the store again.
+      if (answer.status === 401) credentials.forget(hash);
+      return answer;
     } finally {
       ticket.release();
     }

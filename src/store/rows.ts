@@ -1,7 +1,6 @@
 /** Maps rows with snake_case columns (SQLite and PostgreSQL alike) to the store's domain records. */
+import type { Row } from './sql.ts';
 import type { Device, Page, PrivacyLevel, RunSummary } from './store.ts';
-
-export type Row = Record<string, unknown>;
 
 export function deviceFrom(r: Row): Device {
   return {
@@ -48,14 +47,12 @@ export function cursor(before: string | undefined): number {
   return before === undefined ? Number.MAX_SAFE_INTEGER : Number(before);
 }
 
-/** One page from `limit + 1` rows: the extra row only says that an older page exists. */
-export function page<R, T>(
-  rows: R[],
-  limit: number,
-  map: (row: R) => T,
-  seqOf: (row: R) => unknown = (row) => (row as Row).seq,
-): Page<T> {
+/**
+ * One page from `limit + 1` rows read as arrays whose first column is the sequence number (the
+ * keyset cursor): the extra row only says that an older page exists.
+ */
+export function page<T>(rows: unknown[][], limit: number, map: (row: unknown[]) => T): Page<T> {
   const items = rows.slice(0, limit).map(map);
   const last = rows[limit - 1];
-  return rows.length > limit && last !== undefined ? { items, next: String(seqOf(last)) } : { items };
+  return rows.length > limit && last !== undefined ? { items, next: String(last[0]) } : { items };
 }

@@ -1,16 +1,19 @@
 /**
- * The store, in domain words. Implemented on node:sqlite (store/sqlite) and PostgreSQL
- * (store/postgres); both pass the same contract tests (test/store). Methods that act on devices or runs take the
- * Viewer so that scoping (CONTRACT section 4) is enforced in one place, in the query itself.
+ * The store, in domain words, one interface per domain file. Each statement is written once, in
+ * the domain file (settings.ts, sign_in.ts, devices.ts, runs.ts), and runs on node:sqlite
+ * (store/sqlite) and PostgreSQL (store/postgres); what needs a transaction is written per backend
+ * in the file of the same name. Both pass the same contract tests (test/store). Methods that act
+ * on devices or runs take the Viewer so that scoping (CONTRACT section 4) is enforced in one
+ * place, in the query itself.
  */
+
+import type { PrivacyLevel } from '../domain/privacy.ts';
 
 /** Who is asking: admins see everything, other accounts only what they own. */
 export interface Viewer {
   subject: string;
   admin: boolean;
 }
-
-import type { PrivacyLevel } from '../domain/privacy.ts';
 
 export type { PrivacyLevel };
 
@@ -63,13 +66,19 @@ export interface Page<T> {
 
 export type PutRunResult = 'created' | 'identical' | 'conflict' | 'device-unknown';
 
-export interface Store {
-  /** Settings shared by every instance on this store: generated keys and certificates. */
+/** Settings shared by every instance on this store, and the self-test's probe (store/settings.ts). */
+export interface SettingsStore {
+  /** Generated keys and certificates, shared by every instance. */
   getSetting(name: string): Promise<string | undefined>;
   /** Stores `value` unless the setting exists; returns the value that is now stored (race-safe). */
   setSettingIfAbsent(name: string, value: string): Promise<string>;
   setSetting(name: string, value: string): Promise<void>;
+  /** Writes and reads back a scratch row: the self-test's store check. */
+  probe(now: number): Promise<void>;
+}
 
+/** Break-glass credentials, the throttle, accounts and ended sessions (store/sign_in.ts). */
+export interface SignInStore {
   passwordHash(username: string): Promise<string | undefined>;
   setPasswordHash(username: string, hash: string): Promise<void>;
   /** Stores the hash only when the account has none yet; false when one exists (first writer wins). */
@@ -91,6 +100,24 @@ export interface Store {
   recordSignIn(account: Account): Promise<void>;
   knownAccounts(limit: number): Promise<Account[]>;
 
+  /**
+   * Sessions signed out before they expire (by id), so a copy of the cookie is refused by every
+   * instance; rows of sessions past their expiry are pruned on each sign-out.
+   */
+  endSession(id: string, expiresAt: number, now: number): Promise<void>;
+  sessionEnded(id: string): Promise<boolean>;
+}
+
+export interface EnrollInput {
+  tokenHash: string;
+  now: number;
+  deviceId: string;
+  name: string;
+  credentialHash: string;
+}
+
+/** Enrollment tokens and devices (store/devices.ts; enrollDevice in each backend's devices.ts). */
+export interface DevicesStore {
   createEnrollToken(token: {
     hash: string;
     owner: string;
@@ -99,38 +126,29 @@ export interface Store {
     expiresAt: number;
   }): Promise<void>;
   /** Consumes an unused, unexpired token and creates its device in one transaction; undefined when the token is not valid. */
-  enrollDevice(input: {
-    tokenHash: string;
-    now: number;
-    deviceId: string;
-    name: string;
-    credentialHash: string;
-  }): Promise<Device | undefined>;
+  enrollDevice(input: EnrollInput): Promise<Device | undefined>;
   /** The device whose credential hashes to `hash`, revoked or not. */
   deviceByCredential(hash: string): Promise<(Device & { credentialHash: string }) | undefined>;
   deviceVisibleTo(viewer: Viewer, id: string): Promise<Device | undefined>;
   devicesVisibleTo(viewer: Viewer, page: PageRequest): Promise<Page<Device & { lastUploadAt: number | null }>>;
   /** Marks the device revoked; false when it is not visible to the viewer or already revoked. */
   revokeDevice(viewer: Viewer, id: string, at: number): Promise<boolean>;
+}
 
+/** Runs and the dashboard's numbers (store/runs.ts; putRun in each backend's runs.ts). */
+export interface RunsStore {
   /** Stores a run unless the id is taken; idempotent for identical bytes (CONTRACT section 6). */
   putRun(run: Run & { sha256: string }): Promise<PutRunResult>;
   runVisibleTo(viewer: Viewer, device: string, id: string): Promise<StoredRun | undefined>;
   runsVisibleTo(viewer: Viewer, page: PageRequest): Promise<Page<RunSummary>>;
   deleteRun(viewer: Viewer, device: string, id: string): Promise<boolean>;
 
+  /** Kept as counters as devices and runs come and go: the cost does not grow with the tables. */
   countsVisibleTo(viewer: Viewer): Promise<{ devices: number; activeDevices: number; runs: number }>;
   /** Uploads per UTC day for the `days` days ending with today, oldest first. */
   uploadsPerDay(viewer: Viewer, days: number, now: number): Promise<number[]>;
+}
 
-  /**
-   * Sessions signed out before they expire (by id), so a copy of the cookie is refused by every
-   * instance; rows of sessions past their expiry are pruned on each sign-out.
-   */
-  endSession(id: string, expiresAt: number, now: number): Promise<void>;
-  sessionEnded(id: string): Promise<boolean>;
-
-  /** Writes and reads back a scratch row: the self-test's store check. */
-  probe(now: number): Promise<void>;
+export interface Store extends SettingsStore, SignInStore, DevicesStore, RunsStore {
   close(): Promise<void>;
 }

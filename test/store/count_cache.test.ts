@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { withCountCache } from '../../src/store/count_cache.ts';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite_store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { fakeClock } from '../support/fake_clock.ts';
 
 test('counts are reused for 5 seconds per viewer, then counted again; other methods pass through', async () => {

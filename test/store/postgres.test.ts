@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, test } from 'node:test';
 import { StoreError } from '../../src/store/errors.ts';
-import { openPostgresStore } from '../../src/store/postgres/pg_store.ts';
-import { pgMigrations } from '../../src/store/postgres/migrations.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
+import { NUMBERED_SENTINEL } from '../../src/store/migrations.ts';
+import { migrations, numberedMigrations } from '../../src/store/postgres/migrations.ts';
 import type { Store } from '../../src/store/store.ts';
 import {
   admin,
@@ -64,24 +65,52 @@ if (!available) {
     await stores[0]?.setSetting('x', '1');
     assert.equal(await stores[3]?.getSetting('x'), '1');
     await Promise.all(stores.map((s) => s.close()));
-    const versions = await admin(
-      async (c) => (await c.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`)).rows,
+    const names = await admin(
+      async (c) => (await c.query(`SELECT name FROM "${schema}".migrations ORDER BY applied_at, name`)).rows,
     );
-    assert.deepEqual(
-      versions.map((r: { version: number }) => r.version),
-      pgMigrations.map((_, i) => i + 1),
-    );
+    assert.deepEqual(names.map((r: { name: string }) => r.name).sort(), migrations.map((m) => m.name).sort());
+    assert.equal(new Set(names.map((r: { name: string }) => r.name)).size, migrations.length, 'each once');
   });
 
   test('postgres: a database from a newer build is refused rather than half-used', async () => {
     const schema = freshSchema();
     await (await openPostgresStore(PG_URL, { schema })).close();
-    await admin((c) =>
-      c.query(`INSERT INTO "${schema}".schema_migrations (version, applied_at) VALUES ($1, 0)`, [
-        pgMigrations.length + 5,
-      ]),
+    await admin((c) => c.query(`INSERT INTO "${schema}".migrations (name, applied_at) VALUES ('from-the-future', 0)`));
+    await assert.rejects(
+      openPostgresStore(PG_URL, { schema }),
+      /store: unable to open the PostgreSQL store: the store's schema is newer than this build \(it has migration "from-the-future"\)/,
     );
-    await assert.rejects(openPostgresStore(PG_URL, { schema }), /store: unable to open the PostgreSQL store: .*newer/);
+  });
+
+  test('postgres: a store migrated by numbers is carried over to names, keeps its data, and is refused by numbering builds', async () => {
+    const schema = freshSchema();
+    await admin(async (c) => {
+      await c.query(`CREATE SCHEMA "${schema}"`);
+      await c.query(`SET search_path = "${schema}"`);
+      await c.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
+      for (const [i, name] of numberedMigrations.entries()) {
+        await c.query(migrations.find((m) => m.name === name)?.sql ?? '');
+        await c.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, 0)', [i + 1]);
+      }
+      await c.query(
+        "INSERT INTO devices (id, name, owner, credential_hash, enrolled_at, revoked_at) VALUES ('d1', 'n', 'oidc:ann', 'c', 1, 5)",
+      );
+    });
+    const store = await openPostgresStore(PG_URL, { schema });
+    assert.deepEqual(await store.countsVisibleTo({ subject: 'x', admin: true }), {
+      devices: 1,
+      activeDevices: 0,
+      runs: 0,
+    });
+    await store.close();
+    const [names, versions] = await admin(async (c) => [
+      (await c.query(`SELECT name FROM "${schema}".migrations`)).rows.map((r: { name: string }) => r.name).sort(),
+      (await c.query(`SELECT version FROM "${schema}".schema_migrations`)).rows.map(
+        (r: { version: number }) => r.version,
+      ),
+    ]);
+    assert.deepEqual(names, migrations.map((m) => m.name).sort());
+    assert.deepEqual(versions, [NUMBERED_SENTINEL]);
   });
 
   test('postgres: one token, many connections at once: one device', async () => {

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { migrations } from '../../src/store/sqlite/migrations.ts';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite_store.ts';
+import { NUMBERED_SENTINEL } from '../../src/store/migrations.ts';
+import { migrations, numberedMigrations } from '../../src/store/sqlite/migrations.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { storeContract } from './contract.ts';
 
 storeContract('sqlite', async () => openSqliteStore(':memory:'));
@@ -25,10 +26,10 @@ test('sqlite: the data directory is created 0700, WAL is on, migrations are reco
     assert.equal((db.prepare('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode, 'wal');
     assert.deepEqual(
       db
-        .prepare('SELECT version FROM schema_migrations')
+        .prepare('SELECT name FROM migrations ORDER BY rowid')
         .all()
-        .map((r) => (r as { version: number }).version),
-      migrations.map((_, i) => i + 1),
+        .map((r) => (r as { name: string }).name),
+      migrations.map((m) => m.name),
     );
     db.close();
   } finally {
@@ -68,9 +69,59 @@ test('sqlite: a database from a newer build is refused rather than half-used', a
   try {
     (await Promise.resolve(openSqliteStore(dir))).close();
     const db = new DatabaseSync(join(dir, 'paddock.db'));
-    db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)').run(migrations.length + 5);
+    db.prepare('INSERT INTO migrations (name, applied_at) VALUES (?, 0)').run('from-the-future');
     db.close();
-    assert.throws(() => openSqliteStore(dir), /store: unable to open/);
+    assert.throws(
+      () => openSqliteStore(dir),
+      (err: Error) =>
+        /store: unable to open/.test(err.message) &&
+        /schema is newer than this build \(it has migration "from-the-future"\)/.test(
+          String((err.cause as Error).message),
+        ),
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: a store migrated by numbers is carried over to names, keeps its data, and is refused by numbering builds', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-store-'));
+  try {
+    // The store as a build that numbered its migrations left it: schema_migrations 1..7.
+    const old = new DatabaseSync(join(dir, 'paddock.db'));
+    old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT');
+    numberedMigrations.forEach((name, i) => {
+      old.exec(migrations.find((m) => m.name === name)?.sql ?? '');
+      old.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)').run(i + 1);
+    });
+    old.exec(
+      "INSERT INTO devices (id, name, owner, credential_hash, enrolled_at) VALUES ('d1', 'n', 'oidc:ann', 'c', 1)",
+    );
+    old.exec(
+      "INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, body) VALUES ('d1', 'r', 'oidc:ann', 't', 'full', 1, 's', 2, x'41')",
+    );
+    old.close();
+    const store = openSqliteStore(dir);
+    assert.deepEqual(await store.countsVisibleTo({ subject: 'oidc:ann', admin: false }), {
+      devices: 1,
+      activeDevices: 1,
+      runs: 1,
+    });
+    await store.close();
+    const db = new DatabaseSync(join(dir, 'paddock.db'));
+    assert.deepEqual(
+      db
+        .prepare('SELECT name FROM migrations ORDER BY rowid')
+        .all()
+        .map((r) => (r as { name: string }).name),
+      migrations.map((m) => m.name),
+    );
+    // What a numbering build reads: a version past every one it knows, so it refuses the store.
+    assert.deepEqual(
+      { ...db.prepare('SELECT max(version) AS v FROM schema_migrations').get() },
+      { v: NUMBERED_SENTINEL },
+    );
+    db.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

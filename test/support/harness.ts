@@ -13,7 +13,7 @@ import { memoryLogger } from '../../src/log/logger.ts';
 import type { OidcClient } from '../../src/oidc/client.ts';
 import { createSelfTest, type SelfTest } from '../../src/selftest/selftest.ts';
 import { type Session, sessionCodec } from '../../src/session/session.ts';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite_store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { storeThrottle } from '../../src/throttle/throttle.ts';
 import { createInterface } from '../../src/ui/app.ts';

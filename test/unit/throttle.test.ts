@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite_store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { semaphore, SlotsBusy, storeThrottle, throttleDelayMs } from '../../src/throttle/throttle.ts';
 import { fakeClock } from '../support/fake_clock.ts';
 

@@ -4,7 +4,7 @@
 // (now - 15 min, now]); a success resets the count.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite_store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { storeThrottle } from '../../src/throttle/throttle.ts';
 import { fakeClock } from '../support/fake_clock.ts';
 

@@ -4,14 +4,16 @@
  */
 import pg from 'pg';
 import { StoreError } from '../errors.ts';
-import type { Row } from '../rows.ts';
-import { pgMigrations } from './migrations.ts';
+import { numberedName, NUMBERED_SENTINEL, pendingMigrations } from '../migrations.ts';
+import { numbered, type Param, type Row, type Sql } from '../sql.ts';
+import { migrations, numberedMigrations } from './migrations.ts';
 import { connectionConfig, createPool, isConnectionError, type PgOptions, unavailable } from './pool.ts';
 
 /** Arbitrary but fixed: every Paddock instance takes this advisory lock to migrate. */
 const MIGRATION_LOCK = 7_214_003_001;
 
-export type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
+/** A statement inside a transaction, in the `?` style of the domain files. */
+export type Query = (sql: string, ...params: Param[]) => Promise<Row[]>;
 
 export async function openPgDb(url: string, opts: PgOptions = {}): Promise<PgDb> {
   try {
@@ -35,26 +37,22 @@ async function migrate(url: string, opts: PgOptions): Promise<void> {
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     if (opts.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${opts.schema.replaceAll('"', '')}"`);
-    await client.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)',
-    );
-    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
-    const current = rows[0]?.v ?? 0;
-    if (current > pgMigrations.length)
-      throw new Error(`database schema version ${current} is newer than this build knows (${pgMigrations.length})`);
-    for (let version = current + 1; version <= pgMigrations.length; version++) {
-      await client.query('BEGIN');
-      try {
-        await client.query(pgMigrations[version - 1] ?? '');
-        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
-          version,
-          Date.now(),
-        ]);
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
+    await client.query('CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)');
+    await client.query('BEGIN');
+    try {
+      await adoptNumbered(client);
+      const { rows } = await client.query<{ name: string }>('SELECT name FROM migrations');
+      for (const m of pendingMigrations(
+        migrations,
+        rows.map((r) => r.name),
+      )) {
+        await client.query(m.sql);
+        await client.query('INSERT INTO migrations (name, applied_at) VALUES ($1, $2)', [m.name, Date.now()]);
       }
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
     }
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
   } finally {
@@ -62,33 +60,62 @@ async function migrate(url: string, opts: PgOptions): Promise<void> {
   }
 }
 
+/** As on SQLite (see sqlite/db.ts): numbered versions become names, and a sentinel stays behind. */
+async function adoptNumbered(client: pg.Client): Promise<void> {
+  const { rows: exists } = await client.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS e");
+  if (!(exists[0] as { e: boolean }).e) return;
+  const { rows } = await client.query<{ version: number }>(
+    'SELECT version FROM schema_migrations WHERE version <> $1',
+    [NUMBERED_SENTINEL],
+  );
+  for (const { version } of rows)
+    await client.query('INSERT INTO migrations (name, applied_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
+      numberedName(numberedMigrations, version),
+      Date.now(),
+    ]);
+  await client.query('DELETE FROM schema_migrations');
+  await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
+    NUMBERED_SENTINEL,
+    Date.now(),
+  ]);
+}
+
+/** Statements in the `?` style of the domain files, numbered once and prepared by name on each connection. */
+class Statements {
+  #named = new Map<string, { name: string; text: string }>();
+  get(sql: string): { name: string; text: string } {
+    let statement = this.#named.get(sql);
+    if (!statement) {
+      statement = { name: `paddock_${this.#named.size}`, text: numbered(sql) };
+      this.#named.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
 export class PgDb {
   #pool: pg.Pool;
+  #statements = new Statements();
 
   constructor(pool: pg.Pool) {
     this.#pool = pool;
   }
 
-  async rows(sql: string, params: unknown[] = []): Promise<Row[]> {
+  async #query(sql: string, params: Param[], rowMode?: 'array'): Promise<pg.QueryResult> {
     try {
-      return (await this.#pool.query(sql, params)).rows as Row[];
+      return await this.#pool.query({ ...this.#statements.get(sql), values: params, ...(rowMode ? { rowMode } : {}) });
     } catch (err) {
       throw unavailable(err);
     }
   }
 
-  async row(sql: string, params: unknown[] = []): Promise<Row | undefined> {
-    return (await this.rows(sql, params))[0];
-  }
-
-  /** Runs a statement; returns the number of rows it changed. */
-  async count(sql: string, params: unknown[]): Promise<number> {
-    try {
-      return (await this.#pool.query(sql, params)).rowCount ?? 0;
-    } catch (err) {
-      throw unavailable(err);
-    }
-  }
+  /** The domain files' view of the pool. */
+  readonly sql: Sql = {
+    get: async (sql, ...params) => (await this.#query(sql, params)).rows[0] as Row | undefined,
+    all: async (sql, ...params) => (await this.#query(sql, params)).rows as Row[],
+    arrays: async (sql, ...params) => (await this.#query(sql, params, 'array')).rows as unknown[][],
+    run: async (sql, ...params) => (await this.#query(sql, params)).rowCount ?? 0,
+  };
 
   async transaction<T>(work: (q: Query) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
@@ -106,7 +133,9 @@ export class PgDb {
     client.on('error', onError);
     try {
       await client.query('BEGIN');
-      const result = await work((sql, params = []) => client.query(sql, params));
+      const result = await work(
+        async (sql, ...params) => (await client.query({ ...this.#statements.get(sql), values: params })).rows as Row[],
+      );
       await client.query('COMMIT');
       return result;
     } catch (err) {

@@ -1,9 +1,14 @@
 /**
- * Append-only schema migrations for PostgreSQL, mirroring the SQLite ones: never edit a released
- * entry, add a new one. Each runs once, in order, under an advisory lock (see pg_store.ts).
+ * The PostgreSQL schema, migration by migration (see ../migrations.ts), under the names the SQLite
+ * schema uses for the same change: never edit a released entry, add a new one. Each runs once, in
+ * order, under an advisory lock (see db.ts).
  */
-export const pgMigrations: readonly string[] = [
-  `
+import type { Migration } from '../migrations.ts';
+
+export const migrations: readonly Migration[] = [
+  {
+    name: 'initial',
+    sql: `
   CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
   CREATE TABLE credentials (username TEXT PRIMARY KEY, hash TEXT NOT NULL, updated_at BIGINT NOT NULL);
   CREATE TABLE login_failures (client TEXT NOT NULL, at BIGINT NOT NULL);
@@ -49,22 +54,117 @@ export const pgMigrations: readonly string[] = [
   );
   CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), at BIGINT NOT NULL);
   `,
-  `
+  },
+  {
+    name: 'runs-by-time',
+    sql: `
   CREATE INDEX runs_uploaded_at ON runs (uploaded_at);
   CREATE INDEX runs_owner_uploaded_at ON runs (owner, uploaded_at);
   `,
-  `
+  },
+  {
+    name: 'login-turns',
+    sql: `
   -- The sign-in turn of each client address, so attempts are answered one at a time by all instances.
   CREATE TABLE login_turns (client TEXT PRIMARY KEY, holder TEXT NOT NULL, until BIGINT NOT NULL);
   `,
-  `
+  },
+  {
+    name: 'login-failures-at',
+    sql: `
   -- Old sign-in failures of every address are pruned on each new failure, so addresses that fail
   -- once and never return do not grow the table.
   CREATE INDEX login_failures_at ON login_failures (at);
   `,
-  `
+  },
+  {
+    name: 'ended-sessions',
+    sql: `
   -- Sessions signed out before their expiry: a copied cookie of one is refused everywhere.
   CREATE TABLE ended_sessions (id TEXT PRIMARY KEY, expires_at BIGINT NOT NULL);
   CREATE INDEX ended_sessions_expires_at ON ended_sessions (expires_at);
   `,
+  },
+  {
+    name: 'runs-list-covering',
+    sql: `
+  -- The run lists read their page from covering indexes (index-only scans), as on SQLite.
+  CREATE INDEX runs_list ON runs (seq, device_id, id, content_type, privacy, size, uploaded_at);
+  CREATE INDEX runs_owner_list ON runs (owner, seq, device_id, id, content_type, privacy, size, uploaded_at);
+  DROP INDEX runs_owner_seq;
+  `,
+  },
+  {
+    name: 'counts',
+    sql: `
+  -- The dashboard's counts, kept by triggers as devices and runs come and go, so reading them does
+  -- not grow with the tables. Each connection adds to the shard of its backend process, so
+  -- concurrent uploads of one owner seldom wait for one another's row.
+  CREATE TABLE counts (
+    owner TEXT NOT NULL,
+    shard INTEGER NOT NULL,
+    devices BIGINT NOT NULL DEFAULT 0,
+    active_devices BIGINT NOT NULL DEFAULT 0,
+    runs BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (owner, shard)
+  );
+  INSERT INTO counts (owner, shard, devices, active_devices, runs)
+    SELECT owner, 0, sum(d), sum(a), sum(r) FROM (
+      SELECT owner, 1 AS d, (revoked_at IS NULL)::int AS a, 0 AS r FROM devices
+      UNION ALL SELECT owner, 0, 0, 1 FROM runs
+    ) AS both_tables GROUP BY owner;
+  CREATE FUNCTION counts_shard() RETURNS integer LANGUAGE sql AS 'SELECT pg_backend_pid() % 16';
+  CREATE FUNCTION counts_runs_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      INSERT INTO counts (owner, shard, runs)
+        SELECT owner, counts_shard(), count(*) FROM changed GROUP BY owner ORDER BY owner
+        ON CONFLICT (owner, shard) DO UPDATE SET runs = counts.runs + excluded.runs;
+    ELSE
+      INSERT INTO counts (owner, shard, runs)
+        SELECT owner, counts_shard(), -count(*) FROM changed GROUP BY owner ORDER BY owner
+        ON CONFLICT (owner, shard) DO UPDATE SET runs = counts.runs + excluded.runs;
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER counts_runs_insert AFTER INSERT ON runs
+    REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION counts_runs_changed();
+  CREATE TRIGGER counts_runs_delete AFTER DELETE ON runs
+    REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION counts_runs_changed();
+  CREATE FUNCTION counts_devices_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE
+    d bigint := 0;
+    a bigint := 0;
+    who text;
+  BEGIN
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+      who := NEW.owner;
+      a := a + (NEW.revoked_at IS NULL)::int;
+      IF TG_OP = 'INSERT' THEN d := 1; END IF;
+    END IF;
+    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+      who := OLD.owner;
+      a := a - (OLD.revoked_at IS NULL)::int;
+      IF TG_OP = 'DELETE' THEN d := -1; END IF;
+    END IF;
+    INSERT INTO counts (owner, shard, devices, active_devices) VALUES (who, counts_shard(), d, a)
+      ON CONFLICT (owner, shard) DO UPDATE
+      SET devices = counts.devices + excluded.devices, active_devices = counts.active_devices + excluded.active_devices;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER counts_devices_change AFTER INSERT OR DELETE ON devices
+    FOR EACH ROW EXECUTE FUNCTION counts_devices_changed();
+  CREATE TRIGGER counts_devices_revoke AFTER UPDATE OF revoked_at ON devices
+    FOR EACH ROW EXECUTE FUNCTION counts_devices_changed();
+  `,
+  },
+];
+
+/** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */
+export const numberedMigrations: readonly string[] = [
+  'initial',
+  'runs-by-time',
+  'login-turns',
+  'login-failures-at',
+  'ended-sessions',
 ];

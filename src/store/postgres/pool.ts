@@ -11,6 +11,8 @@ export interface PgOptions {
   schema?: string | undefined;
   /** A query without an answer for this long fails with 503 (a database behind a dead network never refuses). */
   queryTimeoutMs?: number | undefined;
+  /** Connections kept at most (PADDOCK_DATABASE_POOL). */
+  poolSize?: number | undefined;
 }
 
 /** int8 (ids, sequences, times in ms) as numbers: every value Paddock stores fits in 2^53. */
@@ -34,7 +36,7 @@ export function connectionConfig(url: string, opts: PgOptions): pg.ClientConfig 
 export function createPool(url: string, opts: PgOptions): pg.Pool {
   const pool = new pg.Pool({
     ...connectionConfig(url, opts),
-    max: 10,
+    max: opts.poolSize ?? 10,
     idleTimeoutMillis: 30_000,
     query_timeout: opts.queryTimeoutMs ?? 15_000,
   });

@@ -5,10 +5,11 @@
  */
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import { StoreError } from '../errors.ts';
-import type { Row } from '../rows.ts';
-import { migrations } from './migrations.ts';
+import { numberedName, NUMBERED_SENTINEL, pendingMigrations } from '../migrations.ts';
+import type { Param, Row, Sql } from '../sql.ts';
+import { migrations, numberedMigrations } from './migrations.ts';
 
 /** Opens (creating if needed) `<dataDir>/paddock.db`; `:memory:` opens a private in-memory database. */
 export function openDb(dataDir: string | ':memory:'): Db {
@@ -54,25 +55,48 @@ function keepPrivate(path: string): void {
   }
 }
 
+/**
+ * Applies the migrations not yet applied, by name, in one transaction. A store migrated while
+ * migrations were numbered (schema_migrations) is carried over to names first.
+ */
 function migrate(db: DatabaseSync): void {
-  db.exec(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT',
-  );
-  const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null };
-  for (let version = (row.v ?? 0) + 1; version <= migrations.length; version++) {
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      db.exec(migrations[version - 1] ?? '');
-      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
-      db.exec('COMMIT');
-    } catch (err) {
-      db.exec('ROLLBACK');
-      throw err;
+  db.exec('CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT');
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    adoptNumbered(db);
+    const applied = db.prepare('SELECT name FROM migrations').all() as Array<{ name: string }>;
+    const record = db.prepare('INSERT INTO migrations (name, applied_at) VALUES (?, ?)');
+    for (const m of pendingMigrations(
+      migrations,
+      applied.map((r) => r.name),
+    )) {
+      db.exec(m.sql);
+      record.run(m.name, Date.now());
     }
+    db.exec('COMMIT');
+  } catch (err) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw err;
   }
-  if ((row.v ?? 0) > migrations.length) {
-    throw new Error(`database schema version ${row.v} is newer than this build knows (${migrations.length})`);
-  }
+}
+
+/**
+ * Stores migrated while migrations were numbered: each version becomes its name, and
+ * schema_migrations is left holding only NUMBERED_SENTINEL, which builds that still read numbers
+ * take for a newer schema and refuse.
+ */
+function adoptNumbered(db: DatabaseSync): void {
+  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+  if (!exists) return;
+  const versions = db
+    .prepare('SELECT version FROM schema_migrations WHERE version <> ?')
+    .all(NUMBERED_SENTINEL) as Array<{
+    version: number;
+  }>;
+  const record = db.prepare('INSERT INTO migrations (name, applied_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING');
+  for (const { version } of versions) record.run(numberedName(numberedMigrations, version), Date.now());
+  db.exec('DELETE FROM schema_migrations');
+  db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(NUMBERED_SENTINEL, Date.now());
 }
 
 /** Statements prepared once and reused; every call is synchronous. */
@@ -94,11 +118,11 @@ export class Db {
     return statement;
   }
 
-  get(sql: string, ...params: SQLInputValue[]): Row | undefined {
+  get(sql: string, ...params: Param[]): Row | undefined {
     return this.#q(sql).get(...params) as Row | undefined;
   }
 
-  all(sql: string, ...params: SQLInputValue[]): Row[] {
+  all(sql: string, ...params: Param[]): Row[] {
     return this.#q(sql).all(...params) as Row[];
   }
 
@@ -106,7 +130,7 @@ export class Db {
    * Rows as arrays of column values in SELECT order: for the list queries on request paths, where
    * reading 51 rows as arrays costs less than half of reading them as objects.
    */
-  allArrays(sql: string, ...params: SQLInputValue[]): unknown[][] {
+  allArrays(sql: string, ...params: Param[]): unknown[][] {
     let statement = this.#arrayStatements.get(sql);
     if (!statement) {
       statement = this.#db.prepare(sql);
@@ -117,10 +141,21 @@ export class Db {
   }
 
   /** Runs a statement; returns the number of rows it changed. */
-  run(sql: string, ...params: SQLInputValue[]): number {
+  run(sql: string, ...params: Param[]): number {
     return Number(this.#q(sql).run(...params).changes);
   }
 
+  /** The domain files' view of this connection: the same statements, answered as settled promises. */
+  get sql(): Sql {
+    return {
+      get: async (sql, ...params) => this.get(sql, ...params),
+      all: async (sql, ...params) => this.all(sql, ...params),
+      arrays: async (sql, ...params) => this.allArrays(sql, ...params),
+      run: async (sql, ...params) => this.run(sql, ...params),
+    };
+  }
+
+  /** Synchronous on the one connection: nothing else runs between BEGIN and COMMIT. */
   transaction<T>(work: () => T): T {
     this.#db.exec('BEGIN IMMEDIATE');
     try {

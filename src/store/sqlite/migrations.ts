@@ -1,9 +1,13 @@
 /**
- * Append-only schema migrations: never edit a released entry, add a new one. Each runs once,
- * in order, inside the transaction that records it in schema_migrations.
+ * The SQLite schema, migration by migration (see ../migrations.ts): never edit a released entry,
+ * add a new one. Each runs once, in order, in the transaction that records its name.
  */
-export const migrations: readonly string[] = [
-  `
+import type { Migration } from '../migrations.ts';
+
+export const migrations: readonly Migration[] = [
+  {
+    name: 'initial',
+    sql: `
   CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
   CREATE TABLE credentials (username TEXT PRIMARY KEY, hash TEXT NOT NULL, updated_at INTEGER NOT NULL) STRICT;
   CREATE TABLE login_failures (client TEXT NOT NULL, at INTEGER NOT NULL) STRICT;
@@ -46,7 +50,10 @@ export const migrations: readonly string[] = [
   CREATE INDEX runs_owner_seq ON runs (owner, seq);
   CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL) STRICT;
   `,
-  `
+  },
+  {
+    name: 'run-chunks',
+    sql: `
   -- Large runs are stored in 256 KiB chunks and runs.body is left empty, so a view can stream
   -- them; small runs keep their bytes inline, one read.
   CREATE TABLE run_chunks (
@@ -57,30 +64,96 @@ export const migrations: readonly string[] = [
   ) STRICT;
   ALTER TABLE runs ADD COLUMN chunked INTEGER NOT NULL DEFAULT 0;
   `,
-  `
+  },
+  {
+    name: 'runs-by-time',
+    sql: `
   -- The dashboard's uploads-per-day chart reads a time range, all runs or one owner's.
   CREATE INDEX runs_uploaded_at ON runs (uploaded_at);
   CREATE INDEX runs_owner_uploaded_at ON runs (owner, uploaded_at);
   `,
-  `
+  },
+  {
+    name: 'login-turns',
+    sql: `
   -- The sign-in turn of each client address, so attempts are answered one at a time by all instances.
   CREATE TABLE login_turns (client TEXT PRIMARY KEY, holder TEXT NOT NULL, until INTEGER NOT NULL) STRICT;
   `,
-  `
+  },
+  {
+    name: 'runs-list-covering',
+    sql: `
   -- The run lists read their page from covering indexes: a page of 50 rows is then a page or two
   -- of index, not 50 rows of the table spread over as many pages (their bodies live there).
   CREATE INDEX runs_list ON runs (seq, device_id, id, content_type, privacy, size, uploaded_at);
   CREATE INDEX runs_owner_list ON runs (owner, seq, device_id, id, content_type, privacy, size, uploaded_at);
   DROP INDEX runs_owner_seq;
   `,
-  `
+  },
+  {
+    name: 'login-failures-at',
+    sql: `
   -- Old sign-in failures of every address are pruned on each new failure, so addresses that fail
   -- once and never return do not grow the table.
   CREATE INDEX login_failures_at ON login_failures (at);
   `,
-  `
+  },
+  {
+    name: 'ended-sessions',
+    sql: `
   -- Sessions signed out before their expiry: a copied cookie of one is refused everywhere.
   CREATE TABLE ended_sessions (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) STRICT;
   CREATE INDEX ended_sessions_expires_at ON ended_sessions (expires_at);
   `,
+  },
+  {
+    name: 'counts',
+    sql: `
+  -- The dashboard's counts, kept by triggers as devices and runs come and go, so reading them does
+  -- not grow with the tables. One row per owner (shard 0: one connection writes).
+  CREATE TABLE counts (
+    owner TEXT NOT NULL,
+    shard INTEGER NOT NULL,
+    devices INTEGER NOT NULL DEFAULT 0,
+    active_devices INTEGER NOT NULL DEFAULT 0,
+    runs INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (owner, shard)
+  ) STRICT;
+  INSERT INTO counts (owner, shard, devices, active_devices, runs)
+    SELECT owner, 0, sum(d), sum(a), sum(r) FROM (
+      SELECT owner, 1 AS d, revoked_at IS NULL AS a, 0 AS r FROM devices
+      UNION ALL SELECT owner, 0, 0, 1 FROM runs
+    ) GROUP BY owner;
+  CREATE TRIGGER counts_runs_insert AFTER INSERT ON runs BEGIN
+    INSERT INTO counts (owner, shard, runs) VALUES (NEW.owner, 0, 1)
+      ON CONFLICT (owner, shard) DO UPDATE SET runs = runs + 1;
+  END;
+  CREATE TRIGGER counts_runs_delete AFTER DELETE ON runs BEGIN
+    UPDATE counts SET runs = runs - 1 WHERE owner = OLD.owner AND shard = 0;
+  END;
+  CREATE TRIGGER counts_devices_insert AFTER INSERT ON devices BEGIN
+    INSERT INTO counts (owner, shard, devices, active_devices) VALUES (NEW.owner, 0, 1, NEW.revoked_at IS NULL)
+      ON CONFLICT (owner, shard) DO UPDATE SET devices = devices + 1, active_devices = active_devices + (NEW.revoked_at IS NULL);
+  END;
+  CREATE TRIGGER counts_devices_revoke AFTER UPDATE OF revoked_at ON devices BEGIN
+    UPDATE counts SET active_devices = active_devices + (NEW.revoked_at IS NULL) - (OLD.revoked_at IS NULL)
+      WHERE owner = NEW.owner AND shard = 0;
+  END;
+  CREATE TRIGGER counts_devices_delete AFTER DELETE ON devices BEGIN
+    UPDATE counts SET devices = devices - 1, active_devices = active_devices - (OLD.revoked_at IS NULL)
+      WHERE owner = OLD.owner AND shard = 0;
+  END;
+  `,
+  },
+];
+
+/** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */
+export const numberedMigrations: readonly string[] = [
+  'initial',
+  'run-chunks',
+  'runs-by-time',
+  'login-turns',
+  'runs-list-covering',
+  'login-failures-at',
+  'ended-sessions',
 ];

@@ -1,0 +1,21 @@
+/**
+ * Enrollment on PostgreSQL: the token is consumed and the device created in one transaction; the
+ * row lock of the conditional UPDATE makes a token single-use across every instance.
+ */
+import { devicesSql, enrolled, insertDeviceArgs } from '../devices.ts';
+import type { DevicesStore } from '../store.ts';
+import type { PgDb } from './db.ts';
+
+export function pgEnroll(db: PgDb): Pick<DevicesStore, 'enrollDevice'> {
+  return {
+    enrollDevice(input) {
+      return db.transaction(async (q) => {
+        const [token] = await q(devicesSql.consumeToken, input.now, input.tokenHash, input.now);
+        if (!token) return undefined;
+        const owner = token.owner as string;
+        const [row] = await q(devicesSql.insertDevice, ...insertDeviceArgs(input, owner));
+        return enrolled(row);
+      });
+    },
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * The Store on PostgreSQL, for several instances that share one database: the domain files'
+ * statements on the pool (db.ts), with enrollment and uploads in devices.ts and runs.ts. Single
+ * use, idempotent uploads and revokes hold across instances because each is one conditional
+ * statement or one transaction.
+ */
+import { devicesStore } from '../devices.ts';
+import { runsStore } from '../runs.ts';
+import { settingsStore } from '../settings.ts';
+import { signInStore } from '../sign_in.ts';
+import type { Store } from '../store.ts';
+import { openPgDb } from './db.ts';
+import { pgEnroll } from './devices.ts';
+import type { PgOptions } from './pool.ts';
+import { pgPutRun } from './runs.ts';
+
+export async function openPostgresStore(url: string, opts: PgOptions = {}): Promise<Store> {
+  const db = await openPgDb(url, opts);
+  return {
+    ...settingsStore(db.sql),
+    ...signInStore(db.sql),
+    ...devicesStore(db.sql),
+    ...pgEnroll(db),
+    ...runsStore(db.sql),
+    ...pgPutRun(db),
+    close: () => db.end(),
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * Runs: stored byte for byte, large ones in 256 KiB chunks read back one at a time, listed newest
+ * first with keyset pages, and counted for the dashboard. putRun is written per backend (SQLite
+ * commits uploads in groups on its one connection, PostgreSQL stores each in one statement), in
+ * each backend's runs.ts, with the statements below.
+ */
+import { chartStart, cursor, page, perDay, summaryFrom } from './rows.ts';
+import { type Param, scope, type Sql } from './sql.ts';
+import type { PrivacyLevel, Run, RunSummary, RunsStore, StoredRun } from './store.ts';
+
+/** Runs larger than this are stored in chunks of this size and streamed when viewed. */
+export const CHUNK_SIZE = 256 * 1024;
+
+/**
+ * A device's last upload and last seen are written at most once a minute: every upload would
+ * otherwise also rewrite (and, on PostgreSQL, lock) its device's row.
+ */
+export const DEVICE_TOUCH_MS = 60_000;
+
+const summary = 'device_id, id, content_type, privacy, size, uploaded_at';
+
+/** The list queries on request paths, named so that test/store/query_plans.test.ts checks their plans. */
+export const runLists = {
+  allRuns: `SELECT seq, ${summary} FROM runs WHERE seq < ? ORDER BY seq DESC LIMIT ?`,
+  ownRuns: `SELECT seq, ${summary} FROM runs WHERE owner = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+} as const;
+
+export const runsSql = {
+  existingSha: 'SELECT sha256 FROM runs WHERE device_id = ? AND id = ?',
+  insertChunk: 'INSERT INTO run_chunks (run_seq, n, data) VALUES (?, ?, ?)',
+  /** Sets last upload and last seen unless they were written less than DEVICE_TOUCH_MS ago. */
+  touchDevice: `UPDATE devices SET last_upload_at = ?, last_seen_at = ?
+    WHERE id = ? AND (last_upload_at IS NULL OR last_upload_at < ?)`,
+  visible: `SELECT seq, ${summary}, chunked FROM runs WHERE device_id = ? AND id = ? AND (? OR owner = ?)`,
+  body: 'SELECT body FROM runs WHERE seq = ?',
+  chunk: 'SELECT data FROM run_chunks WHERE run_seq = ? AND n = ?',
+  delete: 'DELETE FROM runs WHERE device_id = ? AND id = ? AND (? OR owner = ?)',
+  // The counts table is kept by triggers as devices and runs come and go (see the migrations).
+  counts: `SELECT coalesce(sum(devices), 0) AS devices, coalesce(sum(active_devices), 0) AS active,
+    coalesce(sum(runs), 0) AS runs FROM counts WHERE (? OR owner = ?)`,
+  allPerDay: 'SELECT uploaded_at / 86400000 AS day, count(*) AS n FROM runs WHERE uploaded_at >= ? GROUP BY day',
+  ownPerDay:
+    'SELECT uploaded_at / 86400000 AS day, count(*) AS n FROM runs WHERE owner = ? AND uploaded_at >= ? GROUP BY day',
+} as const;
+
+/**
+ * The arguments both backends' insert statements start with: the device, then the run's columns
+ * (device_id, id, content_type, privacy, size, sha256, uploaded_at, chunked, body).
+ */
+export function insertArgs(run: Run & { sha256: string }): Param[] {
+  const chunked = run.body.byteLength > CHUNK_SIZE;
+  return [
+    run.device,
+    run.id,
+    run.contentType,
+    run.privacy,
+    run.size,
+    run.sha256,
+    run.uploadedAt,
+    chunked ? 1 : 0,
+    chunked ? new Uint8Array(0) : run.body,
+  ];
+}
+
+/** The arguments of runsSql.touchDevice for a run just stored. */
+export function touchArgs(run: Run): [number, number, string, number] {
+  return [run.uploadedAt, run.uploadedAt, run.device, run.uploadedAt - DEVICE_TOUCH_MS];
+}
+
+/** The parts of a body stored as chunks: none for a small run, whose bytes stay in its row. */
+export function* chunksOf(body: Uint8Array): Generator<[number, Uint8Array]> {
+  if (body.byteLength <= CHUNK_SIZE) return;
+  for (let n = 0, at = 0; at < body.byteLength; n++, at += CHUNK_SIZE) yield [n, body.subarray(at, at + CHUNK_SIZE)];
+}
+
+export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
+  async function* inline(seq: number): AsyncGenerator<Uint8Array> {
+    const body = (await db.get(runsSql.body, seq))?.body as Uint8Array | undefined;
+    if (body) yield body;
+  }
+  /** One chunk per step: other requests run between them, and only one chunk is in memory. */
+  async function* chunks(seq: number): AsyncGenerator<Uint8Array> {
+    for (let n = 0; ; n++) {
+      const data = (await db.get(runsSql.chunk, seq, n))?.data as Uint8Array | undefined;
+      if (!data) return;
+      yield data;
+    }
+  }
+  return {
+    async runVisibleTo(viewer, device, id): Promise<StoredRun | undefined> {
+      const row = await db.get(runsSql.visible, device, id, ...scope(viewer));
+      if (!row) return undefined;
+      const seq = row.seq as number;
+      const read = row.chunked ? () => chunks(seq) : () => inline(seq);
+      return { ...summaryFrom(row), read };
+    },
+    async runsVisibleTo(viewer, req) {
+      const rows = viewer.admin
+        ? await db.arrays(runLists.allRuns, cursor(req.before), req.limit + 1)
+        : await db.arrays(runLists.ownRuns, viewer.subject, cursor(req.before), req.limit + 1);
+      return page(rows, req.limit, runSummaryFromArray);
+    },
+    async deleteRun(viewer, device, id) {
+      return (await db.run(runsSql.delete, device, id, ...scope(viewer))) === 1;
+    },
+    async countsVisibleTo(viewer) {
+      const r = await db.get(runsSql.counts, ...scope(viewer));
+      return { devices: Number(r?.devices), activeDevices: Number(r?.active), runs: Number(r?.runs) };
+    },
+    async uploadsPerDay(viewer, days, now) {
+      const since = chartStart(days, now);
+      const rows = viewer.admin
+        ? await db.all(runsSql.allPerDay, since)
+        : await db.all(runsSql.ownPerDay, viewer.subject, since);
+      return perDay(rows, days, now);
+    },
+  };
+}
+
+function runSummaryFromArray(r: unknown[]): RunSummary {
+  return {
+    device: r[1] as string,
+    id: r[2] as string,
+    contentType: r[3] as string,
+    privacy: r[4] as PrivacyLevel,
+    size: r[5] as number,
+    uploadedAt: r[6] as number,
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * What the domain files of the store need of a database: statements written once, with `?`
+ * placeholders, run on either backend. SQLite runs them synchronously on its one connection and
+ * answers with settled promises; PostgreSQL numbers the placeholders and runs them on its pool.
+ * Transactions are not part of this interface: each backend keeps its own (SQLite's synchronous,
+ * on its one connection), in its files of the same name.
+ */
+export type Row = Record<string, unknown>;
+
+/** What both drivers bind: booleans are passed as 1 and 0 (PostgreSQL reads '1' and '0' as booleans). */
+export type Param = string | number | null | Uint8Array;
+
+export interface Sql {
+  get(sql: string, ...params: Param[]): Promise<Row | undefined>;
+  all(sql: string, ...params: Param[]): Promise<Row[]>;
+  /** Rows as arrays of column values in SELECT order: the list queries read them this way, for speed. */
+  arrays(sql: string, ...params: Param[]): Promise<unknown[][]>;
+  /** Runs a statement; the number of rows it changed. */
+  run(sql: string, ...params: Param[]): Promise<number>;
+}
+
+/** `?` placeholders numbered `$1`, `$2`… for PostgreSQL; the statements hold no `?` in a literal. */
+export function numbered(sql: string): string {
+  let n = 0;
+  return sql.replaceAll('?', () => `$${++n}`);
+}
+
+/** The scoping parameters of CONTRACT section 4: `(? OR owner = ?)` matches everything for admins. */
+export function scope(viewer: { admin: boolean; subject: string }): [number, string] {
+  return [viewer.admin ? 1 : 0, viewer.subject];
+}

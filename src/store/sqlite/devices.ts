@@ -1,0 +1,17 @@
+/** Enrollment on SQLite: the token is consumed and the device created in one synchronous transaction. */
+import { devicesSql, enrolled, insertDeviceArgs } from '../devices.ts';
+import type { DevicesStore } from '../store.ts';
+import type { Db } from './db.ts';
+
+export function sqliteEnroll(db: Db): Pick<DevicesStore, 'enrollDevice'> {
+  return {
+    async enrollDevice(input) {
+      return db.transaction(() => {
+        const token = db.get(devicesSql.consumeToken, input.now, input.tokenHash, input.now);
+        if (!token) return undefined;
+        const owner = token.owner as string;
+        return enrolled(db.get(devicesSql.insertDevice, ...insertDeviceArgs(input, owner)));
+      });
+    },
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * The Store on node:sqlite: the domain files' statements on the one connection (db.ts), with
+ * enrollment and uploads, which need transactions, in devices.ts and runs.ts.
+ */
+import { devicesStore } from '../devices.ts';
+import { runsStore } from '../runs.ts';
+import { settingsStore } from '../settings.ts';
+import { signInStore } from '../sign_in.ts';
+import type { Store } from '../store.ts';
+import { openDb } from './db.ts';
+import { sqliteEnroll } from './devices.ts';
+import { sqlitePutRun } from './runs.ts';
+
+/** Opens (creating if needed) `<dataDir>/paddock.db`; `:memory:` opens a private in-memory store. */
+export function openSqliteStore(dataDir: string | ':memory:'): Store {
+  const db = openDb(dataDir);
+  const sql = db.sql;
+  return {
+    ...settingsStore(sql),
+    ...signInStore(sql),
+    ...devicesStore(sql),
+    ...sqliteEnroll(db),
+    ...runsStore(sql),
+    ...sqlitePutRun(db),
+    async close() {
+      db.close();
+    },
+  };
+}

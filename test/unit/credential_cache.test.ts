@@ -1,0 +1,56 @@
+// The upload path's credential cache: one store lookup a minute per credential, never a revoked device.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { credentialCache } from '../../src/control/credential_cache.ts';
+import type { Device } from '../../src/store/store.ts';
+
+function fixture() {
+  let now = 1_000;
+  const lookups: string[] = [];
+  const devices = new Map<string, Device & { credentialHash: string }>();
+  const store = {
+    async deviceByCredential(hash: string) {
+      lookups.push(hash);
+      return devices.get(hash);
+    },
+  };
+  const clock = { now: () => now, sleep: async () => undefined };
+  const device = (id: string, revokedAt: number | null = null) =>
+    devices.set(`h-${id}`, {
+      id,
+      name: id,
+      owner: 'oidc:ann',
+      enrolledAt: 0,
+      lastSeenAt: null,
+      revokedAt,
+      credentialHash: `h-${id}`,
+    });
+  return { cache: credentialCache(store, clock), lookups, device, advance: (ms: number) => (now += ms) };
+}
+
+test('credential cache: a credential is looked up once a minute; a forgotten one at once', async () => {
+  const { cache, lookups, device, advance } = fixture();
+  device('d1');
+  assert.equal((await cache.lookup('h-d1'))?.id, 'd1');
+  assert.equal((await cache.lookup('h-d1'))?.id, 'd1');
+  assert.equal(lookups.length, 1);
+  advance(59_999);
+  await cache.lookup('h-d1');
+  assert.equal(lookups.length, 1);
+  advance(1);
+  await cache.lookup('h-d1');
+  assert.equal(lookups.length, 2, 'asked again after a minute');
+  cache.forget('h-d1');
+  await cache.lookup('h-d1');
+  assert.equal(lookups.length, 3, 'asked again once forgotten');
+});
+
+test('credential cache: unknown and revoked credentials are never remembered', async () => {
+  const { cache, lookups, device } = fixture();
+  assert.equal(await cache.lookup('h-nobody'), undefined);
+  assert.equal(await cache.lookup('h-nobody'), undefined);
+  device('gone', 5);
+  assert.equal((await cache.lookup('h-gone'))?.revokedAt, 5);
+  assert.equal((await cache.lookup('h-gone'))?.revokedAt, 5);
+  assert.equal(lookups.length, 4);
+});
