@@ -2,6 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import { cpus, totalmem, release } from 'node:os';
 import type { LoadResult } from './load.ts';
+import type { PostgresSection } from './postgres.ts';
 
 export interface Row extends LoadResult {
   baselineRps: number | undefined;
@@ -19,6 +20,7 @@ export async function writeReport(r: {
   acknowledged: number;
   stored: number;
   quick: boolean;
+  postgres: PostgresSection | undefined;
 }): Promise<void> {
   const lines = [
     ...tableLines(r.rows),
@@ -39,10 +41,24 @@ Run with \`npm run bench${r.quick ? ' -- --quick' : ''}\` on ${new Date().toISOS
   sending the same bytes from memory (for \`/healthz\`, a hello-world body).
 
 ${lines.join('\n')}
-
+${r.postgres ? postgresLines(r.postgres).join('\n') : '\n(The PostgreSQL section was not run.)\n'}
 ${ANALYSIS}`;
   process.stdout.write(`${lines.join('\n')}\n`);
   await writeFile(new URL('./results.md', import.meta.url), doc);
+}
+
+function postgresLines(section: PostgresSection): string[] {
+  return [
+    '',
+    '## PostgreSQL',
+    '',
+    ...section.notes.map((n) => `- ${n}`),
+    '- Uploads are compared with `pgbench` inserting the same 1 KiB rows into the same table (50 clients, single-row',
+    '  inserts), run just before them; pages with a raw server sending the same bytes, as above.',
+    '',
+    ...tableLines(section.rows),
+    '',
+  ];
 }
 
 /** Prints the rows of a partial run (`--only`), which does not replace bench/results.md. */

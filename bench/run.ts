@@ -11,11 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sessionCodec } from '../src/session/session.ts';
-import { openSqliteStore } from '../src/store/sqlite/sqlite_store.ts';
-import { startBaseline } from './baseline.ts';
+import { openSqliteStore } from '../src/store/sqlite/store.ts';
+import { comparer } from './compare.ts';
 import { buildDataset } from './dataset.ts';
-import { load, peakRssMiB, rssMiB, type LoadResult } from './load.ts';
+import { load, peakRssMiB, rssMiB } from './load.ts';
 import { printTable, type Row, writeReport } from './report.ts';
+import { postgresBench } from './postgres.ts';
+import { startPaddock } from './server.ts';
+import { uploadLoad } from './uploads.ts';
 
 const { values } = parseArgs({
   options: {
@@ -27,6 +30,10 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'boolean', default: false },
     /** Only the targets whose name contains this text (for profiling one of them). */
     only: { type: 'string' },
+    /** Skip the PostgreSQL section. */
+    'no-postgres': { type: 'boolean', default: false },
+    /** PostgreSQL pool sizes to measure uploads with (comma-separated). */
+    pools: { type: 'string' },
   },
 });
 const quick = values.quick;
@@ -59,92 +66,20 @@ const ownerCookie = cookie(dataset.owner, false);
 // server starts as it does after any restart. The first start after `npm ci` holds ~30 MiB more.
 await once(spawn(process.execPath, ['bin/paddock.js', '--help'], { stdio: 'ignore' }), 'exit');
 
-const port = 20_000 + Math.floor(Math.random() * 20_000);
-const base = `http://127.0.0.1:${port}`;
-const server = spawn(
-  process.execPath,
-  [
-    // The same V8 flags as `npm start` and bin/paddock.js.
-    '--max-semi-space-size=2',
-    '--max-old-space-size=256',
-    ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'profiles')}`] : []),
-    'bin/paddock.js',
-    'serve',
-  ],
+const server = await startPaddock(
   {
-    env: {
-      PATH: process.env.PATH ?? '',
-      PADDOCK_LISTEN: `127.0.0.1:${port}`,
-      PADDOCK_DATA_DIR: dataDir,
-      PADDOCK_SESSION_KEYS: key.toString('base64'),
-      PADDOCK_ADMIN_PASSWORD: 'bench password 1234',
-      PADDOCK_LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    PADDOCK_DATA_DIR: dataDir,
+    PADDOCK_SESSION_KEYS: key.toString('base64'),
+    PADDOCK_ADMIN_PASSWORD: 'bench password 1234',
   },
+  { cpuProf: values['cpu-prof'] },
 );
-const pid = server.pid ?? 0;
-await new Promise<void>((resolve) =>
-  server.stderr.on('data', (d: Buffer) => d.toString().includes('serving on') && resolve()),
-);
+const { base, pid } = server;
 log(`paddock serve on ${base} (pid ${pid}), RSS ${rssMiB(pid).toFixed(0)} MiB`);
-
-const get = async (path: string, c?: string) => {
-  const res = await fetch(`${base}${path}`, { headers: c ? { cookie: c } : {} });
-  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`);
-  return { body: Buffer.from(await res.arrayBuffer()), type: res.headers.get('content-type') ?? '' };
-};
-/**
- * A later keyset page, `hops` "older" links from the first: the last page on the way that is
- * itself followed by another, so it holds a whole page of rows even for an account whose list is
- * short (an owner's last page may hold two rows, which would flatter the figure).
- */
-const laterPage = async (path: string, c: string, hops: number) => {
-  let full = path;
-  let next = path;
-  for (let i = 0; i <= hops; i++) {
-    const page = (await get(next, c)).body.toString();
-    const link = new RegExp(`href="(${path}\\?before=\\d+)"`).exec(page)?.[1];
-    if (!link) break;
-    full = next;
-    next = link;
-  }
-  return full;
-};
 
 const rows: Row[] = [];
 const selected = (name: string) => values.only === undefined || name.includes(values.only);
-const opts = { connections: 50, duration, pid };
-
-/** Runs the target and its baseline back to back (baseline first) and records the ratio. */
-async function compare(
-  name: string,
-  path: string,
-  c: string | undefined,
-  target: { minRatio?: number; maxP99?: number },
-  baselineBody?: Buffer,
-  baselineType?: string,
-) {
-  if (!selected(name)) return;
-  const page = baselineBody ? { body: baselineBody, type: baselineType ?? 'text/plain' } : await get(path, c);
-  const baseline = await startBaseline(dir, name.replace(/\W+/g, '-'), page.body, page.type);
-  const raw = await load(`${name} (baseline)`, { ...opts, url: baseline.url, pid: baseline.pid });
-  await baseline.stop();
-  const result = await load(name, { ...opts, url: `${base}${path}`, headers: c ? { cookie: c } : {} });
-  const ratio = result.requestsPerSecond / raw.requestsPerSecond;
-  const met =
-    (target.minRatio === undefined || ratio >= target.minRatio) &&
-    (target.maxP99 === undefined || result.p99 < target.maxP99) &&
-    result.non2xx === 0 &&
-    result.errors === 0;
-  const goal = [target.minRatio && `≥ ${target.minRatio} of baseline`, target.maxP99 && `p99 < ${target.maxP99} ms`]
-    .filter(Boolean)
-    .join(', ');
-  rows.push({ ...result, baselineRps: raw.requestsPerSecond, ratio, goal, met });
-  log(
-    `${name}: ${result.requestsPerSecond.toFixed(0)} req/s vs ${raw.requestsPerSecond.toFixed(0)} (${ratio.toFixed(2)}), p99 ${result.p99} ms${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`,
-  );
-}
+const { compare, laterPage } = comparer({ dir, base, pid, duration, rows, log, selected });
 
 await compare('GET /healthz', '/healthz', undefined, { minRatio: 0.75 }, Buffer.from('hello world\n'), 'text/plain');
 for (const [who, c] of [
@@ -164,31 +99,7 @@ await compare('GET /runs/{device}/{id} 8 KiB', `/runs/${dataset.smallRun.device}
 // Uploads: 50 devices at once, 1 KiB each, every request a new run id.
 let acknowledged = 0;
 if (selected('PUT /v1/runs/{id} 1 KiB')) {
-  const payload = Buffer.alloc(1024, 'u');
-  let sequence = 0;
-  const upload: LoadResult = await load('PUT /v1/runs/{id} 1 KiB', {
-    ...opts,
-    url: base,
-    requests: [
-      {
-        method: 'PUT',
-        setupRequest: (req, ctx: object) => {
-          const context = ctx as { credential?: string };
-          context.credential ??= dataset.uploadCredentials[sequence % dataset.uploadCredentials.length];
-          return {
-            ...req,
-            path: `/v1/runs/bench-${sequence++}`,
-            headers: {
-              authorization: `Bearer ${String(context.credential)}`,
-              'x-privacy-level': 'full',
-              'content-type': 'text/plain',
-            },
-            body: payload,
-          };
-        },
-      },
-    ],
-  });
+  const upload = await uploadLoad('PUT /v1/runs/{id} 1 KiB', base, dataset.uploadCredentials, { duration, pid });
   rows.push({
     ...upload,
     baselineRps: undefined,
@@ -223,8 +134,7 @@ if (selected('GET /runs/{device}/{id} 16 MiB ×10')) {
 }
 
 const peak = peakRssMiB(pid);
-server.kill('SIGTERM');
-await once(server, 'exit');
+await server.stop();
 
 // Every acknowledged upload must be readable afterwards.
 const check = openSqliteStore(dataDir);
@@ -234,10 +144,23 @@ log(
   `uploads acknowledged ${acknowledged}, stored ${stored} (requests still in flight when the load stopped are stored but not counted)`,
 );
 
+const postgres = values['no-postgres']
+  ? undefined
+  : await postgresBench({
+      dir,
+      size,
+      duration,
+      pools: (values.pools ?? (quick ? '10' : '5,10,20')).split(',').map(Number),
+      sessionKey: key,
+      cookie,
+      log,
+      selected,
+    });
+
 // A partial run (--only) is printed but does not replace the committed results.
 if (values.only === undefined) {
-  await writeReport({ rows, size, duration, buildSeconds, peakRssMiB: peak, acknowledged, stored, quick });
+  await writeReport({ rows, size, duration, buildSeconds, peakRssMiB: peak, acknowledged, stored, quick, postgres });
 } else {
-  printTable(rows);
+  printTable([...rows, ...(postgres?.rows ?? [])]);
 }
 await rm(dir, { recursive: true, force: true });

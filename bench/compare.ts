@@ -1,0 +1,70 @@
+/** Targets measured next to their baseline in the same run, against one `paddock serve`. */
+import { startBaseline } from './baseline.ts';
+import { load } from './load.ts';
+import type { Row } from './report.ts';
+
+export function comparer(ctx: {
+  dir: string;
+  base: string;
+  pid: number;
+  duration: number;
+  rows: Row[];
+  log: (line: string) => void;
+  selected: (name: string) => boolean;
+}) {
+  const opts = { connections: 50, duration: ctx.duration, pid: ctx.pid };
+  const get = async (path: string, c?: string) => {
+    const res = await fetch(`${ctx.base}${path}`, { headers: c ? { cookie: c } : {} });
+    if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`);
+    return { body: Buffer.from(await res.arrayBuffer()), type: res.headers.get('content-type') ?? '' };
+  };
+  return {
+    /**
+     * A later keyset page, `hops` "older" links from the first: the last page on the way that is
+     * itself followed by another, so it holds a whole page of rows even for an account whose list is
+     * short (an owner's last page may hold two rows, which would flatter the figure).
+     */
+    async laterPage(path: string, c: string, hops: number) {
+      let full = path;
+      let next = path;
+      for (let i = 0; i <= hops; i++) {
+        const page = (await get(next, c)).body.toString();
+        const link = new RegExp(`href="(${path}\\?before=\\d+)"`).exec(page)?.[1];
+        if (!link) break;
+        full = next;
+        next = link;
+      }
+      return full;
+    },
+
+    /** Runs the target and its baseline back to back (baseline first) and records the ratio. */
+    async compare(
+      name: string,
+      path: string,
+      c: string | undefined,
+      target: { minRatio?: number; maxP99?: number },
+      baselineBody?: Buffer,
+      baselineType?: string,
+    ) {
+      if (!ctx.selected(name)) return;
+      const page = baselineBody ? { body: baselineBody, type: baselineType ?? 'text/plain' } : await get(path, c);
+      const baseline = await startBaseline(ctx.dir, name.replace(/\W+/g, '-'), page.body, page.type);
+      const raw = await load(`${name} (baseline)`, { ...opts, url: baseline.url, pid: baseline.pid });
+      await baseline.stop();
+      const result = await load(name, { ...opts, url: `${ctx.base}${path}`, headers: c ? { cookie: c } : {} });
+      const ratio = result.requestsPerSecond / raw.requestsPerSecond;
+      const met =
+        (target.minRatio === undefined || ratio >= target.minRatio) &&
+        (target.maxP99 === undefined || result.p99 < target.maxP99) &&
+        result.non2xx === 0 &&
+        result.errors === 0;
+      const goal = [target.minRatio && `≥ ${target.minRatio} of baseline`, target.maxP99 && `p99 < ${target.maxP99} ms`]
+        .filter(Boolean)
+        .join(', ');
+      ctx.rows.push({ ...result, baselineRps: raw.requestsPerSecond, ratio, goal, met });
+      ctx.log(
+        `${name}: ${result.requestsPerSecond.toFixed(0)} req/s vs ${raw.requestsPerSecond.toFixed(0)} (${ratio.toFixed(2)}), p99 ${result.p99} ms${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`,
+      );
+    },
+  };
+}

@@ -1,0 +1,230 @@
+/**
+ * The PostgreSQL section of `npm run bench`: the same upload load and list pages against
+ * `paddock serve` on PostgreSQL, with `pgbench` inserting the same rows into the same database in
+ * the same run as the baseline for uploads, and the dashboard's counts timed at full size.
+ * The database is the one PADDOCK_BENCH_DATABASE_URL names, else the local one `.ci/run` provides;
+ * a database of its own is made there and dropped afterwards.
+ */
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { openPostgresStore } from '../src/store/postgres/store.ts';
+import { comparer } from './compare.ts';
+import type { DatasetSize } from './dataset.ts';
+import type { Row } from './report.ts';
+import { startPaddock } from './server.ts';
+import { uploadLoad } from './uploads.ts';
+
+const run = promisify(execFile);
+
+export interface PostgresSection {
+  rows: Row[];
+  notes: string[];
+}
+
+const UPLOADERS = 50;
+
+export async function postgresBench(ctx: {
+  dir: string;
+  size: DatasetSize;
+  duration: number;
+  pools: number[];
+  sessionKey: Buffer;
+  cookie: (subject: string, admin: boolean) => string;
+  log: (line: string) => void;
+  selected: (name: string) => boolean;
+}): Promise<PostgresSection | undefined> {
+  const serverUrl = process.env.PADDOCK_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const database = `paddock_bench_${randomBytes(4).toString('hex')}`;
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  try {
+    await withClient(serverUrl, (c) => c.query(`CREATE DATABASE "${database}"`));
+  } catch (err) {
+    ctx.log(`PostgreSQL section skipped: ${(err as Error).message}`);
+    return undefined;
+  }
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  try {
+    const started = Date.now();
+    const credentials = await fill(url.href, ctx.size);
+    notes.push(
+      `Dataset: ${ctx.size.devices} devices, ${ctx.size.runs} runs of 1 KiB (bulk-inserted with \`generate_series\` in ${((Date.now() - started) / 1000).toFixed(0)} s, then \`VACUUM ANALYZE\`), ${UPLOADERS} uploading devices.`,
+    );
+    ctx.log(`PostgreSQL dataset in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+
+    notes.push(...(await countsTimings(url.href, ctx.size.runs)));
+
+    const pgbench = await pgbenchInserts(url, ctx.dir, ctx.duration);
+    ctx.log(`pgbench: ${pgbench.toFixed(0)} inserts/s`);
+    for (const pool of ctx.pools) {
+      const name = `PostgreSQL: PUT /v1/runs/{id} 1 KiB, pool ${pool}`;
+      if (!ctx.selected(name)) continue;
+      const server = await startPaddock({
+        PADDOCK_DATABASE_URL: url.href,
+        PADDOCK_DATABASE_POOL: String(pool),
+        PADDOCK_SESSION_KEYS: ctx.sessionKey.toString('base64'),
+        PADDOCK_ADMIN_PASSWORD: 'bench password 1234',
+      });
+      const upload = await uploadLoad(name, server.base, credentials, {
+        duration: ctx.duration,
+        pid: server.pid,
+        prefix: `pool${pool}`,
+      });
+      await server.stop();
+      const ratio = upload.requestsPerSecond / pgbench;
+      rows.push({
+        ...upload,
+        baselineRps: pgbench,
+        ratio,
+        goal: '≥ 0.5 of pgbench',
+        met: ratio >= 0.5 && upload.non2xx === 0 && upload.errors === 0,
+      });
+      ctx.log(
+        `${name}: ${upload.requestsPerSecond.toFixed(0)}/s (${ratio.toFixed(2)} of pgbench), ${upload.non2xx} non-2xx`,
+      );
+    }
+
+    const server = await startPaddock({
+      PADDOCK_DATABASE_URL: url.href,
+      PADDOCK_SESSION_KEYS: ctx.sessionKey.toString('base64'),
+      PADDOCK_ADMIN_PASSWORD: 'bench password 1234',
+    });
+    const { compare, laterPage } = comparer({ ...ctx, base: server.base, pid: server.pid, rows });
+    const admin = ctx.cookie('local:admin', true);
+    const owner = ctx.cookie('oidc:account-0', false);
+    for (const [who, c] of [
+      ['admin', admin],
+      ['owner', owner],
+    ] as const) {
+      for (const list of ['/devices', '/runs']) {
+        await compare(`PostgreSQL: GET ${list} first page, ${who}`, list, c, { minRatio: 0.8, maxP99: 15 });
+      }
+    }
+    await compare('PostgreSQL: GET /runs later page, admin', await laterPage('/runs', admin, 10), admin, {
+      minRatio: 0.8,
+      maxP99: 15,
+    });
+    await compare('PostgreSQL: GET / (dashboard, counts), admin', '/', admin, { minRatio: 0.8 });
+    await server.stop();
+  } finally {
+    await withClient(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
+  }
+  return { rows, notes };
+}
+
+async function withClient<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The schema through the store (its migrations), the rows in bulk, the uploaders through enrollment. */
+async function fill(url: string, size: DatasetSize): Promise<string[]> {
+  const store = await openPostgresStore(url);
+  const credentials: string[] = [];
+  for (let i = 0; i < UPLOADERS; i++) {
+    const credential = randomBytes(32).toString('base64url');
+    await store.createEnrollToken({
+      hash: `upload-token-${i}`,
+      owner: 'oidc:uploader',
+      createdBy: 'local:admin',
+      createdAt: 0,
+      expiresAt: 1e13,
+    });
+    await store.enrollDevice({
+      tokenHash: `upload-token-${i}`,
+      now: Date.now(),
+      deviceId: `d_upload${i}`,
+      name: `uploader ${i}`,
+      credentialHash: createHash('sha256').update(credential).digest('hex'),
+    });
+    credentials.push(credential);
+  }
+  await store.close();
+  const now = Date.now() - 86_400_000;
+  await withClient(url, async (c) => {
+    await c.query(
+      `INSERT INTO devices (id, name, owner, credential_hash, enrolled_at, last_seen_at)
+       SELECT 'd_bench' || i, 'bench device ' || i, 'oidc:account-' || (i % $2), 'bench-cred-' || i, $3::bigint + i, $3::bigint + i
+       FROM generate_series(0, $1 - 1) AS i`,
+      [size.devices, size.accounts, now],
+    );
+    const body = Buffer.from('t=7 temperature=21.7 status=<ok> & note="bench"\n'.repeat(21).slice(0, 1000));
+    for (let start = 0; start < size.runs; start += 200_000) {
+      await c.query(
+        `INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, body)
+         SELECT 'd_bench' || (i % $2), 'run-' || i, 'oidc:account-' || ((i % $2) % $3), 'text/plain', 'redacted', 1000, 'x',
+           $4::bigint + i, $5 FROM generate_series($1::bigint, LEAST($1::bigint + 199999, $6::bigint - 1)) AS i`,
+        [start, size.devices, size.accounts, now, body, size.runs],
+      );
+    }
+    await c.query('VACUUM ANALYZE');
+  });
+  return credentials;
+}
+
+/** The dashboard's counts as the store reads them (counters), next to what counting the table costs. */
+async function countsTimings(url: string, runs: number): Promise<string[]> {
+  const store = await openPostgresStore(url);
+  const time = async (work: () => Promise<unknown>) => {
+    await work();
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < 20; i++) await work();
+    return Number(process.hrtime.bigint() - started) / 20 / 1e6;
+  };
+  const counters = await time(() => store.countsVisibleTo({ subject: 'local:admin', admin: true }));
+  const owner = await time(() => store.countsVisibleTo({ subject: 'oidc:account-0', admin: false }));
+  await store.close();
+  const counted = await withClient(url, async (c) => {
+    const started = process.hrtime.bigint();
+    await c.query('SELECT count(*) FROM runs');
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  });
+  return [
+    `Dashboard counts at ${runs} runs: ${counters.toFixed(2)} ms for an admin and ${owner.toFixed(2)} ms for an owner (kept by triggers; the cost follows the number of owners, not of runs), against ${counted.toFixed(0)} ms for one \`count(*)\` over the runs.`,
+  ];
+}
+
+/** pgbench's rate for the rows an upload writes: single-row 1 KiB inserts into runs, 50 clients. */
+async function pgbenchInserts(url: URL, dir: string, duration: number): Promise<number> {
+  const script = join(dir, 'insert.sql');
+  await writeFile(
+    script,
+    `\\set d random(0, ${UPLOADERS - 1})
+INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, chunked, body)
+  VALUES ('d_upload' || :d, 'pgbench-' || :client_id || '-' || nextval('runs_seq_seq'), 'oidc:uploader', 'text/plain', 'full', 1024,
+    'x', 0, false, decode(repeat('75', 1024), 'hex'))
+  ON CONFLICT (device_id, id) DO NOTHING;
+`,
+  );
+  const { stdout } = await run('pgbench', [
+    '-n',
+    '-c',
+    '50',
+    '-j',
+    '2',
+    '-T',
+    String(duration),
+    '-f',
+    script,
+    '-h',
+    url.hostname,
+    '-p',
+    url.port || '5432',
+    '-U',
+    decodeURIComponent(url.username || 'postgres'),
+    url.pathname.slice(1),
+  ]);
+  const tps = /tps = ([\d.]+)/.exec(stdout)?.[1];
+  if (!tps) throw new Error(`pgbench: no rate in ${stdout}`);
+  return Number(tps);
+}

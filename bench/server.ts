@@ -1,0 +1,48 @@
+/** A real `paddock serve` on loopback for the benchmark, with the V8 flags of `npm start`. */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+
+export interface BenchServer {
+  base: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export async function startPaddock(
+  env: Record<string, string>,
+  opts: { cpuProf?: boolean } = {},
+): Promise<BenchServer> {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const server = spawn(
+    process.execPath,
+    [
+      // The same V8 flags as `npm start` and bin/paddock.js.
+      '--max-semi-space-size=2',
+      '--max-old-space-size=256',
+      ...(opts.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'profiles')}`] : []),
+      'bin/paddock.js',
+      'serve',
+    ],
+    {
+      env: { PATH: process.env.PATH ?? '', PADDOCK_LISTEN: `127.0.0.1:${port}`, PADDOCK_LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  ) as unknown as ChildProcessWithoutNullStreams;
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    server.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (stderr.includes('serving on')) resolve();
+    });
+    server.once('exit', (code) => reject(new Error(`paddock serve exited (${code}): ${stderr}`)));
+  });
+  return {
+    base: `http://127.0.0.1:${port}`,
+    pid: server.pid ?? 0,
+    async stop() {
+      server.kill('SIGTERM');
+      if (server.exitCode === null) await once(server, 'exit');
+    },
+  };
+}
