@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -51,7 +51,10 @@ test('sqlite: the database and its WAL files are 0600, also over a wider existin
     const wide = join(dir, 'wide');
     await mkdir(wide, { mode: 0o1777 });
     await chmod(wide, 0o1777);
-    await writeFile(join(wide, 'paddock.db'), '', { mode: 0o644 });
+    // A database another tool made there, readable by all (an empty file is refused: see damaged_store.test.ts).
+    const earlier = new DatabaseSync(join(wide, 'paddock.db'));
+    earlier.exec('CREATE TABLE earlier (a INTEGER)');
+    earlier.close();
     await chmod(join(wide, 'paddock.db'), 0o644);
     const reopened = openSqliteStore(wide);
     await reopened.setSetting('x', '1');

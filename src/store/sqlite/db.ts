@@ -17,11 +17,14 @@ export function openDb(dataDir: string | ':memory:'): Db {
   if (dataDir !== ':memory:') {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     path = join(dataDir, 'paddock.db');
+    const emptied = wasEmptied(path);
+    if (emptied) throw new StoreError('open', `unable to open ${path}`, new Error(emptied));
     keepPrivate(path);
   }
   let db: DatabaseSync;
   try {
     db = new DatabaseSync(path);
+    checkIntegrity(db);
     // WAL first so the busy timeout and later pragmas apply to a database already in its final mode;
     // the busy timeout covers other processes (such as a backup) holding the lock briefly.
     db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
@@ -31,6 +34,37 @@ export function openDb(dataDir: string | ':memory:'): Db {
     throw new StoreError('open', `unable to open ${path}`, err);
   }
   return new Db(db);
+}
+
+/**
+ * A database file that exists but holds nothing (its write-ahead log neither) was a store once:
+ * SQLite would take it for a new one and start an empty installation, every device's credential
+ * gone. Refused instead, with what to do. Only a file Paddock has just created is empty by right.
+ */
+function wasEmptied(path: string): string | undefined {
+  const size = (file: string) => {
+    try {
+      return statSync(file).size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  };
+  if (size(path) !== 0 || (size(`${path}-wal`) ?? 0) > 0) return undefined;
+  return 'the database file exists but is empty, so the store it held is gone: restore it from a backup, or remove the file to start a new, empty installation';
+}
+
+/**
+ * A damaged file is refused at start rather than failing requests later: `PRAGMA quick_check`
+ * reads every page once (about a second per GiB here) and names the first fault.
+ */
+function checkIntegrity(db: DatabaseSync): void {
+  const rows = db.prepare('PRAGMA quick_check(1)').all() as Array<Record<string, unknown>>;
+  const first = String(Object.values(rows[0] ?? {})[0] ?? 'no answer')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200);
+  if (first !== 'ok') throw new Error(`the database fails its integrity check (${first}): restore it from a backup`);
 }
 
 /**
