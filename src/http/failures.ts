@@ -29,6 +29,7 @@ export const FAILURES = {
   },
   internal: { status: 500, message: 'internal error' },
   storeUnavailable: { status: 503, message: 'the store is unavailable; try again shortly' },
+  storeFull: { status: 507, message: "the server's storage is full; try again later" },
   starting: { status: 503, message: 'starting; try again shortly' },
 
   // Forms and the guard (specification, Endpoints and Errors).

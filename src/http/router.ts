@@ -5,7 +5,7 @@
 import { fail } from './failures.ts';
 import { Hono, type Env, type Handler, type MiddlewareHandler } from 'hono';
 import type { Logger } from '../log/logger.ts';
-import { StoreError } from '../store/errors.ts';
+import { isStorageFull, StoreError } from '../store/errors.ts';
 
 import { securityHeaders } from './security_headers.ts';
 
@@ -33,6 +33,10 @@ export function buildApp<E extends Env>(routes: Route<E>[], logger: Logger): Hon
   });
 
   app.onError((err, c) => {
+    if (isStorageFull(err)) {
+      logger.log('error', 'store.full', { error: `the store's disk is full: ${err.message}`, path: c.req.path });
+      return fail(c, 'storeFull');
+    }
     if (err instanceof StoreError || (err as { code?: unknown }).code === 'ERR_SQLITE_ERROR') {
       logger.log('error', 'store.unavailable', { error: err.message, path: c.req.path });
       return fail(c, 'storeUnavailable');

@@ -47,7 +47,7 @@ export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
       return page(rows, req.limit, deviceFromArray);
     },
     async revokeDevice(viewer, id, at) {
-      return (await db.run(devicesSql.revoke, at, id, ...scope(viewer))) === 1;
+      return (await db.critical(devicesSql.revoke, at, id, ...scope(viewer))) === 1;
     },
   };
 }

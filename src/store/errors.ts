@@ -7,3 +7,14 @@ export class StoreError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * The store's disk is full: SQLITE_FULL (node:sqlite's errcode, extended codes included),
+ * PostgreSQL's disk_full (53100), or ENOSPC from the filesystem.
+ */
+export function isStorageFull(err: unknown): boolean {
+  const e = err as { errcode?: unknown; code?: unknown; cause?: unknown } | undefined;
+  if (typeof e?.errcode === 'number' && (e.errcode & 0xff) === 13) return true;
+  if (e?.code === '53100' || e?.code === 'ENOSPC') return true;
+  return e?.cause !== undefined && e.cause !== err && isStorageFull(e.cause);
+}

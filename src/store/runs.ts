@@ -101,7 +101,7 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
       return page(rows, req.limit, runSummaryFromArray);
     },
     async deleteRun(viewer, device, id) {
-      return (await db.run(runsSql.delete, device, id, ...scope(viewer))) === 1;
+      return (await db.critical(runsSql.delete, device, id, ...scope(viewer))) === 1;
     },
     async countsVisibleTo(viewer) {
       const r = await db.get(runsSql.counts, ...scope(viewer));

@@ -5,6 +5,7 @@ import type { Account, SignInStore } from './store.ts';
 /** Failures older than this no longer count for any address (the window is 15 minutes) and are pruned. */
 const FAILURES_KEPT_MS = 3_600_000;
 
+/** Everything sign-in and sign-out write goes through on a full disk (Sql.critical): an operator must get in to free space. */
 export const signInSql = {
   passwordHash: 'SELECT hash FROM credentials WHERE username = ?',
   setPasswordHash:
@@ -44,22 +45,22 @@ export function signInStore(db: Sql): SignInStore {
       return Number((await db.get(signInSql.failuresSince, client, since))?.n);
     },
     async recordLoginFailure(client, at) {
-      await db.run(signInSql.recordFailure, client, at);
+      await db.critical(signInSql.recordFailure, client, at);
       // Pruning those of every address keeps the table small even when each failure comes from
       // another address. Not in one transaction with the insert: a prune that fails loses nothing.
-      await db.run(signInSql.pruneFailures, at - FAILURES_KEPT_MS);
+      await db.critical(signInSql.pruneFailures, at - FAILURES_KEPT_MS);
     },
     async clearLoginFailures(client) {
-      await db.run(signInSql.clearFailures, client);
+      await db.critical(signInSql.clearFailures, client);
     },
     async takeLoginTurn(client, holder, now, until) {
-      return (await db.get(signInSql.takeTurn, client, holder, until, now)) !== undefined;
+      return (await db.critical(signInSql.takeTurn, client, holder, until, now)) === 1;
     },
     async releaseLoginTurn(client, holder) {
-      await db.run(signInSql.releaseTurn, client, holder);
+      await db.critical(signInSql.releaseTurn, client, holder);
     },
     async recordSignIn(a) {
-      await db.run(signInSql.recordSignIn, a.subject, a.display, a.lastSignInAt);
+      await db.critical(signInSql.recordSignIn, a.subject, a.display, a.lastSignInAt);
     },
     async knownAccounts(limit) {
       return (await db.all(signInSql.knownAccounts, limit)).map((r): Account => ({
@@ -69,8 +70,8 @@ export function signInStore(db: Sql): SignInStore {
       }));
     },
     async endSession(id, expiresAt, now) {
-      await db.run(signInSql.endSession, id, expiresAt);
-      await db.run(signInSql.pruneSessions, now);
+      await db.critical(signInSql.endSession, id, expiresAt);
+      await db.critical(signInSql.pruneSessions, now);
     },
     async sessionEnded(id) {
       return (await db.get(signInSql.sessionEnded, id)) !== undefined;

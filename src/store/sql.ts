@@ -17,6 +17,11 @@ export interface Sql {
   arrays(sql: string, ...params: Param[]): Promise<unknown[][]>;
   /** Runs a statement; the number of rows it changed. */
   run(sql: string, ...params: Param[]): Promise<number>;
+  /**
+   * As run, for the writes that must go through on a full disk because they free space or let an
+   * operator in (sign-in, revocation, deletion): SQLite draws on its reserve (sqlite/reserve.ts).
+   */
+  critical(sql: string, ...params: Param[]): Promise<number>;
 }
 
 /** `?` placeholders numbered `$1`, `$2`… for PostgreSQL; the statements hold no `?` in a literal. */

@@ -6,6 +6,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { NUMBERED_SENTINEL } from '../../src/store/migrations.ts';
 import { migrations, numberedMigrations } from '../../src/store/sqlite/migrations.ts';
+import { openDb } from '../../src/store/sqlite/db.ts';
+import { RESERVE_BYTES } from '../../src/store/sqlite/reserve.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { storeContract } from './contract.ts';
 
@@ -187,6 +189,44 @@ test('sqlite: uploads written together (one transaction) are undone one by one: 
     check.close();
   } finally {
     await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: a write that must go through on a full disk releases the reserve once and is tried again', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-store-'));
+  try {
+    const db = openDb(dir);
+    const reserve = join(dir, 'paddock.reserve');
+    assert.equal((await stat(reserve)).size, RESERVE_BYTES, 'the reserve takes its room at open');
+    const full = () => Object.assign(new Error('database or disk is full'), { errcode: 13 });
+    let attempts = 0;
+    assert.equal(
+      db.critical(() => {
+        if (attempts++ === 0) throw full();
+        return 'written';
+      }),
+      'written',
+    );
+    assert.equal(attempts, 2);
+    await assert.rejects(stat(reserve), { code: 'ENOENT' }, 'its room was given to the write');
+    // Nothing left in reserve: the next full disk is the caller's error, as for any other write.
+    assert.throws(
+      () =>
+        db.critical(() => {
+          throw full();
+        }),
+      /disk is full/,
+    );
+    assert.throws(
+      () =>
+        db.critical(() => {
+          throw new Error('other');
+        }),
+      /other/,
+    );
+    db.close();
+  } finally {
     await rm(dir, { recursive: true, force: true });
   }
 });

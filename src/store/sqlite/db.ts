@@ -6,20 +6,23 @@
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { StoreError } from '../errors.ts';
+import { isStorageFull, StoreError } from '../errors.ts';
 import { numberedName, NUMBERED_SENTINEL, pendingMigrations } from '../migrations.ts';
 import type { Param, Row, Sql } from '../sql.ts';
 import { migrations, numberedMigrations } from './migrations.ts';
+import { DiskReserve } from './reserve.ts';
 
 /** Opens (creating if needed) `<dataDir>/paddock.db`; `:memory:` opens a private in-memory database. */
 export function openDb(dataDir: string | ':memory:'): Db {
   let path = ':memory:';
+  let reserve: DiskReserve | undefined;
   if (dataDir !== ':memory:') {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     path = join(dataDir, 'paddock.db');
     const emptied = wasEmptied(path);
     if (emptied) throw new StoreError('open', `unable to open ${path}`, new Error(emptied));
     keepPrivate(path);
+    reserve = new DiskReserve(join(dataDir, 'paddock.reserve'));
   }
   let db: DatabaseSync;
   try {
@@ -33,7 +36,7 @@ export function openDb(dataDir: string | ':memory:'): Db {
   } catch (err) {
     throw new StoreError('open', `unable to open ${path}`, err);
   }
-  return new Db(db);
+  return new Db(db, reserve);
 }
 
 /**
@@ -139,8 +142,11 @@ export class Db {
   #statements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
   #arrayStatements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
 
-  constructor(db: DatabaseSync) {
+  #reserve: DiskReserve | undefined;
+
+  constructor(db: DatabaseSync, reserve?: DiskReserve) {
     this.#db = db;
+    this.#reserve = reserve;
   }
 
   #q(sql: string) {
@@ -176,7 +182,19 @@ export class Db {
 
   /** Runs a statement; returns the number of rows it changed. */
   run(sql: string, ...params: Param[]): number {
-    return Number(this.#q(sql).run(...params).changes);
+    const changes = Number(this.#q(sql).run(...params).changes);
+    this.#reserve?.refill();
+    return changes;
+  }
+
+  /** A write that must go through on a full disk: once the disk is full it draws on the reserve. */
+  critical<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (err) {
+      if (isStorageFull(err) && this.#reserve?.release()) return work();
+      throw err;
+    }
   }
 
   /** The domain files' view of this connection: the same statements, answered as settled promises. */
@@ -186,6 +204,7 @@ export class Db {
       all: async (sql, ...params) => this.all(sql, ...params),
       arrays: async (sql, ...params) => this.allArrays(sql, ...params),
       run: async (sql, ...params) => this.run(sql, ...params),
+      critical: async (sql, ...params) => this.critical(() => this.run(sql, ...params)),
     };
   }
 
@@ -197,7 +216,9 @@ export class Db {
       this.#db.exec('COMMIT');
       return result;
     } catch (err) {
-      this.#db.exec('ROLLBACK');
+      // SQLite has already rolled back after some failures (a full disk at COMMIT): a ROLLBACK then
+      // fails with "no transaction is active", which must not hide the real cause.
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
       throw err;
     }
   }
@@ -210,8 +231,10 @@ export class Db {
       this.#db.exec('RELEASE item');
       return result;
     } catch (err) {
-      this.#db.exec('ROLLBACK TO item');
-      this.#db.exec('RELEASE item');
+      if (this.#db.isTransaction) {
+        this.#db.exec('ROLLBACK TO item');
+        this.#db.exec('RELEASE item');
+      }
       throw err;
     }
   }
