@@ -24,11 +24,25 @@ export function parseBoolean(text: string): boolean {
   throw new Error('must be "true" or "false"');
 }
 
-export function parsePositiveInt(text: string, max: number): number {
-  if (!/^[0-9]{1,10}$/.test(text)) throw new Error('must be a whole number of seconds');
+export function parsePositiveInt(text: string, max: number, unit = ' of seconds'): number {
+  if (!/^[0-9]{1,10}$/.test(text)) throw new Error(`must be a whole number${unit}`);
   const n = Number(text);
   if (n < 1 || n > max) throw new Error(`must be between 1 and ${max}`);
   return n;
+}
+
+const DURATION_UNITS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * A duration as CONTRACT section 9 writes it: a positive integer followed by `s`, `m`, `h` or `d`
+ * (`30d`), at most ten years; returned in milliseconds.
+ */
+export function parseDuration(text: string): number {
+  const m = /^([1-9][0-9]{0,9})([smhd])$/.exec(text);
+  if (!m) throw new Error('must be a positive whole number followed by s, m, h or d (for example 30d)');
+  const ms = Number(m[1]) * DURATION_UNITS[m[2] as keyof typeof DURATION_UNITS];
+  if (ms > 3650 * 86_400_000) throw new Error('must be at most ten years');
+  return ms;
 }
 
 export function parseListen(text: string): { host: string; port: number } {

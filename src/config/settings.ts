@@ -66,7 +66,7 @@ export const settings = {
     variable: 'PADDOCK_DATABASE_POOL',
     default: '10',
     help: 'PostgreSQL connections each instance keeps at most (1 to 100)',
-    parse: (text: string) => parsePositiveInt(text, 100),
+    parse: (text: string) => parsePositiveInt(text, 100, ''),
   },
   baseUrl: {
     variable: 'PADDOCK_BASE_URL',

@@ -190,3 +190,13 @@ test('under TLS the control side needs its own DNS name: the same name as BaseUR
   // Without TLS one name serves both sides (the loopback default).
   assert.equal(loadConfig({}).controlHost, '127.0.0.1');
 });
+
+test('durations: a positive integer and s, m, h or d; anything else refused', async () => {
+  const { parseDuration } = await import('../../src/config/parse.ts');
+  assert.equal(parseDuration('45s'), 45_000);
+  assert.equal(parseDuration('30m'), 1_800_000);
+  assert.equal(parseDuration('2h'), 7_200_000);
+  assert.equal(parseDuration('30d'), 2_592_000_000);
+  for (const bad of ['', '0d', '-1d', '1.5d', '30', 'd', '30 d', '30D', '1w', '01d', '99999d', '1d '])
+    assert.throws(() => parseDuration(bad), /must be/, JSON.stringify(bad));
+});
