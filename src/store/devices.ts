@@ -4,7 +4,7 @@
  */
 import { cursor, deviceFrom, page } from './rows.ts';
 import { type Param, type Row, scope, type Sql } from './sql.ts';
-import type { Device, DevicesStore, EnrollInput } from './store.ts';
+import type { Device, DeviceFilter, DeviceSort, DevicesStore, EnrollInput, PageRequest, Viewer } from './store.ts';
 
 /** The columns of a Device, in the order deviceFromArray reads them after the cursor. */
 const columns = 'id, name, owner, enrolled_at, last_seen_at, last_upload_at, revoked_at';
@@ -15,17 +15,79 @@ export const deviceLists = {
   ownDevices: `SELECT seq, ${columns} FROM devices WHERE owner = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
 } as const;
 
+/**
+ * Each sort of the device list: its order, and the keyset condition that continues after the
+ * row whose seq is the cursor (looked up by its primary key, so the cursor stays a number).
+ */
+const sorts: Record<DeviceSort, { order: string; after: string }> = {
+  newest: { order: 'seq DESC', after: 'seq < ?' },
+  name: { order: 'name_key, seq', after: '(name_key, seq) > (SELECT name_key, seq FROM devices WHERE seq = ?)' },
+  last_seen: {
+    order: 'coalesce(last_seen_at, 0) DESC, seq DESC',
+    after: '(coalesce(last_seen_at, 0), seq) < (SELECT coalesce(last_seen_at, 0), seq FROM devices WHERE seq = ?)',
+  },
+};
+
+/** `%q%` for LIKE, with the pattern's own wildcards escaped (ESCAPE '\\'), lower-cased. */
+export function substringPattern(q: string): string {
+  return `%${q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+/**
+ * The filtered device list (CONTRACT section 9): scope or owner, substring search, status, then
+ * the sort's keyset condition. Each part maps to an index (see the 'fleet-lists' migrations).
+ */
+export function filteredDevices(
+  db: Sql,
+  viewer: Viewer,
+  req: PageRequest,
+  filter: DeviceFilter,
+): { sql: string; params: Param[] } {
+  const where: string[] = [];
+  const params: Param[] = [];
+  const add = (condition: string, ...values: Param[]) => (where.push(condition), params.push(...values));
+  const owner = viewer.admin ? filter.owner : viewer.subject;
+  if (owner !== undefined) add('owner = ?', owner);
+  if (filter.q !== undefined) {
+    const search = db.searchDevices(substringPattern(filter.q));
+    where.push(search.sql);
+    params.push(...search.params);
+  }
+  if (filter.status === 'revoked') where.push('revoked_at IS NOT NULL');
+  else if (filter.status === 'active') add('revoked_at IS NULL AND coalesce(last_seen_at, 0) >= ?', filter.staleBefore);
+  else if (filter.status === 'stale') add('revoked_at IS NULL AND coalesce(last_seen_at, 0) < ?', filter.staleBefore);
+  const sort = sorts[filter.sort ?? 'newest'];
+  if (req.before !== undefined) add(sort.after, Number(req.before));
+  params.push(req.limit + 1);
+  return {
+    sql: `SELECT seq, ${columns} FROM devices ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${sort.order} LIMIT ?`,
+    params,
+  };
+}
+
 export const devicesSql = {
   createToken: 'INSERT INTO enroll_tokens (hash, owner, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
   /** The conditional UPDATE is the single-use check: only one enrollment can set used_at. */
   consumeToken:
     'UPDATE enroll_tokens SET used_at = ? WHERE hash = ? AND used_at IS NULL AND expires_at > ? RETURNING owner',
-  insertDevice: `INSERT INTO devices (id, name, owner, credential_hash, enrolled_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)
+  insertDevice: `INSERT INTO devices (id, name, name_key, owner, credential_hash, enrolled_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?)
     RETURNING ${columns}`,
   byCredential: `SELECT ${columns}, credential_hash FROM devices WHERE credential_hash = ?`,
   visible: `SELECT ${columns} FROM devices WHERE id = ? AND (? OR owner = ?)`,
   revoke: 'UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND (? OR owner = ?)',
+  rename: 'UPDATE devices SET name = ?, name_key = ? WHERE id = ? AND (? OR owner = ?)',
+  revokedState: 'SELECT revoked_at FROM devices WHERE id = ? AND (? OR owner = ?)',
+  deleteRuns:
+    'DELETE FROM runs WHERE device_id = ? AND EXISTS (SELECT 1 FROM devices WHERE id = ? AND revoked_at IS NOT NULL)',
+  deleteRevoked: 'DELETE FROM devices WHERE id = ? AND revoked_at IS NOT NULL AND (? OR owner = ?)',
+  /** Last seen, written at most once a minute per device. */
+  touch: 'UPDATE devices SET last_seen_at = ? WHERE id = ? AND (last_seen_at IS NULL OR last_seen_at < ?)',
+  revokeStale: `UPDATE devices SET revoked_at = ? WHERE seq IN (
+    SELECT seq FROM devices WHERE revoked_at IS NULL AND coalesce(last_seen_at, 0) < ? LIMIT ?) RETURNING id`,
 } as const;
+
+/** Last seen is written at most this often per device, so control calls stay cheap. */
+export const SEEN_EVERY_MS = 60_000;
 
 export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
   return {
@@ -40,7 +102,17 @@ export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
       const row = await db.get(devicesSql.visible, id, ...scope(viewer));
       return row && deviceFrom(row);
     },
-    async devicesVisibleTo(viewer, req) {
+    async devicesVisibleTo(viewer, req, filter) {
+      if (
+        filter &&
+        (filter.q !== undefined ||
+          filter.owner !== undefined ||
+          filter.status !== undefined ||
+          (filter.sort ?? 'newest') !== 'newest')
+      ) {
+        const { sql, params } = filteredDevices(db, viewer, req, filter);
+        return page(await db.arrays(sql, ...params), req.limit, deviceFromArray);
+      }
       const rows = viewer.admin
         ? await db.arrays(deviceLists.allDevices, cursor(req.before), req.limit + 1)
         : await db.arrays(deviceLists.ownDevices, viewer.subject, cursor(req.before), req.limit + 1);
@@ -49,12 +121,30 @@ export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
     async revokeDevice(viewer, id, at) {
       return (await db.critical(devicesSql.revoke, at, id, ...scope(viewer))) === 1;
     },
+    async renameDevice(viewer, id, name) {
+      return (await db.run(devicesSql.rename, name, name.toLowerCase(), id, ...scope(viewer))) === 1;
+    },
+    async deleteDevice(viewer, id) {
+      const state = await db.get(devicesSql.revokedState, id, ...scope(viewer));
+      if (!state) return 'unknown';
+      if (state.revoked_at === null) return 'not-revoked';
+      // A revoked device stores no more runs, so nothing arrives between the two statements; a
+      // failure between them leaves the device, and deleting it again finishes the work.
+      await db.critical(devicesSql.deleteRuns, id, id);
+      return (await db.critical(devicesSql.deleteRevoked, id, ...scope(viewer))) === 1 ? 'deleted' : 'unknown';
+    },
+    async touchDevice(id, now) {
+      await db.run(devicesSql.touch, now, id, now - SEEN_EVERY_MS);
+    },
+    async revokeStale(before, at, limit) {
+      return (await db.all(devicesSql.revokeStale, at, before, limit)).map((r) => r.id as string);
+    },
   };
 }
 
 /** The arguments of devicesSql.insertDevice once the token named the owner. */
 export function insertDeviceArgs(input: EnrollInput, owner: string): Param[] {
-  return [input.deviceId, input.name, owner, input.credentialHash, input.now, input.now];
+  return [input.deviceId, input.name, input.name.toLowerCase(), owner, input.credentialHash, input.now, input.now];
 }
 
 /** The device an enrollment created, from the row insertDevice returns. */

@@ -6,7 +6,7 @@
  */
 import { chartStart, cursor, page, perDay, summaryFrom } from './rows.ts';
 import { type Param, scope, type Sql } from './sql.ts';
-import type { PrivacyLevel, Run, RunSummary, RunsStore, StoredRun } from './store.ts';
+import type { PageRequest, PrivacyLevel, Run, RunFilter, RunSummary, RunsStore, StoredRun, Viewer } from './store.ts';
 
 /** Runs larger than this are stored in chunks of this size and streamed when viewed. */
 export const CHUNK_SIZE = 256 * 1024;
@@ -38,6 +38,7 @@ export const runsSql = {
   // The counts table is kept by triggers as devices and runs come and go (see the migrations).
   counts: `SELECT coalesce(sum(devices), 0) AS devices, coalesce(sum(active_devices), 0) AS active,
     coalesce(sum(runs), 0) AS runs FROM counts WHERE (? OR owner = ?)`,
+  storedBytes: 'SELECT coalesce(sum(size), 0) AS n FROM runs WHERE device_id = ?',
   allPerDay: 'SELECT uploaded_at / 86400000 AS day, count(*) AS n FROM runs WHERE uploaded_at >= ? GROUP BY day',
   ownPerDay:
     'SELECT uploaded_at / 86400000 AS day, count(*) AS n FROM runs WHERE owner = ? AND uploaded_at >= ? GROUP BY day',
@@ -94,11 +95,18 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
       const read = row.chunked ? () => chunks(seq) : () => inline(seq);
       return { ...summaryFrom(row), read };
     },
-    async runsVisibleTo(viewer, req) {
+    async runsVisibleTo(viewer, req, filter) {
+      if (filter && Object.values(filter).some((v) => v !== undefined)) {
+        const { sql, params } = filteredRuns(viewer, req, filter);
+        return page(await db.arrays(sql, ...params), req.limit, runSummaryFromArray);
+      }
       const rows = viewer.admin
         ? await db.arrays(runLists.allRuns, cursor(req.before), req.limit + 1)
         : await db.arrays(runLists.ownRuns, viewer.subject, cursor(req.before), req.limit + 1);
       return page(rows, req.limit, runSummaryFromArray);
+    },
+    async storedBytes(device) {
+      return Number((await db.get(runsSql.storedBytes, device))?.n);
     },
     async deleteRun(viewer, device, id) {
       return (await db.critical(runsSql.delete, device, id, ...scope(viewer))) === 1;
@@ -115,6 +123,30 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
       return perDay(rows, days, now);
     },
   };
+}
+
+/**
+ * The filtered run list (CONTRACT section 9), newest first. A time range bounds the walk by seq
+ * as well (uploads are stamped as they arrive, so seq follows the time of upload): the newest
+ * run before `until`, found through runs_uploaded_at, is where the walk starts.
+ */
+export function filteredRuns(viewer: Viewer, req: PageRequest, filter: RunFilter): { sql: string; params: Param[] } {
+  const where: string[] = ['seq < ?'];
+  const params: Param[] = [cursor(req.before)];
+  const add = (condition: string, ...values: Param[]) => (where.push(condition), params.push(...values));
+  if (!viewer.admin) add('owner = ?', viewer.subject);
+  if (filter.device !== undefined) add('device_id = ?', filter.device);
+  if (filter.privacy !== undefined) add('privacy = ?', filter.privacy);
+  if (filter.since !== undefined) add('uploaded_at >= ?', filter.since);
+  if (filter.until !== undefined) {
+    where.push(
+      'uploaded_at < ?',
+      'seq <= coalesce((SELECT seq FROM runs WHERE uploaded_at < ? ORDER BY uploaded_at DESC LIMIT 1), 0)',
+    );
+    params.push(filter.until, filter.until);
+  }
+  params.push(req.limit + 1);
+  return { sql: `SELECT seq, ${summary} FROM runs WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, params };
 }
 
 function runSummaryFromArray(r: unknown[]): RunSummary {

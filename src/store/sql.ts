@@ -22,6 +22,12 @@ export interface Sql {
    * operator in (sign-in, revocation, deletion): SQLite draws on its reserve (sqlite/reserve.ts).
    */
   critical(sql: string, ...params: Param[]): Promise<number>;
+  /**
+   * The one condition written per backend: the devices whose id or name matches a LIKE pattern
+   * (`%q%`, lower-cased, `\\` escapes), through SQLite's FTS5 trigram table or PostgreSQL's
+   * pg_trgm index.
+   */
+  searchDevices(pattern: string): { sql: string; params: Param[] };
 }
 
 /** `?` placeholders numbered `$1`, `$2`… for PostgreSQL; the statements hold no `?` in a literal. */

@@ -64,6 +64,30 @@ export interface Page<T> {
   next?: string;
 }
 
+export type DeviceStatus = 'active' | 'stale' | 'revoked';
+export type DeviceSort = 'newest' | 'name' | 'last_seen';
+
+/** The device list's filters (CONTRACT section 9); absent fields do not filter. */
+export interface DeviceFilter {
+  /** Substring of the id or the name, case-insensitive. */
+  q?: string | undefined;
+  owner?: string | undefined;
+  status?: DeviceStatus | undefined;
+  sort?: DeviceSort | undefined;
+  /** Devices not seen since this instant are stale (now − PADDOCK_STALE_AFTER). */
+  staleBefore: number;
+}
+
+/** The run list's filters (CONTRACT section 9); absent fields do not filter. */
+export interface RunFilter {
+  device?: string | undefined;
+  privacy?: PrivacyLevel | undefined;
+  /** Uploaded at or after this instant. */
+  since?: number | undefined;
+  /** Uploaded before this instant. */
+  until?: number | undefined;
+}
+
 export type PutRunResult = 'created' | 'identical' | 'conflict' | 'device-unknown';
 
 /** Settings shared by every instance on this store, and the self-test's probe (store/settings.ts). */
@@ -130,9 +154,24 @@ export interface DevicesStore {
   /** The device whose credential hashes to `hash`, revoked or not. */
   deviceByCredential(hash: string): Promise<(Device & { credentialHash: string }) | undefined>;
   deviceVisibleTo(viewer: Viewer, id: string): Promise<Device | undefined>;
-  devicesVisibleTo(viewer: Viewer, page: PageRequest): Promise<Page<Device & { lastUploadAt: number | null }>>;
+  devicesVisibleTo(
+    viewer: Viewer,
+    page: PageRequest,
+    filter?: DeviceFilter,
+  ): Promise<Page<Device & { lastUploadAt: number | null }>>;
   /** Marks the device revoked; false when it is not visible to the viewer or already revoked. */
   revokeDevice(viewer: Viewer, id: string, at: number): Promise<boolean>;
+  /** Renames a device the viewer can see; false when it cannot. */
+  renameDevice(viewer: Viewer, id: string, name: string): Promise<boolean>;
+  /**
+   * Deletes a revoked device the viewer can see, with its runs: 'deleted', 'not-revoked' (nothing
+   * changed) or 'unknown' (not visible).
+   */
+  deleteDevice(viewer: Viewer, id: string): Promise<'deleted' | 'not-revoked' | 'unknown'>;
+  /** Sets last seen unless it was written less than a minute ago (every authenticated control call). */
+  touchDevice(id: string, now: number): Promise<void>;
+  /** Revokes up to `limit` unrevoked devices not seen since `before`; their ids. */
+  revokeStale(before: number, at: number, limit: number): Promise<string[]>;
 }
 
 /** Runs and the dashboard's numbers (store/runs.ts; putRun in each backend's runs.ts). */
@@ -140,7 +179,9 @@ export interface RunsStore {
   /** Stores a run unless the id is taken; idempotent for identical bytes (CONTRACT section 6). */
   putRun(run: Run & { sha256: string }): Promise<PutRunResult>;
   runVisibleTo(viewer: Viewer, device: string, id: string): Promise<StoredRun | undefined>;
-  runsVisibleTo(viewer: Viewer, page: PageRequest): Promise<Page<RunSummary>>;
+  runsVisibleTo(viewer: Viewer, page: PageRequest, filter?: RunFilter): Promise<Page<RunSummary>>;
+  /** Total bytes of a device's runs, for the device page. */
+  storedBytes(device: string): Promise<number>;
   deleteRun(viewer: Viewer, device: string, id: string): Promise<boolean>;
 
   /** Kept as counters as devices and runs come and go: the cost does not grow with the tables. */

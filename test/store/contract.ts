@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { Store, Viewer } from '../../src/store/store.ts';
+import type { DeviceFilter, RunFilter, Store, Viewer } from '../../src/store/store.ts';
 import { readAll } from '../support/read_all.ts';
 
 const admin: Viewer = { subject: 'local:admin', admin: true };
@@ -332,6 +332,124 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.uploadsPerDay(admin, 3, now), [0, 1, 2]);
       assert.deepEqual(await store.uploadsPerDay(ann, 3, now), [0, 0, 2]);
       assert.deepEqual(await store.uploadsPerDay(bob, 3, now), [0, 1, 0]);
+    });
+
+    test('device filters: substring of id or name (case-insensitive, wildcards literal), owner, status; each sort pages by keyset', async () => {
+      await device('oidc:ann', 'dev-alpha', 1000);
+      await device('oidc:bob', 'dev-beta', 1001);
+      await device('oidc:ann', 'dev-gamma', 1002);
+      await device('oidc:bob', 'other_1', 1003);
+      await store.renameDevice(admin, 'dev-alpha', 'Zebra Lab 100%');
+      await store.renameDevice(admin, 'dev-beta', 'apple lab');
+      await store.renameDevice(admin, 'dev-gamma', 'Mango');
+      await store.renameDevice(admin, 'other_1', 'Émile lab');
+      await store.revokeDevice(admin, 'dev-gamma', 5000);
+      await store.touchDevice('dev-beta', 900_000);
+      await store.touchDevice('other_1', 800_000);
+      const ids = async (viewer: Viewer, filter: Partial<DeviceFilter>, limit = 10, before?: string) =>
+        (await store.devicesVisibleTo(viewer, { limit, before }, { staleBefore: 500_000, ...filter })).items.map(
+          (d) => d.id,
+        );
+      assert.deepEqual(await ids(admin, { q: 'LAB' }), ['other_1', 'dev-beta', 'dev-alpha']);
+      assert.deepEqual(await ids(admin, { q: 'dev-' }), ['dev-gamma', 'dev-beta', 'dev-alpha'], 'matches ids');
+      assert.deepEqual(await ids(admin, { q: '100%' }), ['dev-alpha'], '% is a character');
+      assert.deepEqual(await ids(admin, { q: 'r_1' }), ['other_1'], '_ is a character');
+      assert.deepEqual(await ids(admin, { q: 'er_' }), ['other_1']);
+      assert.deepEqual(await ids(admin, { q: 'nothing like it' }), []);
+      assert.deepEqual(await ids(ann, { q: 'lab' }), ['dev-alpha'], 'scoped');
+      assert.deepEqual(
+        await ids(ann, { owner: 'oidc:bob' }),
+        ['dev-gamma', 'dev-alpha'],
+        'a non-admin sees only their own',
+      );
+      assert.deepEqual(await ids(admin, { owner: 'oidc:bob' }), ['other_1', 'dev-beta']);
+      assert.deepEqual(await ids(admin, { status: 'revoked' }), ['dev-gamma']);
+      assert.deepEqual(await ids(admin, { status: 'active' }), ['other_1', 'dev-beta']);
+      assert.deepEqual(await ids(admin, { status: 'stale' }), ['dev-alpha']);
+      assert.deepEqual(await ids(admin, { sort: 'name' }), ['dev-beta', 'dev-gamma', 'dev-alpha', 'other_1']);
+      assert.deepEqual(await ids(admin, { sort: 'last_seen' }), ['dev-beta', 'other_1', 'dev-gamma', 'dev-alpha']);
+      for (const sort of ['newest', 'name', 'last_seen'] as const) {
+        const all = await ids(admin, { sort });
+        const walked: string[] = [];
+        let before: string | undefined;
+        do {
+          const p = await store.devicesVisibleTo(admin, { limit: 1, before }, { staleBefore: 500_000, sort });
+          walked.push(...p.items.map((d) => d.id));
+          before = p.next;
+        } while (before !== undefined);
+        assert.deepEqual(walked, all, `${sort}: pages of one walk the whole list in order`);
+      }
+    });
+
+    test('rename is scoped; a revoked device is deleted with its runs, others are refused', async () => {
+      await device('oidc:ann', 'dd');
+      await device('oidc:ann', 'dk');
+      await run('dd', 'r1', 'one');
+      await run('dd', 'r2', 'two');
+      await run('dk', 'r3', 'three');
+      assert.equal(await store.renameDevice(bob, 'dd', 'x'), false);
+      assert.equal(await store.renameDevice(ann, 'dd', 'New name'), true);
+      assert.equal((await store.deviceVisibleTo(ann, 'dd'))?.name, 'New name');
+      assert.equal(await store.deleteDevice(admin, 'dd'), 'not-revoked');
+      assert.equal((await store.countsVisibleTo(ann)).runs, 3, 'nothing changed');
+      await store.revokeDevice(admin, 'dd', 5);
+      assert.equal(await store.deleteDevice(bob, 'dd'), 'unknown');
+      assert.equal(await store.deleteDevice(ann, 'dd'), 'deleted');
+      assert.equal(await store.deleteDevice(ann, 'dd'), 'unknown');
+      assert.equal(await store.deviceVisibleTo(admin, 'dd'), undefined);
+      assert.deepEqual(await store.countsVisibleTo(ann), { devices: 1, activeDevices: 1, runs: 1 });
+      assert.equal(await store.storedBytes('dk'), 5);
+    });
+
+    test('last seen is written at most once a minute; stale devices are revoked in batches', async () => {
+      await device('oidc:ann', 's1', 1000);
+      await device('oidc:ann', 's2', 1000);
+      await device('oidc:ann', 's3', 1000);
+      await store.touchDevice('s1', 50_000);
+      assert.equal((await store.deviceVisibleTo(admin, 's1'))?.lastSeenAt, 1000, 'within a minute of enrolment');
+      await store.touchDevice('s1', 70_000);
+      assert.equal((await store.deviceVisibleTo(admin, 's1'))?.lastSeenAt, 70_000);
+      await store.touchDevice('s1', 120_000);
+      assert.equal((await store.deviceVisibleTo(admin, 's1'))?.lastSeenAt, 70_000, 'within a minute: not written');
+      await store.touchDevice('s1', 131_000);
+      assert.equal((await store.deviceVisibleTo(admin, 's1'))?.lastSeenAt, 131_000);
+      const first = await store.revokeStale(10_000, 200_000, 1);
+      const second = await store.revokeStale(10_000, 200_000, 1);
+      assert.equal(first.length, 1);
+      assert.deepEqual([...first, ...second].sort(), ['s2', 's3']);
+      assert.deepEqual(await store.revokeStale(10_000, 200_000, 1), []);
+      assert.equal((await store.deviceVisibleTo(admin, 's1'))?.revokedAt, null);
+    });
+
+    test('run filters: device, privacy and time range, scoped, in keyset pages', async () => {
+      await device('oidc:ann', 'fa');
+      await device('oidc:bob', 'fb');
+      const day = 86_400_000;
+      for (let i = 0; i < 6; i++) {
+        const body = new TextEncoder().encode(`b${i}`);
+        await store.putRun({
+          device: i % 2 ? 'fb' : 'fa',
+          id: `r${i}`,
+          contentType: 'text/plain',
+          privacy: i % 3 === 0 ? 'full' : 'minimal',
+          size: body.length,
+          uploadedAt: 10 * day + i * day,
+          body,
+          sha256: sha(body),
+        });
+      }
+      const ids = async (viewer: Viewer, filter: RunFilter, limit = 10, before?: string) =>
+        (await store.runsVisibleTo(viewer, { limit, before }, filter)).items.map((r) => r.id);
+      assert.deepEqual(await ids(admin, { device: 'fa' }), ['r4', 'r2', 'r0']);
+      assert.deepEqual(await ids(admin, { privacy: 'full' }), ['r3', 'r0']);
+      assert.deepEqual(await ids(admin, { since: 12 * day }), ['r5', 'r4', 'r3', 'r2']);
+      assert.deepEqual(await ids(admin, { until: 12 * day }), ['r1', 'r0']);
+      assert.deepEqual(await ids(admin, { since: 11 * day, until: 14 * day }), ['r3', 'r2', 'r1']);
+      assert.deepEqual(await ids(ann, { device: 'fb' }), [], 'scoped');
+      assert.deepEqual(await ids(ann, { privacy: 'minimal' }), ['r4', 'r2']);
+      const firstPage = await store.runsVisibleTo(admin, { limit: 2 }, { privacy: 'minimal' });
+      assert.deepEqual(await ids(admin, { privacy: 'minimal' }, 2, firstPage.next), ['r2', 'r1']);
+      assert.equal(await store.storedBytes('fa'), 6);
     });
 
     test('probe writes and reads back', async () => {

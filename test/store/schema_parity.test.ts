@@ -15,6 +15,13 @@ const ALLOWED: Record<string, { sqlite: string; postgres: string; why: string }>
   'column runs.chunked': { sqlite: 'int', postgres: 'bool', why: 'SQLite has no boolean type; both bind 1 and 0' },
 };
 
+/**
+ * The device search is the one structure written per backend (store/sql.ts, searchDevices): an
+ * FTS5 trigram table on SQLite (a virtual table and its shadow tables), a pg_trgm GIN index on
+ * PostgreSQL. Both are named `devices_search`; each side must have its own.
+ */
+const SEARCH = 'devices_search';
+
 interface Schema {
   /** `table.column` → type family */
   columns: Map<string, string>;
@@ -53,8 +60,9 @@ function sqliteSchema(db: DatabaseSync): Schema {
       origin: string;
     }>;
     for (const index of indexes) {
-      const cols = (db.prepare(`PRAGMA index_info("${index.name}")`).all() as Array<{ name: string }>).map(
-        (c) => c.name,
+      // An expression column has no name on either backend: both show it as `expr`.
+      const cols = (db.prepare(`PRAGMA index_info("${index.name}")`).all() as Array<{ name: string | null }>).map(
+        (c) => c.name ?? 'expr',
       );
       if (index.origin === 'c') schema.indexes.add(`${index.name} on ${name}(${cols.join(', ')})`);
       else if (index.origin === 'u' || index.origin === 'pk') schema.keys.add(`${name}(${cols.join(', ')})`);
@@ -75,8 +83,8 @@ async function postgresSchema(name: string): Promise<Schema> {
     const indexes = await c.query(
       `SELECT t.relname AS table_name, i.relname AS index_name, x.indisunique AS is_unique,
          EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.oid) AS is_constraint,
-         (SELECT string_agg(a.attname, ', ' ORDER BY k.n) FROM unnest(x.indkey) WITH ORDINALITY AS k(attnum, n)
-          JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum) AS columns
+         (SELECT string_agg(coalesce(a.attname, 'expr'), ', ' ORDER BY k.n) FROM unnest(x.indkey) WITH ORDINALITY AS k(attnum, n)
+          LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum) AS columns
        FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
        JOIN pg_namespace s ON s.oid = t.relnamespace WHERE s.nspname = $1`,
       [name],
@@ -111,6 +119,16 @@ test(
       const schema = freshSchema();
       await (await openPostgresStore(PG_URL, { schema })).close();
       const pg = await postgresSchema(schema);
+
+      const liteSearch = [...lite.columns.keys()].filter(
+        (c) => c.startsWith(`${SEARCH}.`) || c.startsWith(`${SEARCH}_`),
+      );
+      assert.ok(liteSearch.includes(`${SEARCH}.name`), 'SQLite has its FTS5 search table');
+      for (const c of liteSearch) lite.columns.delete(c);
+      for (const k of [...lite.keys]) if (k.startsWith(SEARCH)) lite.keys.delete(k);
+      const pgSearch = [...pg.indexes].filter((i) => i === `${SEARCH} on devices(expr)`);
+      assert.equal(pgSearch.length, 1, 'PostgreSQL has its trigram search index');
+      pg.indexes.delete(pgSearch[0]!);
 
       assert.ok(lite.columns.size > 40 && lite.keys.size > 10 && lite.indexes.size > 8, 'the schema was read');
       assert.deepEqual([...lite.columns.keys()].sort(), [...pg.columns.keys()].sort(), 'the same columns');

@@ -117,6 +117,7 @@ export class PgDb {
     run: async (sql, ...params) => (await this.#query(sql, params)).rowCount ?? 0,
     // The database server's disk is its own to keep room on: nothing is held in reserve here.
     critical: async (sql, ...params) => (await this.#query(sql, params)).rowCount ?? 0,
+    searchDevices: (pattern) => ({ sql: "lower(id || chr(1) || name) LIKE ? ESCAPE '\\'", params: [pattern] }),
   };
 
   async transaction<T>(work: (q: Query) => Promise<T>): Promise<T> {

@@ -158,6 +158,32 @@ export const migrations: readonly Migration[] = [
     FOR EACH ROW EXECUTE FUNCTION counts_devices_changed();
   `,
   },
+  {
+    name: 'fleet-lists',
+    sql: `
+  -- name_key is the name lower-cased by Paddock, compared byte by byte ("C") as on SQLite.
+  ALTER TABLE devices ADD COLUMN name_key TEXT COLLATE "C" NOT NULL DEFAULT '';
+  UPDATE devices SET name_key = lower(name);
+  -- The fleet console's lists (CONTRACT section 9): each filter and sort walks an index.
+  CREATE INDEX devices_name ON devices (name_key, seq);
+  CREATE INDEX devices_owner_name ON devices (owner, name_key, seq);
+  CREATE INDEX devices_seen ON devices (coalesce(last_seen_at, 0), seq);
+  CREATE INDEX devices_owner_seen ON devices (owner, coalesce(last_seen_at, 0), seq);
+  CREATE INDEX devices_revoked ON devices (revoked_at, seq);
+  CREATE INDEX runs_device_list ON runs (device_id, seq, id, content_type, privacy, size, uploaded_at);
+  CREATE INDEX runs_privacy_list ON runs (privacy, seq, device_id, id, content_type, size, uploaded_at);
+  CREATE INDEX runs_owner_privacy_list ON runs (owner, privacy, seq, device_id, id, content_type, size, uploaded_at);
+  -- Substring search over id and name: a trigram index (pg_trgm is a trusted extension). The
+  -- extension lives in one schema per database, maybe not on this store's search_path: its
+  -- operator class is named with that schema.
+  CREATE EXTENSION IF NOT EXISTS pg_trgm;
+  DO $$ BEGIN
+    EXECUTE format(
+      'CREATE INDEX devices_search ON devices USING gin ((lower(id || chr(1) || name)) %I.gin_trgm_ops)',
+      (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'));
+  END $$;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

@@ -205,6 +205,11 @@ export class Db {
       arrays: async (sql, ...params) => this.allArrays(sql, ...params),
       run: async (sql, ...params) => this.run(sql, ...params),
       critical: async (sql, ...params) => this.critical(() => this.run(sql, ...params)),
+      searchDevices: (pattern) => ({
+        sql: `seq IN (SELECT rowid FROM devices_search WHERE id LIKE ? ESCAPE '\\'
+          UNION SELECT rowid FROM devices_search WHERE name LIKE ? ESCAPE '\\')`,
+        params: [pattern, pattern],
+      }),
     };
   }
 

@@ -145,8 +145,37 @@ export const migrations: readonly Migration[] = [
   END;
   `,
   },
+  {
+    name: 'fleet-lists',
+    sql: `
+  -- name_key is the name lower-cased by Paddock (Unicode-aware), so both backends sort alike.
+  ALTER TABLE devices ADD COLUMN name_key TEXT NOT NULL DEFAULT '';
+  UPDATE devices SET name_key = lower(name);
+  -- The fleet console's lists (CONTRACT section 9): each filter and sort walks an index.
+  CREATE INDEX devices_name ON devices (name_key, seq);
+  CREATE INDEX devices_owner_name ON devices (owner, name_key, seq);
+  CREATE INDEX devices_seen ON devices (coalesce(last_seen_at, 0), seq);
+  CREATE INDEX devices_owner_seen ON devices (owner, coalesce(last_seen_at, 0), seq);
+  CREATE INDEX devices_revoked ON devices (revoked_at, seq);
+  CREATE INDEX runs_device_list ON runs (device_id, seq, id, content_type, privacy, size, uploaded_at);
+  CREATE INDEX runs_privacy_list ON runs (privacy, seq, device_id, id, content_type, size, uploaded_at);
+  CREATE INDEX runs_owner_privacy_list ON runs (owner, privacy, seq, device_id, id, content_type, size, uploaded_at);
+  -- Substring search over id and name: an FTS5 trigram index, kept by triggers.
+  CREATE VIRTUAL TABLE devices_search USING fts5(id, name, content='devices', content_rowid='seq', tokenize='trigram');
+  INSERT INTO devices_search (rowid, id, name) SELECT seq, id, name FROM devices;
+  CREATE TRIGGER devices_search_insert AFTER INSERT ON devices BEGIN
+    INSERT INTO devices_search (rowid, id, name) VALUES (NEW.seq, NEW.id, NEW.name);
+  END;
+  CREATE TRIGGER devices_search_delete AFTER DELETE ON devices BEGIN
+    INSERT INTO devices_search (devices_search, rowid, id, name) VALUES ('delete', OLD.seq, OLD.id, OLD.name);
+  END;
+  CREATE TRIGGER devices_search_rename AFTER UPDATE OF name ON devices BEGIN
+    INSERT INTO devices_search (devices_search, rowid, id, name) VALUES ('delete', OLD.seq, OLD.id, OLD.name);
+    INSERT INTO devices_search (rowid, id, name) VALUES (NEW.seq, NEW.id, NEW.name);
+  END;
+  `,
+  },
 ];
-
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */
 export const numberedMigrations: readonly string[] = [
   'initial',
