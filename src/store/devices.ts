@@ -4,10 +4,12 @@
  */
 import { cursor, deviceFrom, page } from './rows.ts';
 import { type Param, type Row, scope, type Sql } from './sql.ts';
+import type { PrivacyLevel } from '../domain/privacy.ts';
 import type { Device, DeviceFilter, DeviceSort, DevicesStore, EnrollInput, PageRequest, Viewer } from './store.ts';
 
 /** The columns of a Device, in the order deviceFromArray reads them after the cursor. */
-const columns = 'id, name, owner, enrolled_at, last_seen_at, last_upload_at, revoked_at';
+const columns =
+  'id, name, owner, enrolled_at, last_seen_at, last_upload_at, revoked_at, enrolled_by, enroll_note, max_privacy';
 
 /** The list queries on request paths, named so that test/store/query_plans.test.ts checks their plans. */
 export const deviceLists = {
@@ -69,8 +71,9 @@ export const devicesSql = {
   createToken: 'INSERT INTO enroll_tokens (hash, owner, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
   /** The conditional UPDATE is the single-use check: only one enrollment can set used_at. */
   consumeToken:
-    'UPDATE enroll_tokens SET used_at = ? WHERE hash = ? AND used_at IS NULL AND expires_at > ? RETURNING owner',
-  insertDevice: `INSERT INTO devices (id, name, name_key, owner, credential_hash, enrolled_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+    'UPDATE enroll_tokens SET used_at = ? WHERE hash = ? AND used_at IS NULL AND expires_at > ? RETURNING owner, created_by',
+  insertDevice: `INSERT INTO devices (id, name, name_key, owner, credential_hash, enrolled_at, last_seen_at, enrolled_by)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
     RETURNING ${columns}`,
   byCredential: `SELECT ${columns}, credential_hash FROM devices WHERE credential_hash = ?`,
   visible: `SELECT ${columns} FROM devices WHERE id = ? AND (? OR owner = ?)`,
@@ -143,8 +146,19 @@ export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
 }
 
 /** The arguments of devicesSql.insertDevice once the token named the owner. */
-export function insertDeviceArgs(input: EnrollInput, owner: string): Param[] {
-  return [input.deviceId, input.name, input.name.toLowerCase(), owner, input.credentialHash, input.now, input.now];
+export function insertDeviceArgs(input: EnrollInput, token: Row): Param[] {
+  const owner = token.owner as string;
+  const createdBy = token.created_by as string;
+  return [
+    input.deviceId,
+    input.name,
+    input.name.toLowerCase(),
+    owner,
+    input.credentialHash,
+    input.now,
+    input.now,
+    createdBy,
+  ];
 }
 
 /** The device an enrollment created, from the row insertDevice returns. */
@@ -152,7 +166,7 @@ export function enrolled(row: Row | undefined): Device | undefined {
   return row && deviceFrom(row);
 }
 
-function deviceFromArray(r: unknown[]): Device & { lastUploadAt: number | null } {
+function deviceFromArray(r: unknown[]): Device {
   return {
     id: r[1] as string,
     name: r[2] as string,
@@ -161,5 +175,8 @@ function deviceFromArray(r: unknown[]): Device & { lastUploadAt: number | null }
     lastSeenAt: (r[5] as number | null) ?? null,
     lastUploadAt: (r[6] as number | null) ?? null,
     revokedAt: (r[7] as number | null) ?? null,
+    enrolledBy: r[8] as string,
+    enrollNote: r[9] as string,
+    maxPrivacy: r[10] as PrivacyLevel,
   };
 }

@@ -9,7 +9,11 @@ export function deviceFrom(r: Row): Device {
     owner: r.owner as string,
     enrolledAt: r.enrolled_at as number,
     lastSeenAt: (r.last_seen_at as number | null) ?? null,
+    lastUploadAt: (r.last_upload_at as number | null) ?? null,
     revokedAt: (r.revoked_at as number | null) ?? null,
+    enrolledBy: r.enrolled_by as string,
+    enrollNote: r.enroll_note as string,
+    maxPrivacy: r.max_privacy as PrivacyLevel,
   };
 }
 

@@ -23,7 +23,14 @@ export interface Device {
   owner: string;
   enrolledAt: number;
   lastSeenAt: number | null;
+  lastUploadAt: number | null;
   revokedAt: number | null;
+  /** The subject that minted the token this device enrolled with. */
+  enrolledBy: string;
+  /** The token's note, or empty. */
+  enrollNote: string;
+  /** The highest privacy level the device may upload at (CONTRACT section 10). */
+  maxPrivacy: PrivacyLevel;
 }
 
 export interface RunSummary {
@@ -154,11 +161,7 @@ export interface DevicesStore {
   /** The device whose credential hashes to `hash`, revoked or not. */
   deviceByCredential(hash: string): Promise<(Device & { credentialHash: string }) | undefined>;
   deviceVisibleTo(viewer: Viewer, id: string): Promise<Device | undefined>;
-  devicesVisibleTo(
-    viewer: Viewer,
-    page: PageRequest,
-    filter?: DeviceFilter,
-  ): Promise<Page<Device & { lastUploadAt: number | null }>>;
+  devicesVisibleTo(viewer: Viewer, page: PageRequest, filter?: DeviceFilter): Promise<Page<Device>>;
   /** Marks the device revoked; false when it is not visible to the viewer or already revoked. */
   revokeDevice(viewer: Viewer, id: string, at: number): Promise<boolean>;
   /** Renames a device the viewer can see; false when it cannot. */

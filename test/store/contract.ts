@@ -155,6 +155,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const d = await store.enrollDevice({ tokenHash: 't1', now: 99, deviceId: 'd1', name: 'n', credentialHash: 'c1' });
       assert.equal(d?.owner, 'oidc:ann');
       assert.equal(d?.enrolledAt, 99);
+      assert.equal(d?.enrolledBy, 'local:admin', 'the device page says who minted its token');
       assert.equal(
         await store.enrollDevice({ tokenHash: 't1', now: 99, deviceId: 'd2', name: 'n', credentialHash: 'c2' }),
         undefined,

@@ -22,7 +22,11 @@ function fixture() {
       owner: 'oidc:ann',
       enrolledAt: 0,
       lastSeenAt: null,
+      lastUploadAt: null,
       revokedAt,
+      enrolledBy: 'oidc:admin',
+      enrollNote: '',
+      maxPrivacy: 'full',
       credentialHash: `h-${id}`,
     });
   return { cache: credentialCache(store, clock), lookups, device, advance: (ms: number) => (now += ms) };

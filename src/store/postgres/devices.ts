@@ -12,8 +12,7 @@ export function pgEnroll(db: PgDb): Pick<DevicesStore, 'enrollDevice'> {
       return db.transaction(async (q) => {
         const [token] = await q(devicesSql.consumeToken, input.now, input.tokenHash, input.now);
         if (!token) return undefined;
-        const owner = token.owner as string;
-        const [row] = await q(devicesSql.insertDevice, ...insertDeviceArgs(input, owner));
+        const [row] = await q(devicesSql.insertDevice, ...insertDeviceArgs(input, token));
         return enrolled(row);
       });
     },

@@ -9,8 +9,7 @@ export function sqliteEnroll(db: Db): Pick<DevicesStore, 'enrollDevice'> {
       return db.transaction(() => {
         const token = db.get(devicesSql.consumeToken, input.now, input.tokenHash, input.now);
         if (!token) return undefined;
-        const owner = token.owner as string;
-        return enrolled(db.get(devicesSql.insertDevice, ...insertDeviceArgs(input, owner)));
+        return enrolled(db.get(devicesSql.insertDevice, ...insertDeviceArgs(input, token)));
       });
     },
   };

@@ -175,6 +175,15 @@ export const migrations: readonly Migration[] = [
   END;
   `,
   },
+  {
+    name: 'device-enrollment',
+    sql: `
+  -- What the device page shows of its enrollment (CONTRACT section 9), copied from the token.
+  ALTER TABLE devices ADD COLUMN enrolled_by TEXT NOT NULL DEFAULT '';
+  ALTER TABLE devices ADD COLUMN enroll_note TEXT NOT NULL DEFAULT '';
+  ALTER TABLE devices ADD COLUMN max_privacy TEXT NOT NULL DEFAULT 'full';
+  `,
+  },
 ];
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */
 export const numberedMigrations: readonly string[] = [
