@@ -6,6 +6,7 @@ import { readCertificate, readPrivateKey } from './pem.ts';
 import {
   parseBase64Keys,
   parseBoolean,
+  parseDuration,
   parseHostName,
   parseHttpUrlAsWritten,
   parseIssuer,
@@ -190,6 +191,12 @@ export const settings = {
     default: '86400',
     help: 'enrollment token lifetime, seconds',
     parse: lifetime,
+  },
+  staleAfterMs: {
+    variable: 'PADDOCK_STALE_AFTER',
+    default: '30d',
+    help: 'a device not seen for this long is stale (a duration: 90m, 12h, 30d)',
+    parse: parseDuration,
   },
   logLevel: {
     variable: 'PADDOCK_LOG_LEVEL',

@@ -12,6 +12,7 @@ import { RUN_ID } from '../domain/ids.ts';
 import { isPrivacyLevel, type PrivacyLevel } from '../domain/privacy.ts';
 import type { ControlDeps } from './app.ts';
 import { credentialCache } from './credential_cache.ts';
+import { lastSeen } from './last_seen.ts';
 import { DEFAULT_UPLOAD_LIMITS, uploadBudget, type UploadTicket } from './upload_budget.ts';
 
 export const RUN_LIMIT = 16 * 1024 * 1024;
@@ -25,6 +26,7 @@ export function runUpload(deps: ControlDeps): Handler {
   const limits = deps.uploadLimits ?? DEFAULT_UPLOAD_LIMITS;
   const begin = uploadBudget(limits);
   const credentials = credentialCache(deps.store, deps.clock);
+  const seen = lastSeen(deps.store, deps.clock, deps.logger);
   return async function runUploadHandler(c) {
     const credential = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
     const hash = credential === undefined ? undefined : secretHash(credential);
@@ -39,7 +41,14 @@ export function runUpload(deps: ControlDeps): Handler {
       c.header('WWW-Authenticate', 'Bearer');
       return fail(c, 'unknownCredential');
     }
+    const answer = await authenticated(c, device.id, hash);
+    // A stored run wrote last seen in its own statement; every other answer to a known device touches it.
+    if (answer.status === 201) seen.written(device.id);
+    else if (answer.status !== 401) seen.touch(device.id);
+    return answer;
+  };
 
+  async function authenticated(c: Context, device: string, hash: string): Promise<Response> {
     const id = c.req.param('id') ?? '';
     if (!RUN_ID.test(id)) return fail(c, 'badRunId');
     const level = c.req.header('x-privacy-level') ?? '';
@@ -48,17 +57,17 @@ export function runUpload(deps: ControlDeps): Handler {
     if (!CONTENT_TYPE.test(contentType)) return fail(c, 'badContentType');
 
     // Bytes are counted as they are read, so a body without a declared length costs what it sends.
-    const ticket = begin(device.id);
+    const ticket = begin(device);
     if (!ticket) return busy(c);
     try {
-      const answer = await store(c, device.id, id, level, contentType, ticket);
+      const answer = await store(c, device, id, level, contentType, ticket);
       // Revoked (or gone) since it was remembered: the next upload asks the store again.
       if (answer.status === 401) credentials.forget(hash);
       return answer;
     } finally {
       ticket.release();
     }
-  };
+  }
 
   async function store(
     c: Context,

@@ -38,6 +38,22 @@ export const FAILURES = {
   staleForm: { status: 403, message: 'stale form: reload the page and retry' },
   adminOnly: { status: 403, message: 'this action needs an administrator account' },
   badCursor: { status: 400, message: 'bad page cursor' },
+
+  // The fleet console's lists and actions (CONTRACT section 9).
+  repeatedParameter: { status: 400, message: 'a query parameter is given more than once' },
+  badSearch: { status: 400, message: 'q must be 3 to 128 printable characters' },
+  badStatus: { status: 400, message: 'status must be active, stale or revoked' },
+  badSort: { status: 400, message: 'sort must be newest, name or last_seen' },
+  badDeviceFilter: { status: 400, message: 'device must be a device id' },
+  badPrivacyFilter: { status: 400, message: `privacy must be ${PRIVACY_LEVELS_TEXT}` },
+  badDate: { status: 400, message: 'since and until must be days written YYYY-MM-DD (UTC)' },
+  badDateRange: { status: 400, message: 'since must be a day before or equal to until' },
+  badBulkAction: {
+    status: 400,
+    message: 'action must be one the form offers (devices: revoke or delete; runs: delete)',
+  },
+  noneSelected: { status: 400, message: 'select at least one item' },
+  deviceNotRevoked: { status: 409, message: 'revoke the device before deleting it' },
   badOwner: { status: 400, message: SUBJECT_RULE },
   deviceNotFound: { status: 404, message: 'device not found' },
   runNotFound: { status: 404, message: 'run not found' },

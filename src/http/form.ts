@@ -1,14 +1,38 @@
 /**
  * Strict `application/x-www-form-urlencoded` parsing (WHATWG URL standard, section 5.1), stricter
  * than URLSearchParams: a bad percent escape, bytes that are not UTF-8 or a repeated field make
- * the whole form malformed instead of being silently repaired.
+ * the whole form malformed instead of being silently repaired. Only the fields that name the items
+ * of a bulk action (CONTRACT section 9: `device`, `run`) may repeat, one per checked box.
  */
 import { BodyTooLarge, readBody } from './body.ts';
 
 export const FORM_LIMIT = 65_536;
 const MAX_FIELDS = 64;
 
-export type FormResult = { ok: true; fields: Map<string, string> } | { ok: false; reason: 'too-large' | 'malformed' };
+/** The fields that a form may repeat: the checked items of a bulk action. */
+const REPEATABLE: ReadonlySet<string> = new Set(['device', 'run']);
+
+/** The form's fields: `get` gives a field's first value, `all` every value of a repeatable one. */
+export class FormFields extends Map<string, string> {
+  readonly #lists = new Map<string, string[]>();
+
+  add(name: string, value: string): boolean {
+    if (!this.has(name)) {
+      this.set(name, value);
+      this.#lists.set(name, [value]);
+      return true;
+    }
+    if (!REPEATABLE.has(name)) return false;
+    this.#lists.get(name)?.push(value);
+    return true;
+  }
+
+  all(name: string): string[] {
+    return [...(this.#lists.get(name) ?? [])];
+  }
+}
+
+export type FormResult = { ok: true; fields: FormFields } | { ok: false; reason: 'too-large' | 'malformed' };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -27,8 +51,8 @@ function decodeComponent(text: string): string | undefined {
 }
 
 /** Parses an urlencoded body; undefined when malformed. */
-export function parseForm(body: string): Map<string, string> | undefined {
-  const fields = new Map<string, string>();
+export function parseForm(body: string): FormFields | undefined {
+  const fields = new FormFields();
   if (body === '') return fields;
   const pairs = body.split('&');
   if (pairs.length > MAX_FIELDS) return undefined;
@@ -37,8 +61,7 @@ export function parseForm(body: string): Map<string, string> | undefined {
     const eq = pair.indexOf('=');
     const name = decodeComponent(eq === -1 ? pair : pair.slice(0, eq));
     const value = decodeComponent(eq === -1 ? '' : pair.slice(eq + 1));
-    if (name === undefined || value === undefined || fields.has(name)) return undefined;
-    fields.set(name, value);
+    if (name === undefined || value === undefined || !fields.add(name, value)) return undefined;
   }
   return fields;
 }

@@ -50,6 +50,8 @@ export function filteredDevices(
   const add = (condition: string, ...values: Param[]) => (where.push(condition), params.push(...values));
   const owner = viewer.admin ? filter.owner : viewer.subject;
   if (owner !== undefined) add('owner = ?', owner);
+  // Another account's devices are outside the scope: asking for them finds nothing.
+  if (!viewer.admin && filter.owner !== undefined && filter.owner !== viewer.subject) add('1 = 0');
   if (filter.q !== undefined) {
     const search = db.searchDevices(substringPattern(filter.q));
     where.push(search.sql);

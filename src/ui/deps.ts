@@ -1,6 +1,7 @@
 /** What the operator interface is built from: everything is passed in, nothing is global. */
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
+import type { FormFields } from '../http/form.ts';
 import type { LinkBuilder } from '../link/link_builder.ts';
 import type { Logger } from '../log/logger.ts';
 import type { OidcClient } from '../oidc/client.ts';
@@ -19,6 +20,7 @@ const passedOn = [
   'version',
   'sessionTtlSeconds',
   'enrollTokenTtlSeconds',
+  'staleAfterMs',
 ] as const satisfies ReadonlyArray<keyof Config>;
 
 /** The specification's "Configuration of the interface", plus lifetimes from CONTRACT section 3. */
@@ -71,6 +73,6 @@ export interface Ctx extends InterfaceDeps {
 export type UiEnv = {
   Variables: {
     session: Session;
-    form: Map<string, string>;
+    form: FormFields;
   };
 };

@@ -1,20 +1,23 @@
-/** GET /devices: newest first, 50 a page, scoped to the account unless admin. */
+/** GET /devices: filtered, sorted and keyset-paged (CONTRACT section 9), scoped unless admin. */
 import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
 import { page } from '../http/responses.ts';
 import { devicesPage } from '../views/devices.ts';
 import type { Ctx, UiEnv } from './deps.ts';
-import { chrome, PAGE_SIZE, pageCursor, viewer } from './page_helpers.ts';
+import { deviceQuery } from './list_query.ts';
+import { chrome, PAGE_SIZE, viewer } from './page_helpers.ts';
 
 export function devicesList(ctx: Ctx): Handler<UiEnv> {
   return async function devicesListHandler(c) {
-    const cursor = pageCursor(c);
-    if (!cursor) return fail(c, 'badCursor');
-    const v = viewer(c);
-    const [devices, accounts] = await Promise.all([
-      ctx.store.devicesVisibleTo(v, { before: cursor.before, limit: PAGE_SIZE }),
-      v.admin ? ctx.store.knownAccounts(200) : Promise.resolve([]),
-    ]);
-    return page(c, devicesPage(chrome(ctx, c), { page: devices, accounts, first: cursor.before === undefined }));
+    const query = deviceQuery(c);
+    if (!query.ok) return fail(c, query.failure);
+    const q = query.value;
+    const staleBefore = ctx.clock.now() - ctx.config.staleAfterMs;
+    const devices = await ctx.store.devicesVisibleTo(
+      viewer(c),
+      { before: q.before, limit: PAGE_SIZE },
+      { q: q.q, owner: q.owner, status: q.status, sort: q.sort, staleBefore },
+    );
+    return page(c, devicesPage(chrome(ctx, c), { page: devices, query: q, staleBefore }));
   };
 }

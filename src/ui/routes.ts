@@ -10,7 +10,11 @@ import { authCallback } from './auth_callback.ts';
 import { authStart } from './auth_start.ts';
 import { dashboard } from './dashboard.ts';
 import type { Ctx, UiEnv } from './deps.ts';
+import { deviceDelete } from './device_delete.ts';
+import { deviceRename } from './device_rename.ts';
 import { deviceRevoke } from './device_revoke.ts';
+import { deviceShow } from './device_show.ts';
+import { devicesBulk } from './devices_bulk.ts';
 import { devicesList } from './devices_list.ts';
 import { discover } from './discover.ts';
 import { enrollTokenMint } from './enroll_token_mint.ts';
@@ -20,6 +24,7 @@ import { loginShow } from './login_show.ts';
 import { logout } from './logout.ts';
 import { runDelete } from './run_delete.ts';
 import { runShow } from './run_show.ts';
+import { runsBulk } from './runs_bulk.ts';
 import { runsList } from './runs_list.ts';
 
 /** none: anyone; guarded: a session, and `csrf` on state changes; admin: guarded and Admin. */
@@ -43,9 +48,14 @@ export const consoleRoutes: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/logout', access: 'none', handler: logout },
   { method: 'GET', path: '/', access: 'guarded', handler: dashboard },
   { method: 'GET', path: '/devices', access: 'guarded', handler: devicesList },
+  { method: 'POST', path: '/devices/bulk', access: 'admin', handler: devicesBulk },
+  { method: 'GET', path: '/devices/:id', access: 'guarded', handler: deviceShow },
+  { method: 'POST', path: '/devices/:id/rename', access: 'guarded', handler: deviceRename },
   { method: 'POST', path: '/devices/:id/revoke', access: 'admin', handler: deviceRevoke },
+  { method: 'POST', path: '/devices/:id/delete', access: 'admin', handler: deviceDelete },
   { method: 'POST', path: '/enroll-tokens', access: 'admin', handler: enrollTokenMint },
   { method: 'GET', path: '/runs', access: 'guarded', handler: runsList },
+  { method: 'POST', path: '/runs/bulk', access: 'guarded', handler: runsBulk },
   { method: 'GET', path: '/runs/:device/:id', access: 'guarded', handler: runShow },
   { method: 'POST', path: '/runs/:device/:id/delete', access: 'guarded', handler: runDelete },
 ];

@@ -3,18 +3,15 @@ import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx, UiEnv } from './deps.ts';
+import { deleteRun } from './fleet_actions.ts';
 import { setNotice } from './notice.ts';
-import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
 import { viewer } from './page_helpers.ts';
 
 export function runDelete(ctx: Ctx): Handler<UiEnv> {
   return async function runDeleteHandler(c) {
     const device = c.req.param('device') ?? '';
     const id = c.req.param('id') ?? '';
-    const v = viewer(c);
-    const deleted = DEVICE_ID.test(device) && RUN_ID.test(id) && (await ctx.store.deleteRun(v, device, id));
-    if (!deleted) return fail(c, 'runNotFound');
-    ctx.logger.log('info', 'run.deleted', { account: v.subject, device, run: id });
+    if (!(await deleteRun(ctx, c, viewer(c), device, id))) return fail(c, 'runNotFound');
     setNotice(ctx, c, { kind: 'deleted', device, run: id });
     return seeOther(c, '/runs');
   };

@@ -1,16 +1,22 @@
-/** GET /runs: newest first, 50 a page, scoped to the account unless admin. */
+/** GET /runs: filtered by device, privacy level and day range, keyset-paged, scoped unless admin. */
 import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
 import { page } from '../http/responses.ts';
 import { runsPage } from '../views/runs.ts';
 import type { Ctx, UiEnv } from './deps.ts';
-import { chrome, PAGE_SIZE, pageCursor, viewer } from './page_helpers.ts';
+import { runQuery } from './list_query.ts';
+import { chrome, PAGE_SIZE, viewer } from './page_helpers.ts';
 
 export function runsList(ctx: Ctx): Handler<UiEnv> {
   return async function runsListHandler(c) {
-    const cursor = pageCursor(c);
-    if (!cursor) return fail(c, 'badCursor');
-    const runs = await ctx.store.runsVisibleTo(viewer(c), { before: cursor.before, limit: PAGE_SIZE });
-    return page(c, runsPage(chrome(ctx, c), { page: runs, first: cursor.before === undefined }));
+    const query = runQuery(c);
+    if (!query.ok) return fail(c, query.failure);
+    const q = query.value;
+    const runs = await ctx.store.runsVisibleTo(
+      viewer(c),
+      { before: q.before, limit: PAGE_SIZE },
+      { device: q.device, privacy: q.privacy, since: q.sinceMs, until: q.untilMs },
+    );
+    return page(c, runsPage(chrome(ctx, c), { page: runs, query: q }));
   };
 }

@@ -1,79 +1,147 @@
-/** The device list, with revoke buttons and the mint form for administrators. */
-import type { Account, Device, Page } from '../store/store.ts';
+/**
+ * The device list: the filter form (GET, works without script), the table with a checkbox per
+ * device for the bulk form, and paging links that keep the filters (CONTRACT section 9).
+ */
+import { deviceStatus } from '../domain/device_status.ts';
+import type { Device, Page } from '../store/store.ts';
+import { DEVICE_SORTS, DEVICE_STATUSES, type DeviceQuery, queryString } from '../ui/list_query.ts';
 import { time } from './format.ts';
-import { html } from './html.ts';
+import { html, type Html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
+import { filterSummary, option } from './list_parts.ts';
 
-export function devicesPage(
-  chrome: Chrome,
-  opts: { page: Page<Device & { lastUploadAt: number | null }>; accounts: Account[]; first: boolean },
-) {
+export function devicePath(id: string): string {
+  return `/devices/${encodeURIComponent(id)}`;
+}
+
+const sortText = { newest: 'newest first', name: 'by name', last_seen: 'most recently seen first' } as const;
+
+export function devicesPage(chrome: Chrome, opts: { page: Page<Device>; query: DeviceQuery; staleBefore: number }) {
   const admin = chrome.session.admin;
   const { items, next } = opts.page;
+  const { before, ...filters } = opts.query;
+  const applied = filterSummary([
+    ['matching', filters.q],
+    ['owned by', filters.owner],
+    ['status', filters.status],
+  ]);
   return layout(
     'Devices',
     chrome,
-    html`<p>
-        ${items.length === 0 ? 'No devices' : `Showing ${items.length} device${items.length === 1 ? '' : 's'}`}${admin ? '' : ' that you own'},
-        newest first.
+    html`${admin ? html`<p><a href="/enroll-tokens">Enroll a device</a> (enrollment tokens)</p>` : ''}
+      ${filterForm(filters, admin)}
+      <p>
+        ${items.length === 0 ? 'No devices' : `Showing ${items.length} device${items.length === 1 ? '' : 's'}`}${admin ? '' : ' that you own'}${applied},
+        ${sortText[filters.sort ?? 'newest']}.
       </p>
-      ${
-        items.length === 0
-          ? ''
-          : html`<table>
-              <caption>
-                Devices
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Device</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Owner</th>
-                  <th scope="col">Enrolled</th>
-                  <th scope="col">Last upload</th>
-                  <th scope="col">Status</th>
-                  ${admin ? html`<th scope="col">Action</th>` : ''}
-                </tr>
-              </thead>
-              <tbody>
-                ${items.map(
-                  (d) =>
-                    html`<tr>
-                      <td><code>${d.id}</code></td>
-                      <td>${d.name}</td>
-                      <td>${d.owner}</td>
-                      <td>${time(d.enrolledAt, chrome.now)}</td>
-                      <td>${time(d.lastUploadAt, chrome.now)}</td>
-                      <td>${d.revokedAt === null ? 'active' : html`revoked ${time(d.revokedAt, chrome.now)}`}</td>
-                      ${
-                        admin
-                          ? html`<td>
-                              ${d.revokedAt === null ? actionButton(`/devices/${encodeURIComponent(d.id)}/revoke`, chrome.csrf, `Revoke ${d.id}`) : ''}
-                            </td>`
-                          : ''
-                      }
-                    </tr> `,
-                )}
-              </tbody>
-            </table>`
-      }
-      ${next ? html`<p><a href="/devices?before=${next}">Older devices</a></p>` : ''}
-      ${opts.first ? '' : html`<p><a href="/devices">Newest devices</a></p>`}
-      ${admin ? mintForm(chrome.csrf, opts.accounts) : ''}`,
+      ${items.length === 0 ? '' : table(chrome, items, opts.staleBefore)}
+      ${next ? html`<p><a href="/devices${queryString({ ...filters, before: next })}">Older devices</a></p>` : ''}
+      ${before === undefined ? '' : html`<p><a href="/devices${queryString(filters)}">Newest devices</a></p>`}
+      ${admin && items.length > 0 ? bulkForm(chrome.csrf) : ''}`,
   );
 }
 
-function mintForm(csrf: string, accounts: Account[]) {
-  return html`<h2>Enroll a device</h2>
-    <form method="post" action="/enroll-tokens">
+function filterForm(q: Omit<DeviceQuery, 'before'>, admin: boolean): Html {
+  return html`<form method="get" action="/devices">
+    <fieldset>
+      <legend>Find devices</legend>
+      <p>
+        <label for="q">Id or name contains (3 characters or more)</label><br />
+        <input id="q" name="q" value="${q.q ?? ''}" minlength="3" maxlength="128" />
+      </p>
+      ${
+        admin
+          ? html`<p>
+            <label for="owner">Owner (an account subject)</label><br />
+            <input id="owner" name="owner" value="${q.owner ?? ''}" maxlength="262" />
+          </p>`
+          : ''
+      }
+      <p>
+        <label for="status">Status</label><br />
+        <select id="status" name="status">
+          ${option('', 'any', q.status ?? '')} ${DEVICE_STATUSES.map((s) => option(s, s, q.status ?? ''))}
+        </select>
+      </p>
+      <p>
+        <label for="sort">Order</label><br />
+        <select id="sort" name="sort">
+          ${DEVICE_SORTS.map((s) => option(s, sortText[s], q.sort ?? 'newest'))}
+        </select>
+      </p>
+      <p><button type="submit">Show devices</button> <a href="/devices">Clear filters</a></p>
+    </fieldset>
+  </form>`;
+}
+
+function table(chrome: Chrome, items: Device[], staleBefore: number): Html {
+  const admin = chrome.session.admin;
+  return html`<table>
+    <caption>
+      Devices
+    </caption>
+    <thead>
+      <tr>
+        ${admin ? html`<th scope="col">Select</th>` : ''}
+        <th scope="col">Device</th>
+        <th scope="col">Name</th>
+        <th scope="col">Owner</th>
+        <th scope="col">Enrolled</th>
+        <th scope="col">Last seen</th>
+        <th scope="col">Last upload</th>
+        <th scope="col">Status</th>
+        ${admin ? html`<th scope="col">Action</th>` : ''}
+      </tr>
+    </thead>
+    <tbody>
+      ${items.map((d) => {
+        const status = deviceStatus(d, staleBefore);
+        return html`<tr>
+          ${
+            admin
+              ? html`<td>
+                <input type="checkbox" form="bulk-devices" name="device" value="${d.id}" aria-label="Select ${d.id}" />
+              </td>`
+              : ''
+          }
+          <td><a href="${devicePath(d.id)}"><code>${d.id}</code></a></td>
+          <td>${d.name}</td>
+          <td>${d.owner}</td>
+          <td>${time(d.enrolledAt, chrome.now)}</td>
+          <td>${time(d.lastSeenAt, chrome.now)}</td>
+          <td>${time(d.lastUploadAt, chrome.now)}</td>
+          <td>${status === 'revoked' ? html`revoked ${time(d.revokedAt, chrome.now)}` : status}</td>
+          ${
+            admin
+              ? html`<td>
+                ${
+                  d.revokedAt === null
+                    ? actionButton(`${devicePath(d.id)}/revoke`, chrome.csrf, `Revoke ${d.id}`)
+                    : actionButton(`${devicePath(d.id)}/delete`, chrome.csrf, `Delete ${d.id}`)
+                }
+              </td>`
+              : ''
+          }
+        </tr>`;
+      })}
+    </tbody>
+  </table>`;
+}
+
+/** The one form the checkboxes belong to (their `form` attribute), with one csrf field. */
+function bulkForm(csrf: string): Html {
+  return html`<form method="post" action="/devices/bulk" id="bulk-devices">
+    <fieldset>
+      <legend>With the selected devices</legend>
       <input type="hidden" name="csrf" value="${csrf}" />
       <p>
-        <label for="owner">Owner (an account subject; empty means you)</label><br />
-        <input id="owner" name="owner" list="known-accounts" maxlength="256" />
+        <label for="bulk-action">Action</label><br />
+        <select id="bulk-action" name="action">
+          <option value="revoke">Revoke</option>
+          <option value="delete">Delete (revoked devices only, with their runs)</option>
+        </select>
+        <button type="submit">Apply to selected devices</button>
       </p>
-      <datalist id="known-accounts">
-        ${accounts.map((a) => html`<option value="${a.subject}">${a.display}</option>`)}
-      </datalist>
-      <p><button type="submit">Mint enrollment link</button></p>
-    </form>`;
+    </fieldset>
+  </form>`;
 }

@@ -27,6 +27,15 @@ for (const [name, body] of [
   test(`rejects ${name}`, () => assert.equal(parseForm(body), undefined));
 }
 
+test('the items of a bulk action may repeat, in order; no other field may', () => {
+  const fields = parseForm('csrf=t&action=revoke&device=a&device=b&run=x%2F1');
+  assert.deepEqual(fields?.all('device'), ['a', 'b']);
+  assert.equal(fields?.get('device'), 'a');
+  assert.deepEqual(fields?.all('run'), ['x/1']);
+  assert.deepEqual(fields?.all('missing'), []);
+  assert.equal(parseForm('device=a&action=revoke&action=delete'), undefined);
+});
+
 test('readForm refuses another media type as malformed', async () => {
   assert.deepEqual(await readForm(post('a=1', 'text/plain')), { ok: false, reason: 'malformed' });
   assert.deepEqual(await readForm(post('a=1', 'application/x-www-form-urlencoded; charset=latin1')), {

@@ -1,0 +1,79 @@
+/** The device page (CONTRACT section 9): what an operator asks about one device, its runs and actions. */
+import { deviceStatus } from '../domain/device_status.ts';
+import type { Device, Page, RunSummary } from '../store/store.ts';
+import { queryString } from '../ui/list_query.ts';
+import { size, time } from './format.ts';
+import { html, type Html } from './html.ts';
+import { actionButton, type Chrome, layout } from './layout.ts';
+import { devicePath } from './devices.ts';
+import { bulkForm, runsTable } from './runs.ts';
+
+const statusText = {
+  active: 'active: it has called Paddock recently',
+  stale: 'stale: it has not called Paddock for a while',
+  revoked: 'revoked: its credential is refused',
+} as const;
+
+export function devicePage(
+  chrome: Chrome,
+  opts: {
+    device: Device;
+    storedBytes: number;
+    runs: Page<RunSummary>;
+    before: string | undefined;
+    staleBefore: number;
+  },
+) {
+  const d = opts.device;
+  const status = deviceStatus(d, opts.staleBefore);
+  const path = devicePath(d.id);
+  const { items, next } = opts.runs;
+  return layout(
+    `Device ${d.name}`,
+    chrome,
+    html`<dl>
+        <dt>Device id</dt>
+        <dd><code>${d.id}</code></dd>
+        <dt>Name</dt>
+        <dd>${d.name}</dd>
+        <dt>Owner</dt>
+        <dd>${d.owner}</dd>
+        <dt>Status</dt>
+        <dd>${statusText[status]}${d.revokedAt === null ? '' : html` (revoked ${time(d.revokedAt, chrome.now)})`}</dd>
+        <dt>Enrolled</dt>
+        <dd>${time(d.enrolledAt, chrome.now)}${d.enrolledBy ? html`, with a token minted by ${d.enrolledBy}` : ''}</dd>
+        <dt>Enrollment note</dt>
+        <dd>${d.enrollNote || 'none'}</dd>
+        <dt>Last seen</dt>
+        <dd>${time(d.lastSeenAt, chrome.now)}</dd>
+        <dt>Last upload</dt>
+        <dd>${time(d.lastUploadAt, chrome.now)}</dd>
+        <dt>Stored</dt>
+        <dd>${size(opts.storedBytes)} in its runs</dd>
+        <dt>Privacy ceiling</dt>
+        <dd>${d.maxPrivacy}: the most revealing level this device may upload at</dd>
+      </dl>
+      <h2>Actions</h2>
+      ${actions(chrome, d, path)}
+      <h2>Runs</h2>
+      ${items.length === 0 ? html`<p>No runs${opts.before === undefined ? '' : ' older than these'}.</p>` : runsTable(chrome, items, 'bulk-device-runs')}
+      ${next ? html`<p><a href="${path}${queryString({ before: next })}">Older runs</a></p>` : ''}
+      ${opts.before === undefined ? '' : html`<p><a href="${path}">Newest runs</a></p>`}
+      ${items.length > 0 ? bulkForm(chrome.csrf, 'bulk-device-runs') : ''}`,
+  );
+}
+
+function actions(chrome: Chrome, d: Device, path: string): Html {
+  const admin = chrome.session.admin;
+  return html`<form method="post" action="${path}/rename">
+      <input type="hidden" name="csrf" value="${chrome.csrf}" />
+      <p>
+        <label for="name">New name</label><br />
+        <input id="name" name="name" value="${d.name}" required maxlength="128" />
+        <button type="submit">Rename</button>
+      </p>
+    </form>
+    ${admin && d.revokedAt === null ? actionButton(`${path}/revoke`, chrome.csrf, 'Revoke this device') : ''}
+    ${admin && d.revokedAt !== null ? actionButton(`${path}/delete`, chrome.csrf, 'Delete this device and its runs') : ''}
+    ${admin ? '' : html`<p>Revoking and deleting devices is for administrators.</p>`}`;
+}
