@@ -358,8 +358,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await ids(admin, { q: 'er_' }), ['other_1']);
       assert.deepEqual(await ids(admin, { q: 'nothing like it' }), []);
       assert.deepEqual(await ids(ann, { q: 'lab' }), ['dev-alpha'], 'scoped');
+      assert.deepEqual(await ids(ann, { owner: 'oidc:bob' }), [], "another owner's devices are outside the scope");
       assert.deepEqual(
-        await ids(ann, { owner: 'oidc:bob' }),
+        await ids(ann, { owner: 'oidc:ann' }),
         ['dev-gamma', 'dev-alpha'],
         'a non-admin sees only their own',
       );
