@@ -24,9 +24,11 @@ export const deviceLists = {
 const sorts: Record<DeviceSort, { order: string; after: string }> = {
   newest: { order: 'seq DESC', after: 'seq < ?' },
   name: { order: 'name_key, seq', after: '(name_key, seq) > (SELECT name_key, seq FROM devices WHERE seq = ?)' },
+  // Written out rather than as a row value, so that both planners start the index walk at the cursor.
   last_seen: {
     order: 'coalesce(last_seen_at, 0) DESC, seq DESC',
-    after: '(coalesce(last_seen_at, 0), seq) < (SELECT coalesce(last_seen_at, 0), seq FROM devices WHERE seq = ?)',
+    after: `coalesce(last_seen_at, 0) <= (SELECT coalesce(last_seen_at, 0) FROM devices WHERE seq = ?)
+      AND (coalesce(last_seen_at, 0) < (SELECT coalesce(last_seen_at, 0) FROM devices WHERE seq = ?) OR seq < ?)`,
   },
 };
 
@@ -61,7 +63,15 @@ export function filteredDevices(
   else if (filter.status === 'active') add('revoked_at IS NULL AND coalesce(last_seen_at, 0) >= ?', filter.staleBefore);
   else if (filter.status === 'stale') add('revoked_at IS NULL AND coalesce(last_seen_at, 0) < ?', filter.staleBefore);
   const sort = sorts[filter.sort ?? 'newest'];
-  if (req.before !== undefined) add(sort.after, Number(req.before));
+  // The cursor fills each placeholder of the sort's condition.
+  if (req.before !== undefined)
+    add(
+      sort.after,
+      ...sort.after
+        .split('?')
+        .slice(1)
+        .map(() => Number(req.before)),
+    );
   params.push(req.limit + 1);
   return {
     sql: `SELECT seq, ${columns} FROM devices ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${sort.order} LIMIT ?`,

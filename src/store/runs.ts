@@ -39,6 +39,10 @@ export const runsSql = {
   counts: `SELECT coalesce(sum(devices), 0) AS devices, coalesce(sum(active_devices), 0) AS active,
     coalesce(sum(runs), 0) AS runs FROM counts WHERE (? OR owner = ?)`,
   storedBytes: 'SELECT coalesce(sum(size), 0) AS n FROM runs WHERE device_id = ?',
+  deviceInScope: 'SELECT 1 AS ok FROM devices WHERE id = ? AND (? OR owner = ?)',
+  /** The ends of a time range in seq (filteredRuns). */
+  lastBefore: 'SELECT seq FROM runs WHERE uploaded_at < ? ORDER BY uploaded_at DESC, seq DESC LIMIT 1',
+  firstFrom: 'SELECT seq FROM runs WHERE uploaded_at >= ? ORDER BY uploaded_at, seq LIMIT 1',
   allPerDay: 'SELECT uploaded_at / 86400000 AS day, count(*) AS n FROM runs WHERE uploaded_at >= ? GROUP BY day',
   ownPerDay:
     'SELECT uploaded_at / 86400000 AS day, count(*) AS n FROM runs WHERE owner = ? AND uploaded_at >= ? GROUP BY day',
@@ -97,7 +101,14 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
     },
     async runsVisibleTo(viewer, req, filter) {
       if (filter && Object.values(filter).some((v) => v !== undefined)) {
-        const { sql, params } = filteredRuns(viewer, req, filter);
+        let scoped = viewer;
+        if (filter.device !== undefined && !viewer.admin) {
+          // A device's runs share its owner, which never changes: once the device is in scope, its
+          // runs are, and the walk takes the device's index rather than the owner's.
+          if (!(await db.get(runsSql.deviceInScope, filter.device, ...scope(viewer)))) return { items: [] };
+          scoped = { ...viewer, admin: true };
+        }
+        const { sql, params } = filteredRuns(scoped, req, filter, await rangeSeqs(db, filter));
         return page(await db.arrays(sql, ...params), req.limit, runSummaryFromArray);
       }
       const rows = viewer.admin
@@ -126,27 +137,39 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
 }
 
 /**
- * The filtered run list (CONTRACT section 9), newest first. A time range bounds the walk by seq
- * as well (uploads are stamped as they arrive, so seq follows the time of upload): the newest
- * run before `until`, found through runs_uploaded_at, is where the walk starts.
+ * The filtered run list (CONTRACT section 9), newest first. A time range also bounds the walk by
+ * seq (uploads are stamped as they arrive, so seq follows the time of upload): `seqs` are the
+ * sequence numbers at the range's ends, looked up first through runs_uploaded_at (rangeSeqs), so
+ * that both planners walk only the range, and a range with few runs never reads the rest.
  */
-export function filteredRuns(viewer: Viewer, req: PageRequest, filter: RunFilter): { sql: string; params: Param[] } {
-  const where: string[] = ['seq < ?'];
-  const params: Param[] = [cursor(req.before)];
+export function filteredRuns(
+  viewer: Viewer,
+  req: PageRequest,
+  filter: RunFilter,
+  seqs: { below: number; atLeast: number } = { below: cursor(req.before), atLeast: 0 },
+): { sql: string; params: Param[] } {
+  const where: string[] = ['seq < ?', 'seq >= ?'];
+  const params: Param[] = [Math.min(cursor(req.before), seqs.below), seqs.atLeast];
   const add = (condition: string, ...values: Param[]) => (where.push(condition), params.push(...values));
   if (!viewer.admin) add('owner = ?', viewer.subject);
   if (filter.device !== undefined) add('device_id = ?', filter.device);
   if (filter.privacy !== undefined) add('privacy = ?', filter.privacy);
   if (filter.since !== undefined) add('uploaded_at >= ?', filter.since);
-  if (filter.until !== undefined) {
-    where.push(
-      'uploaded_at < ?',
-      'seq <= coalesce((SELECT seq FROM runs WHERE uploaded_at < ? ORDER BY uploaded_at DESC LIMIT 1), 0)',
-    );
-    params.push(filter.until, filter.until);
-  }
+  if (filter.until !== undefined) add('uploaded_at < ?', filter.until);
   params.push(req.limit + 1);
   return { sql: `SELECT seq, ${summary} FROM runs WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, params };
+}
+
+/** The seq bounds of a time range: below the newest run before `until`, from the oldest at or after `since`. */
+async function rangeSeqs(db: Sql, filter: RunFilter): Promise<{ below: number; atLeast: number }> {
+  const [last, first] = await Promise.all([
+    filter.until === undefined ? undefined : db.get(runsSql.lastBefore, filter.until),
+    filter.since === undefined ? undefined : db.get(runsSql.firstFrom, filter.since),
+  ]);
+  return {
+    below: filter.until === undefined ? Number.MAX_SAFE_INTEGER : last ? Number(last.seq) + 1 : 0,
+    atLeast: filter.since === undefined ? 0 : first ? Number(first.seq) : Number.MAX_SAFE_INTEGER,
+  };
 }
 
 function runSummaryFromArray(r: unknown[]): RunSummary {

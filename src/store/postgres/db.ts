@@ -13,6 +13,12 @@ import { connectionConfig, createPool, isConnectionError, type PgOptions, unavai
 const MIGRATION_LOCK = 7_214_003_001;
 
 /** A statement inside a transaction, in the `?` style of the domain files. */
+/** The device search through the pg_trgm index devices_search (migration 'fleet-lists'). */
+export const pgSearchDevices: Sql['searchDevices'] = (pattern) => ({
+  sql: "lower(id || chr(1) || name) LIKE ? ESCAPE '\\'",
+  params: [pattern],
+});
+
 export type Query = (sql: string, ...params: Param[]) => Promise<Row[]>;
 
 export async function openPgDb(url: string, opts: PgOptions = {}): Promise<PgDb> {
@@ -117,7 +123,7 @@ export class PgDb {
     run: async (sql, ...params) => (await this.#query(sql, params)).rowCount ?? 0,
     // The database server's disk is its own to keep room on: nothing is held in reserve here.
     critical: async (sql, ...params) => (await this.#query(sql, params)).rowCount ?? 0,
-    searchDevices: (pattern) => ({ sql: "lower(id || chr(1) || name) LIKE ? ESCAPE '\\'", params: [pattern] }),
+    searchDevices: pgSearchDevices,
   };
 
   async transaction<T>(work: (q: Query) => Promise<T>): Promise<T> {

@@ -169,7 +169,9 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX devices_owner_name ON devices (owner, name_key, seq);
   CREATE INDEX devices_seen ON devices (coalesce(last_seen_at, 0), seq);
   CREATE INDEX devices_owner_seen ON devices (owner, coalesce(last_seen_at, 0), seq);
-  CREATE INDEX devices_revoked ON devices (revoked_at, seq);
+  -- Status filters walk the newest devices of one side of revocation (partial indexes).
+  CREATE INDEX devices_revoked ON devices (seq) WHERE revoked_at IS NOT NULL;
+  CREATE INDEX devices_unrevoked ON devices (seq) WHERE revoked_at IS NULL;
   CREATE INDEX runs_device_list ON runs (device_id, seq, id, content_type, privacy, size, uploaded_at);
   CREATE INDEX runs_privacy_list ON runs (privacy, seq, device_id, id, content_type, size, uploaded_at);
   CREATE INDEX runs_owner_privacy_list ON runs (owner, privacy, seq, device_id, id, content_type, size, uploaded_at);

@@ -137,6 +137,13 @@ function adoptNumbered(db: DatabaseSync): void {
 }
 
 /** Statements prepared once and reused; every call is synchronous. */
+/** The device search through the FTS5 trigram table devices_search (migration 'fleet-lists'). */
+export const sqliteSearchDevices: Sql['searchDevices'] = (pattern) => ({
+  sql: `seq IN (SELECT rowid FROM devices_search WHERE id LIKE ? ESCAPE '\\'
+    UNION SELECT rowid FROM devices_search WHERE name LIKE ? ESCAPE '\\')`,
+  params: [pattern, pattern],
+});
+
 export class Db {
   #db: DatabaseSync;
   #statements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
@@ -205,11 +212,7 @@ export class Db {
       arrays: async (sql, ...params) => this.allArrays(sql, ...params),
       run: async (sql, ...params) => this.run(sql, ...params),
       critical: async (sql, ...params) => this.critical(() => this.run(sql, ...params)),
-      searchDevices: (pattern) => ({
-        sql: `seq IN (SELECT rowid FROM devices_search WHERE id LIKE ? ESCAPE '\\'
-          UNION SELECT rowid FROM devices_search WHERE name LIKE ? ESCAPE '\\')`,
-        params: [pattern, pattern],
-      }),
+      searchDevices: sqliteSearchDevices,
     };
   }
 
