@@ -22,14 +22,16 @@ export function comparer(ctx: {
     /**
      * A later keyset page, `hops` "older" links from the first: the last page on the way that is
      * itself followed by another, so it holds a whole page of rows even for an account whose list is
-     * short (an owner's last page may hold two rows, which would flatter the figure).
+     * short (an owner's last page may hold two rows, which would flatter the figure). Filters in
+     * the path are kept by the "older" links.
      */
     async laterPage(path: string, c: string, hops: number) {
+      const list = path.split('?')[0] ?? path;
       let full = path;
       let next = path;
       for (let i = 0; i <= hops; i++) {
         const page = (await get(next, c)).body.toString();
-        const link = new RegExp(`href="(${path}\\?before=\\d+)"`).exec(page)?.[1];
+        const link = new RegExp(`href="(${list}\\?[^"]*before=\\d+)"`).exec(page)?.[1]?.replaceAll('&amp;', '&');
         if (!link) break;
         full = next;
         next = link;

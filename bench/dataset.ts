@@ -18,7 +18,15 @@ export interface Dataset {
   largeRun: { device: string; id: string };
   uploadOwner: string;
   uploadCredentials: string[];
+  /** A day in the middle of the runs' upload times (ms), for the day-range filter. */
+  runsMidDay: number;
 }
+
+/** Runs are spread over time, one every 5 s, so that a day holds 17,280 of them. */
+export const RUN_EVERY_MS = 5_000;
+
+/** Every 50th device is revoked; privacy levels take turns, so each filter selects a real share. */
+export const LEVELS = ['full', 'redacted', 'minimal'] as const;
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -34,6 +42,7 @@ export async function buildDataset(
   progress: (line: string) => void,
 ): Promise<Dataset> {
   const now = Date.now() - 86_400_000;
+  const runsFrom = now - size.runs * RUN_EVERY_MS;
   const deviceIds: string[] = [];
   for (let i = 0; i < size.devices; i++) {
     const owner = `oidc:account-${i % size.accounts}`;
@@ -67,9 +76,9 @@ export async function buildDataset(
           device: deviceIds[i % deviceIds.length] ?? '',
           id: `run-${i}`,
           contentType: 'text/plain',
-          privacy: 'redacted',
+          privacy: LEVELS[i % 3] ?? 'full',
           size: body.length,
-          uploadedAt: now + i,
+          uploadedAt: runsFrom + i * RUN_EVERY_MS,
           body,
           sha256: hash,
         }),
@@ -79,6 +88,9 @@ export async function buildDataset(
     if (start > 0 && start % 200_000 === 0) progress(`${start} runs`);
   }
   progress(`${size.runs} runs`);
+  // Revoked once their runs are in: a revoked device stores no more.
+  for (let i = 49; i < deviceIds.length; i += 50)
+    await store.revokeDevice({ subject: 'local:admin', admin: true }, deviceIds[i] ?? '', now);
   const small = runText(8192, 1);
   await store.putRun({
     device: deviceIds[0] ?? '',
@@ -129,5 +141,6 @@ export async function buildDataset(
     largeRun: { device: deviceIds[0] ?? '', id: 'view-16m' },
     uploadOwner: 'oidc:uploader',
     uploadCredentials,
+    runsMidDay: runsFrom + (size.runs / 2) * RUN_EVERY_MS,
   };
 }

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { openPostgresStore } from '../src/store/postgres/store.ts';
 import { comparer } from './compare.ts';
-import type { DatasetSize } from './dataset.ts';
+import { type DatasetSize, RUN_EVERY_MS } from './dataset.ts';
 import type { Row } from './report.ts';
 import { startPaddock } from './server.ts';
 import { uploadLoad } from './uploads.ts';
@@ -109,6 +109,19 @@ export async function postgresBench(ctx: {
       minRatio: 0.8,
       maxP99: 15,
     });
+    // The filtered lists (CONTRACT section 9), as in the SQLite section.
+    const day = new Date(Date.now() - 86_400_000 - (ctx.size.runs / 2) * RUN_EVERY_MS).toISOString().slice(0, 10);
+    for (const path of [
+      '/devices?q=device+123&sort=name',
+      '/runs?privacy=minimal',
+      `/runs?since=${day}&until=${day}`,
+    ]) {
+      const later = await laterPage(path, admin, 10);
+      await compare(`PostgreSQL: GET ${later === path ? path : `${path} later page`}, admin`, later, admin, {
+        minRatio: 0.8,
+        maxP99: 15,
+      });
+    }
     await compare('PostgreSQL: GET / (dashboard, counts), admin', '/', admin, { minRatio: 0.8 });
     await server.stop();
   } finally {
@@ -153,8 +166,9 @@ async function fill(url: string, size: DatasetSize): Promise<string[]> {
   const now = Date.now() - 86_400_000;
   await withClient(url, async (c) => {
     await c.query(
-      `INSERT INTO devices (id, name, owner, credential_hash, enrolled_at, last_seen_at)
-       SELECT 'd_bench' || i, 'bench device ' || i, 'oidc:account-' || (i % $2), 'bench-cred-' || i, $3::bigint + i, $3::bigint + i
+      `INSERT INTO devices (id, name, name_key, owner, credential_hash, enrolled_at, last_seen_at, revoked_at)
+       SELECT 'd_bench' || i, 'bench device ' || i, 'bench device ' || i, 'oidc:account-' || (i % $2), 'bench-cred-' || i,
+         $3::bigint + i, $3::bigint + i, CASE WHEN i % 50 = 49 THEN $3::bigint END
        FROM generate_series(0, $1 - 1) AS i`,
       [size.devices, size.accounts, now],
     );
@@ -162,9 +176,10 @@ async function fill(url: string, size: DatasetSize): Promise<string[]> {
     for (let start = 0; start < size.runs; start += 200_000) {
       await c.query(
         `INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, body)
-         SELECT 'd_bench' || (i % $2), 'run-' || i, 'oidc:account-' || ((i % $2) % $3), 'text/plain', 'redacted', 1000, 'x',
-           $4::bigint + i, $5 FROM generate_series($1::bigint, LEAST($1::bigint + 199999, $6::bigint - 1)) AS i`,
-        [start, size.devices, size.accounts, now, body, size.runs],
+         SELECT 'd_bench' || (i % $2), 'run-' || i, 'oidc:account-' || ((i % $2) % $3), 'text/plain',
+           (ARRAY['full', 'redacted', 'minimal'])[i % 3 + 1], 1000, 'x',
+           $4::bigint + i * ${RUN_EVERY_MS}, $5 FROM generate_series($1::bigint, LEAST($1::bigint + 199999, $6::bigint - 1)) AS i`,
+        [start, size.devices, size.accounts, now - size.runs * RUN_EVERY_MS, body, size.runs],
       );
     }
     await c.query('VACUUM ANALYZE');

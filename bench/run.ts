@@ -92,6 +92,24 @@ for (const [who, c] of [
     await compare(`GET ${list} later page, ${who}`, later, c, { minRatio: 0.8, maxP99: 15 });
   }
 }
+// The filtered lists (CONTRACT section 9): a search sorted by name, a status sorted by last seen, a
+// privacy level, a day range; each first page and a later one, with the filters kept by the links.
+const day = new Date(dataset.runsMidDay).toISOString().slice(0, 10);
+for (const [who, c] of [
+  ['admin', adminCookie],
+  ['owner', ownerCookie],
+] as const) {
+  for (const path of [
+    '/devices?q=device+123&sort=name',
+    '/devices?status=active&sort=last_seen',
+    '/runs?privacy=minimal',
+    `/runs?since=${day}&until=${day}`,
+  ]) {
+    await compare(`GET ${path} first page, ${who}`, path, c, { minRatio: 0.8, maxP99: 15 });
+    const later = await laterPage(path, c, 10);
+    if (later !== path) await compare(`GET ${path} later page, ${who}`, later, c, { minRatio: 0.8, maxP99: 15 });
+  }
+}
 await compare('GET /runs/{device}/{id} 8 KiB', `/runs/${dataset.smallRun.device}/${dataset.smallRun.id}`, adminCookie, {
   minRatio: 0.8,
 });

@@ -55,7 +55,7 @@ export function filteredDevices(
   // Another account's devices are outside the scope: asking for them finds nothing.
   if (!viewer.admin && filter.owner !== undefined && filter.owner !== viewer.subject) add('1 = 0');
   if (filter.q !== undefined) {
-    const search = db.searchDevices(substringPattern(filter.q));
+    const search = db.searchDevices(filter.q);
     where.push(search.sql);
     params.push(...search.params);
   }

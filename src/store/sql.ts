@@ -23,11 +23,10 @@ export interface Sql {
    */
   critical(sql: string, ...params: Param[]): Promise<number>;
   /**
-   * The one condition written per backend: the devices whose id or name matches a LIKE pattern
-   * (`%q%`, lower-cased, `\\` escapes), through SQLite's FTS5 trigram table or PostgreSQL's
-   * pg_trgm index.
+   * The one condition written per backend: the devices whose id or name holds `q` (at least three
+   * characters, any case), through SQLite's FTS5 trigram table or PostgreSQL's pg_trgm index.
    */
-  searchDevices(pattern: string): { sql: string; params: Param[] };
+  searchDevices(q: string): { sql: string; params: Param[] };
 }
 
 /** `?` placeholders numbered `$1`, `$2`… for PostgreSQL; the statements hold no `?` in a literal. */

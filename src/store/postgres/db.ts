@@ -3,6 +3,7 @@
  * a lost connection into a StoreError (answered 503) while the pool reconnects by itself.
  */
 import pg from 'pg';
+import { substringPattern } from '../devices.ts';
 import { StoreError } from '../errors.ts';
 import { numberedName, NUMBERED_SENTINEL, pendingMigrations } from '../migrations.ts';
 import { numbered, type Param, type Row, type Sql } from '../sql.ts';
@@ -14,9 +15,9 @@ const MIGRATION_LOCK = 7_214_003_001;
 
 /** A statement inside a transaction, in the `?` style of the domain files. */
 /** The device search through the pg_trgm index devices_search (migration 'fleet-lists'). */
-export const pgSearchDevices: Sql['searchDevices'] = (pattern) => ({
+export const pgSearchDevices: Sql['searchDevices'] = (q) => ({
   sql: "lower(id || chr(1) || name) LIKE ? ESCAPE '\\'",
-  params: [pattern],
+  params: [substringPattern(q)],
 });
 
 export type Query = (sql: string, ...params: Param[]) => Promise<Row[]>;
