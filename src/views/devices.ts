@@ -1,12 +1,12 @@
-/** The device list, with revoke buttons and the mint form for administrators. */
-import type { Account, Device, Page } from '../store/store.ts';
+/** The device list, with revoke buttons and a link to enroll a device for administrators. */
+import type { Device, Page } from '../store/store.ts';
 import { time } from './format.ts';
 import { html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
 
 export function devicesPage(
   chrome: Chrome,
-  opts: { page: Page<Device & { lastUploadAt: number | null }>; accounts: Account[]; first: boolean },
+  opts: { page: Page<Device & { lastUploadAt: number | null }>; first: boolean },
 ) {
   const admin = chrome.session.admin;
   const { items, next } = opts.page;
@@ -59,21 +59,6 @@ export function devicesPage(
       }
       ${next ? html`<p><a href="/devices?before=${next}">Older devices</a></p>` : ''}
       ${opts.first ? '' : html`<p><a href="/devices">Newest devices</a></p>`}
-      ${admin ? mintForm(chrome.csrf, opts.accounts) : ''}`,
+      ${admin ? html`<p><a href="/enroll-tokens">Enroll a device</a></p>` : ''}`,
   );
-}
-
-function mintForm(csrf: string, accounts: Account[]) {
-  return html`<h2>Enroll a device</h2>
-    <form method="post" action="/enroll-tokens">
-      <input type="hidden" name="csrf" value="${csrf}" />
-      <p>
-        <label for="owner">Owner (an account subject; empty means you)</label><br />
-        <input id="owner" name="owner" list="known-accounts" maxlength="256" />
-      </p>
-      <datalist id="known-accounts">
-        ${accounts.map((a) => html`<option value="${a.subject}">${a.display}</option>`)}
-      </datalist>
-      <p><button type="submit">Mint enrollment link</button></p>
-    </form>`;
 }
