@@ -1,8 +1,8 @@
 /**
  * The store, in domain words, one interface per domain file. Each statement is written once, in
- * the domain file (settings.ts, sign_in.ts, devices.ts, runs.ts), and runs on node:sqlite
- * (store/sqlite) and PostgreSQL (store/postgres); what needs a transaction is written per backend
- * in the file of the same name. Both pass the same contract tests (test/store). Methods that act
+ * the domain file (settings.ts, sign_in.ts, devices.ts, enroll_tokens.ts, runs.ts), and runs on
+ * node:sqlite (store/sqlite) and PostgreSQL (store/postgres); what needs a transaction is written
+ * per backend in the file of the same name. Both pass the same contract tests (test/store). Methods that act
  * on devices or runs take the Viewer so that scoping (CONTRACT section 4) is enforced in one
  * place, in the query itself.
  */
