@@ -1,4 +1,4 @@
-/** POST /v1/enroll: trades a single-use enrollment token for a device id and credential. */
+/** POST /v1/enroll: trades one use of an enrollment token for a device id and credential. */
 import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
 import { randomToken, secretHash } from '../crypto/random.ts';
@@ -38,7 +38,7 @@ export function enroll(deps: ControlDeps): Handler {
       name: name ?? deviceId,
       credentialHash: secretHash(credential),
     });
-    // One answer for unknown, used and expired tokens, so the endpoint reveals nothing about them.
+    // One answer for unknown, used-up, revoked and expired tokens, so the endpoint reveals nothing about them.
     if (!device) return fail(c, 'unknownEnrollToken');
     deps.logger.log('info', 'device.enrolled', { device: device.id, owner: device.owner });
     return c.json({ device: device.id, credential }, 201);

@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { RUN_ID_RULE, SUBJECT_RULE } from '../domain/ids.ts';
+import { EXPIRES_IN_RULE, NOTE_RULE, USES_RULE } from '../domain/enroll_tokens.ts';
 import { DEVICE_NAME_RULE } from '../domain/names.ts';
 import { PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
 import { applySecurityHeaders } from './security_headers.ts';
@@ -76,7 +77,7 @@ export const FAILURES = {
   notJsonObject: { status: 400, message: 'body must be a JSON object' },
   tokenMissing: { status: 400, message: 'token must be a non-empty string' },
   badDeviceName: { status: 400, message: DEVICE_NAME_RULE },
-  unknownEnrollToken: { status: 401, message: 'enrollment token unknown, used or expired' },
+  unknownEnrollToken: { status: 401, message: 'enrollment token unknown, used up, revoked or expired' },
   unknownCredential: { status: 401, message: 'unknown or revoked device credential' },
   badRunId: { status: 400, message: RUN_ID_RULE },
   badPrivacyLevel: { status: 400, message: `X-Privacy-Level must be ${PRIVACY_LEVELS_TEXT}` },
@@ -86,6 +87,13 @@ export const FAILURES = {
   uploadInterrupted: { status: 400, message: 'upload interrupted' },
   uploadTooSlow: { status: 408, message: 'upload sent too slowly; retry' },
   runConflict: { status: 409, message: 'a different run with this id is already stored' },
+
+  // Enrollment tokens (CONTRACT section 9): the mint form's fields, and the tokens page.
+  badExpiresIn: { status: 400, message: EXPIRES_IN_RULE },
+  badUses: { status: 400, message: USES_RULE },
+  badNote: { status: 400, message: NOTE_RULE },
+  badMaxPrivacy: { status: 400, message: `max_privacy must be ${PRIVACY_LEVELS_TEXT}` },
+  enrollTokenNotFound: { status: 404, message: 'enrollment token not found or no longer outstanding' },
 } as const satisfies Record<string, Failure>;
 
 export type FailureName = keyof typeof FAILURES;

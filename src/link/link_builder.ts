@@ -3,11 +3,14 @@
  * supplies a LinkBuilder, because the control server owns the certificate pin and public name.
  */
 
-/** A freshly minted enrollment token, as handed to the link builder. */
-export interface MintedToken {
+import type { EnrollToken } from '../store/store.ts';
+
+/**
+ * A freshly minted enrollment token, as handed to the link builder: the stored record and the
+ * token itself, which exists only now. What the link holds is CONTRACT section 7's, no more.
+ */
+export interface MintedToken extends EnrollToken {
   token: string;
-  owner: string;
-  expiresAt: number;
 }
 
 export type LinkBuilder = (minted: MintedToken) => string;

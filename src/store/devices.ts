@@ -1,6 +1,7 @@
 /**
- * Enrollment tokens and devices. enrollDevice needs a transaction, so each backend writes it in
- * its own devices.ts, with the statements below.
+ * Devices, and enrollment, which consumes a use of a token (the rest of tokens: enroll_tokens.ts).
+ * enrollDevice needs a transaction, so each backend writes it in its own devices.ts, with the
+ * statements below.
  */
 import { cursor, deviceFrom, page } from './rows.ts';
 import { type Param, type Row, scope, type Sql } from './sql.ts';
@@ -80,12 +81,18 @@ export function filteredDevices(
 }
 
 export const devicesSql = {
-  createToken: 'INSERT INTO enroll_tokens (hash, owner, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
-  /** The conditional UPDATE is the single-use check: only one enrollment can set used_at. */
-  consumeToken:
-    'UPDATE enroll_tokens SET used_at = ? WHERE hash = ? AND used_at IS NULL AND expires_at > ? RETURNING owner, created_by',
-  insertDevice: `INSERT INTO devices (id, name, name_key, owner, credential_hash, enrolled_at, last_seen_at, enrolled_by)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+  /**
+   * The conditional UPDATE is the use count: each enrollment takes one use, and none once
+   * uses_left is 0. Concurrent ones queue on the row (SQLite's one writer; PostgreSQL's row lock,
+   * after which the WHERE is checked again on the row as the other left it), so a token with N
+   * uses enrolls at most N devices, on every instance together. used_at is the last use.
+   */
+  consumeToken: `UPDATE enroll_tokens SET uses_left = uses_left - 1, used_at = ?
+    WHERE hash = ? AND uses_left > 0 AND revoked_at IS NULL AND expires_at > ?
+    RETURNING owner, created_by, name, note, max_privacy`,
+  insertDevice: `INSERT INTO devices
+    (id, name, name_key, owner, credential_hash, enrolled_at, last_seen_at, enrolled_by, enroll_note, max_privacy)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     RETURNING ${columns}`,
   byCredential: `SELECT ${columns}, credential_hash FROM devices WHERE credential_hash = ?`,
   visible: `SELECT ${columns} FROM devices WHERE id = ? AND (? OR owner = ?)`,
@@ -106,9 +113,6 @@ export const SEEN_EVERY_MS = 60_000;
 
 export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
   return {
-    async createEnrollToken(t) {
-      await db.run(devicesSql.createToken, t.hash, t.owner, t.createdBy, t.createdAt, t.expiresAt);
-    },
     async deviceByCredential(hash) {
       const row = await db.get(devicesSql.byCredential, hash);
       return row && { ...deviceFrom(row), credentialHash: row.credential_hash as string };
@@ -157,19 +161,23 @@ export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
   };
 }
 
-/** The arguments of devicesSql.insertDevice once the token named the owner. */
+/**
+ * The arguments of devicesSql.insertDevice from the consumed token's row: its owner, minter, note
+ * and privacy ceiling, and its name, which the device's own cannot override (CONTRACT section 9).
+ */
 export function insertDeviceArgs(input: EnrollInput, token: Row): Param[] {
-  const owner = token.owner as string;
-  const createdBy = token.created_by as string;
+  const name = (token.name as string) || input.name;
   return [
     input.deviceId,
-    input.name,
-    input.name.toLowerCase(),
-    owner,
+    name,
+    name.toLowerCase(),
+    token.owner as string,
     input.credentialHash,
     input.now,
     input.now,
-    createdBy,
+    token.created_by as string,
+    token.note as string,
+    token.max_privacy as string,
   ];
 }
 

@@ -1,8 +1,8 @@
 /**
  * The store, in domain words, one interface per domain file. Each statement is written once, in
- * the domain file (settings.ts, sign_in.ts, devices.ts, runs.ts), and runs on node:sqlite
- * (store/sqlite) and PostgreSQL (store/postgres); what needs a transaction is written per backend
- * in the file of the same name. Both pass the same contract tests (test/store). Methods that act
+ * the domain file (settings.ts, sign_in.ts, devices.ts, enroll_tokens.ts, runs.ts), and runs on
+ * node:sqlite (store/sqlite) and PostgreSQL (store/postgres); what needs a transaction is written
+ * per backend in the file of the same name. Both pass the same contract tests (test/store). Methods that act
  * on devices or runs take the Viewer so that scoping (CONTRACT section 4) is enforced in one
  * place, in the query itself.
  */
@@ -147,16 +147,52 @@ export interface EnrollInput {
   credentialHash: string;
 }
 
-/** Enrollment tokens and devices (store/devices.ts; enrollDevice in each backend's devices.ts). */
+/** What minting stores; the fields after expiresAt default to one use, no name, no note, `full`. */
+export interface NewEnrollToken {
+  hash: string;
+  owner: string;
+  createdBy: string;
+  createdAt: number;
+  expiresAt: number;
+  uses?: number | undefined;
+  /** The enrolled devices' name, overriding the one a device asks for; empty for none. */
+  name?: string | undefined;
+  note?: string | undefined;
+  maxPrivacy?: PrivacyLevel | undefined;
+}
+
+/** A token record as the tokens page shows it: never the token or its hash. */
+export interface EnrollToken {
+  /** Random, URL-safe: how the tokens page names the record (CONTRACT section 9). */
+  publicId: string;
+  owner: string;
+  createdBy: string;
+  createdAt: number;
+  expiresAt: number;
+  uses: number;
+  usesLeft: number;
+  name: string;
+  note: string;
+  maxPrivacy: PrivacyLevel;
+  revokedAt: number | null;
+}
+
+/** Enrollment tokens (store/enroll_tokens.ts). */
+export interface EnrollTokensStore {
+  /** Stores a token (by its hash) under a new public id; the record as stored. */
+  createEnrollToken(token: NewEnrollToken): Promise<EnrollToken>;
+  /** Tokens with uses left, unexpired at `now` and unrevoked, newest first; `before` is a public id. */
+  outstandingEnrollTokens(page: PageRequest, now: number): Promise<Page<EnrollToken>>;
+  /** Revokes an outstanding token; false when there is none with that public id. */
+  revokeEnrollToken(publicId: string, at: number): Promise<boolean>;
+}
+
+/** Devices (store/devices.ts; enrollDevice in each backend's devices.ts). */
 export interface DevicesStore {
-  createEnrollToken(token: {
-    hash: string;
-    owner: string;
-    createdBy: string;
-    createdAt: number;
-    expiresAt: number;
-  }): Promise<void>;
-  /** Consumes an unused, unexpired token and creates its device in one transaction; undefined when the token is not valid. */
+  /**
+   * Consumes one use of a token with uses left, unexpired and unrevoked, and creates its device in
+   * one transaction; undefined when the token is not valid.
+   */
   enrollDevice(input: EnrollInput): Promise<Device | undefined>;
   /** The device whose credential hashes to `hash`, revoked or not. */
   deviceByCredential(hash: string): Promise<(Device & { credentialHash: string }) | undefined>;
@@ -193,6 +229,6 @@ export interface RunsStore {
   uploadsPerDay(viewer: Viewer, days: number, now: number): Promise<number[]>;
 }
 
-export interface Store extends SettingsStore, SignInStore, DevicesStore, RunsStore {
+export interface Store extends SettingsStore, SignInStore, DevicesStore, RunsStore, EnrollTokensStore {
   close(): Promise<void>;
 }

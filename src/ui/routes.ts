@@ -18,6 +18,8 @@ import { devicesBulk } from './devices_bulk.ts';
 import { devicesList } from './devices_list.ts';
 import { discover } from './discover.ts';
 import { enrollTokenMint } from './enroll_token_mint.ts';
+import { enrollTokenRevoke } from './enroll_token_revoke.ts';
+import { enrollTokensList } from './enroll_tokens_list.ts';
 import { healthz } from './healthz.ts';
 import { loginCheck } from './login_check.ts';
 import { loginShow } from './login_show.ts';
@@ -58,4 +60,6 @@ export const consoleRoutes: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/runs/bulk', access: 'guarded', handler: runsBulk },
   { method: 'GET', path: '/runs/:device/:id', access: 'guarded', handler: runShow },
   { method: 'POST', path: '/runs/:device/:id/delete', access: 'guarded', handler: runDelete },
+  { method: 'GET', path: '/enroll-tokens', access: 'admin', handler: enrollTokensList },
+  { method: 'POST', path: '/enroll-tokens/:id/revoke', access: 'admin', handler: enrollTokenRevoke },
 ];

@@ -1,16 +1,22 @@
-/** The page shown once after minting: the enrollment link as text and as a QR code, and its expiry. */
+/**
+ * The page shown once after minting: the enrollment link as text and as a QR code, its expiry,
+ * and what the token gives its devices (uses, name, note, privacy ceiling).
+ */
+import type { EnrollToken } from '../store/store.ts';
 import { time } from './format.ts';
 import { html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
 import { qrSvg } from './qr_svg.ts';
 
-export function mintResultPage(chrome: Chrome, opts: { link: string; owner: string; expiresAt: number }) {
+export function mintResultPage(chrome: Chrome, opts: { link: string; token: EnrollToken }) {
+  const { token } = opts;
   return layout(
     'Enrollment link',
     chrome,
     html`<p>
-        Give this link to the device for <strong>${opts.owner}</strong>. It works once and expires
-        ${time(opts.expiresAt, chrome.now)}. It is shown only now: copy it before you leave this page.
+        Give this link to the device for <strong>${token.owner}</strong>. It enrolls
+        ${token.uses === 1 ? 'one device' : `up to ${token.uses} devices`} and expires
+        ${time(token.expiresAt, chrome.now)}. It is shown only now: copy it before you leave this page.
       </p>
       <p>
         <label for="link">Enrollment link</label><br />
@@ -20,6 +26,16 @@ export function mintResultPage(chrome: Chrome, opts: { link: string; owner: stri
         ${qrSvg(opts.link, { title: 'Enrollment link as a QR code' })}
         <figcaption>The same link as a QR code.</figcaption>
       </figure>
-      <p><a href="/devices">Back to devices</a></p>`,
+      <dl>
+        <dt>Uses</dt>
+        <dd>${String(token.uses)}</dd>
+        <dt>Device name</dt>
+        <dd>${token.name === '' ? 'chosen by the device' : token.name}</dd>
+        <dt>Note</dt>
+        <dd>${token.note === '' ? 'none' : token.note}</dd>
+        <dt>Privacy ceiling</dt>
+        <dd>${token.maxPrivacy}</dd>
+      </dl>
+      <p><a href="/enroll-tokens">Back to enrollment tokens</a></p>`,
   );
 }

@@ -8,8 +8,17 @@ const pin = 'sha256/q+/Z0eaoyIyVZBzT6mJ8vo4Eq8V5C0sOzB5Et+9C3Qc=';
 test('a link from the default builder parses back to its parts', () => {
   const link = defaultLinkBuilder({ baseUrl: 'https://paddock.example:8443', pin })({
     token: 'abc_-1',
+    publicId: 't_x',
     owner: 'x',
+    createdBy: 'x',
+    createdAt: 0,
     expiresAt: 0,
+    uses: 1,
+    usesLeft: 1,
+    name: '',
+    note: '',
+    maxPrivacy: 'full',
+    revokedAt: null,
   });
   assert.deepEqual(parseEnrollmentLink(link), { server: 'paddock.example:8443', pin, token: 'abc_-1' });
 });

@@ -117,7 +117,7 @@ if (!available) {
         ['oidc:bob', 'bob-laptop'],
         ['', 'alice-phone'],
       ] as const) {
-        await alice.page.goto(`${origin}/devices`);
+        await alice.page.goto(`${origin}/enroll-tokens`);
         await alice.page.fill('#owner', owner);
         await alice.page.click('text=Mint enrollment link');
         const link = (await alice.page.inputValue('#link')).trim();
@@ -128,6 +128,14 @@ if (!available) {
         if (owner === 'oidc:bob') await audit(alice, origin, 'mint');
         devices[name] = await enroll(link, name);
       }
+      await alice.page.goto(`${origin}/enroll-tokens`);
+      await alice.page.fill('#uses', '3');
+      await alice.page.fill('#note', 'line 4 <b>');
+      await alice.page.selectOption('#max_privacy', 'redacted');
+      await alice.page.click('text=Mint enrollment link');
+      await alice.page.goto(`${origin}/enroll-tokens`);
+      await audit(alice, origin, 'enroll-tokens');
+      assert.match((await alice.page.textContent('main')) ?? '', /3 of 3/);
       const bob = devices['bob-laptop'];
       const alicePhone = devices['alice-phone'];
       assert.ok(bob && alicePhone);

@@ -186,6 +186,144 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.equal(results.filter(Boolean).length, 1);
     });
 
+    test('a token with uses N enrolls exactly N devices, each with its name, note and privacy ceiling', async () => {
+      const minted = await store.createEnrollToken({
+        hash: 'line',
+        owner: 'oidc:ann',
+        createdBy: 'local:admin',
+        createdAt: 0,
+        expiresAt: 1000,
+        uses: 3,
+        name: 'Line 4 scanner',
+        note: 'bench 4',
+        maxPrivacy: 'redacted',
+      });
+      assert.match(minted.publicId, /^t_[A-Za-z0-9_-]{16}$/);
+      assert.equal(minted.usesLeft, 3);
+      const enroll = (i: number) =>
+        store.enrollDevice({
+          tokenHash: 'line',
+          now: 10,
+          deviceId: `l${i}`,
+          name: `own-${i}`,
+          credentialHash: `lc${i}`,
+        });
+      const devices = [await enroll(0), await enroll(1), await enroll(2)];
+      assert.equal(await enroll(3), undefined, 'used up after three');
+      for (const d of devices) {
+        assert.equal(d?.name, 'Line 4 scanner', "the token's name overrides the device's own");
+        assert.equal(d?.owner, 'oidc:ann');
+        assert.equal(d?.enrolledBy, 'local:admin');
+        assert.equal(d?.enrollNote, 'bench 4');
+        assert.equal(d?.maxPrivacy, 'redacted');
+      }
+      await store.createEnrollToken({
+        hash: 'plain',
+        owner: 'oidc:ann',
+        createdBy: 'oidc:bob',
+        createdAt: 0,
+        expiresAt: 1000,
+      });
+      const plain = await store.enrollDevice({
+        tokenHash: 'plain',
+        now: 10,
+        deviceId: 'p',
+        name: 'own',
+        credentialHash: 'pc',
+      });
+      assert.equal(plain?.name, 'own', 'without a name on the token, the device names itself');
+      assert.equal(plain?.enrollNote, '');
+      assert.equal(plain?.maxPrivacy, 'full');
+      assert.equal(plain?.enrolledBy, 'oidc:bob');
+      assert.equal((await store.outstandingEnrollTokens({ limit: 10 }, 20)).items.length, 0, 'both used up');
+    });
+
+    test('concurrent enrollments never exceed the uses of a token', async () => {
+      await store.createEnrollToken({
+        hash: 'many',
+        owner: 'oidc:ann',
+        createdBy: 'local:admin',
+        createdAt: 0,
+        expiresAt: 1e12,
+        uses: 3,
+      });
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          store.enrollDevice({ tokenHash: 'many', now: 1, deviceId: `m${i}`, name: 'n', credentialHash: `mc${i}` }),
+        ),
+      );
+      assert.equal(results.filter(Boolean).length, 3);
+      assert.equal((await store.devicesVisibleTo(admin, { limit: 50 })).items.length, 3);
+    });
+
+    test('revoked, expired and used-up tokens enroll nothing; revoke takes only outstanding tokens', async () => {
+      const mint = (hash: string, expiresAt = 1000, uses = 2) =>
+        store.createEnrollToken({ hash, owner: 'oidc:ann', createdBy: 'local:admin', createdAt: 0, expiresAt, uses });
+      const enroll = (hash: string, id: string, now = 10) =>
+        store.enrollDevice({ tokenHash: hash, now, deviceId: id, name: 'n', credentialHash: `c-${id}` });
+      const revoked = await mint('revoked');
+      assert.equal(await store.revokeEnrollToken(revoked.publicId, 5), true);
+      assert.equal(await store.revokeEnrollToken(revoked.publicId, 6), false, 'already revoked');
+      assert.equal(await enroll('revoked', 'x1'), undefined, 'revoked');
+      await mint('expired', 100);
+      assert.equal(await enroll('expired', 'x2', 100), undefined, 'expired');
+      const used = await mint('used', 1000, 1);
+      assert.ok(await enroll('used', 'x3'));
+      assert.equal(await enroll('used', 'x4'), undefined, 'used up');
+      assert.equal(await store.revokeEnrollToken(used.publicId, 20), false, 'a used-up token is not outstanding');
+      const expired = await mint('expired-2', 100);
+      assert.equal(await store.revokeEnrollToken(expired.publicId, 100), false, 'nor an expired one');
+      assert.equal(await store.revokeEnrollToken('t_unknown', 20), false, 'unknown');
+      const partly = await mint('partly', 1000, 2);
+      assert.ok(await enroll('partly', 'x5'));
+      assert.equal(await store.revokeEnrollToken(partly.publicId, 20), true, 'a token with a use left is outstanding');
+      assert.equal(await enroll('partly', 'x6', 30), undefined, 'and enrolls nothing once revoked');
+      assert.deepEqual(
+        (await store.outstandingEnrollTokens({ limit: 10 }, 100)).items,
+        [],
+        'the expired ones are not listed',
+      );
+    });
+
+    test('outstanding tokens: uses left, unexpired, unrevoked; newest first in keyset pages', async () => {
+      const mint = (hash: string, createdAt: number, expiresAt = 10_000, uses = 1) =>
+        store.createEnrollToken({ hash, owner: 'oidc:ann', createdBy: 'local:admin', createdAt, expiresAt, uses });
+      const t1 = await mint('o1', 100);
+      const t2 = await mint('o2', 200, 10_000, 5);
+      await mint('o3', 300, 400);
+      const t4 = await mint('o4', 400);
+      const t5 = await mint('o5', 400);
+      const t6 = await mint('o6', 500);
+      await store.revokeEnrollToken(t6.publicId, 600);
+      await mint('o7', 600);
+      await store.enrollDevice({ tokenHash: 'o7', now: 700, deviceId: 'o7d', name: 'n', credentialHash: 'o7c' });
+      await store.enrollDevice({ tokenHash: 'o2', now: 700, deviceId: 'o2d', name: 'n', credentialHash: 'o2c' });
+      const sameMs = [t4, t5]
+        .map((t) => t.publicId)
+        .sort()
+        .reverse();
+      const expected = [...sameMs, t2.publicId, t1.publicId];
+      const all = await store.outstandingEnrollTokens({ limit: 10 }, 800);
+      assert.deepEqual(
+        all.items.map((t) => t.publicId),
+        expected,
+      );
+      assert.equal(all.next, undefined);
+      const t2Listed = all.items.find((t) => t.publicId === t2.publicId);
+      assert.deepEqual(t2Listed, { ...t2, usesLeft: 4 }, 'the record as minted, one use taken');
+      const walked: string[] = [];
+      let before: string | undefined;
+      do {
+        const p = await store.outstandingEnrollTokens({ limit: 1, before }, 800);
+        walked.push(...p.items.map((t) => t.publicId));
+        before = p.next;
+      } while (before !== undefined);
+      assert.deepEqual(walked, expected, 'pages of one walk the whole list in order');
+      const firstTwo = await store.outstandingEnrollTokens({ limit: 2 }, 800);
+      assert.equal(firstTwo.next, sameMs[1], 'the cursor is the public id of the last row');
+      assert.deepEqual((await store.outstandingEnrollTokens({ limit: 10 }, 10_000)).items, [], 'all expired at 10,000');
+    });
+
     test('devices are scoped: a non-admin sees only its own; admin sees all; newest first; keyset pages', async () => {
       for (let i = 0; i < 5; i++) await device(i % 2 ? 'oidc:bob' : 'oidc:ann', `d${i}`, 1000 + i);
       const all = await store.devicesVisibleTo(admin, { limit: 2 });

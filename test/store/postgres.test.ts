@@ -138,6 +138,69 @@ if (!available) {
     await Promise.all(stores.map((s) => s.close()));
   });
 
+  test('postgres: a token with 3 uses, 20 enrollments at once on two instances (two pools): 3 devices', async () => {
+    const schema = freshSchema();
+    const instances = await Promise.all([0, 1].map(() => openPostgresStore(PG_URL, { schema })));
+    await instances[0]?.createEnrollToken({
+      hash: 'line',
+      owner: 'oidc:ann',
+      createdBy: 'local:admin',
+      createdAt: 0,
+      expiresAt: 1e13,
+      uses: 3,
+    });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        instances[i % 2]?.enrollDevice({
+          tokenHash: 'line',
+          now: 1,
+          deviceId: `l${i}`,
+          name: 'n',
+          credentialHash: `lc${i}`,
+        }),
+      ),
+    );
+    assert.equal(results.filter(Boolean).length, 3);
+    const [row] = await admin(
+      async (c) =>
+        (
+          await c.query(
+            `SELECT uses_left, (SELECT count(*) FROM "${schema}".devices) AS devices FROM "${schema}".enroll_tokens`,
+          )
+        ).rows,
+    );
+    assert.deepEqual(row, { uses_left: 0, devices: '3' });
+    await Promise.all(instances.map((s) => s.close()));
+  });
+
+  test('postgres: tokens minted before enroll-token-fields keep working: a used one has no use left', async () => {
+    const schema = freshSchema();
+    await admin(async (c) => {
+      await c.query(`CREATE SCHEMA "${schema}"`);
+      await c.query(`SET search_path = "${schema}"`);
+      await c.query('CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)');
+      for (const m of migrations.slice(
+        0,
+        migrations.findIndex((m) => m.name === 'enroll-token-fields'),
+      )) {
+        await c.query(m.sql);
+        await c.query('INSERT INTO migrations (name, applied_at) VALUES ($1, 0)', [m.name]);
+      }
+      await c.query(`INSERT INTO enroll_tokens (hash, owner, created_by, created_at, expires_at, used_at)
+        VALUES ('used', 'oidc:ann', 'x', 0, 1e12, 5), ('unused', 'oidc:ann', 'x', 1, 1e12, NULL)`);
+    });
+    const store = await openPostgresStore(PG_URL, { schema });
+    const enroll = (hash: string, id: string) =>
+      store.enrollDevice({ tokenHash: hash, now: 10, deviceId: id, name: id, credentialHash: `c-${id}` });
+    const listed = (await store.outstandingEnrollTokens({ limit: 10 }, 10)).items;
+    assert.equal(listed.length, 1);
+    assert.match(listed[0]?.publicId ?? '', /^t_[0-9a-f]{32}$/);
+    assert.equal(await enroll('used', 'a'), undefined);
+    assert.ok(await enroll('unused', 'b'));
+    assert.equal(await enroll('unused', 'c'), undefined);
+    await store.close();
+  });
+
   test('postgres: the same run id at once from two connections: stored once; other bytes conflict', async () => {
     const schema = freshSchema();
     const [a, b] = await Promise.all([openPostgresStore(PG_URL, { schema }), openPostgresStore(PG_URL, { schema })]);

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, test } from 'node:test';
 import { deviceLists } from '../../src/store/devices.ts';
+import { LONGEST_TOKEN_LIFETIME_MS } from '../../src/domain/enroll_tokens.ts';
+import { enrollTokenLists } from '../../src/store/enroll_tokens.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { runLists, runsSql } from '../../src/store/runs.ts';
 import { numbered } from '../../src/store/sql.ts';
@@ -23,6 +25,12 @@ const checked = {
   allPerDay: { sql: runsSql.allPerDay, args: [Date.UTC(2026, 0, 1) + 55 * 86_400_000] },
   ownPerDay: { sql: runsSql.ownPerDay, args: ['oidc:owner-7', Date.UTC(2026, 0, 1) + 55 * 86_400_000] },
   counts: { sql: runsSql.counts, args: [0, 'oidc:owner-7'] },
+  // The outstanding tokens at "now" = 60,000, minted within the longest lifetime before it.
+  outstandingTokens: { sql: enrollTokenLists.outstanding, args: [60_000, 60_000 - LONGEST_TOKEN_LIFETIME_MS, 51] },
+  outstandingTokensAfter: {
+    sql: enrollTokenLists.outstandingAfter,
+    args: [60_000, 60_000 - LONGEST_TOKEN_LIFETIME_MS, 't_59990', 51],
+  },
 } as const;
 
 test('SQLite EXPLAIN QUERY PLAN: each query searches an index or the primary key, never scans a table, never sorts', async () => {
@@ -41,6 +49,9 @@ test('SQLite EXPLAIN QUERY PLAN: each query searches an index or the primary key
         /^SEARCH runs USING COVERING INDEX runs_owner_uploaded_at \(owner=\? AND uploaded_at>\?\)(\|USE TEMP B-TREE FOR GROUP BY)?$/,
       // The counts table has a row per owner: small whatever the fleet, so a scan of it is fine.
       counts: /^(SCAN counts|SEARCH counts .*|MULTI-INDEX OR.*)/,
+      outstandingTokens: /^SEARCH enroll_tokens USING INDEX enroll_tokens_outstanding \(created_at>\?\)$/,
+      outstandingTokensAfter:
+        /^SEARCH enroll_tokens USING INDEX enroll_tokens_outstanding \(created_at>\? AND created_at<\?\)\|SCALAR SUBQUERY 1\|SEARCH enroll_tokens USING INDEX enroll_tokens_public_id \(public_id=\?\)/,
     };
     for (const [name, { sql }] of Object.entries(checked)) {
       const plan = db
@@ -76,6 +87,13 @@ test(
       await c.query('VACUUM ANALYZE devices');
       await c.query('VACUUM ANALYZE runs');
       await c.query('VACUUM ANALYZE counts');
+      // 60,000 tokens minted at 1..60,000, each valid for 20,000: most used up, some revoked, about
+      // 1,700 outstanding (a provisioning line's worth). With only a few rows left after the cursor
+      // the planner may sort those few instead, which costs as little.
+      await c.query(`INSERT INTO enroll_tokens (hash, public_id, owner, created_by, created_at, expires_at, uses, uses_left, revoked_at)
+      SELECT 'h' || i, 't_' || i, 'oidc:owner-' || (i % 100), 'local:admin', i, i + 20000, 1,
+        CASE WHEN i % 10 = 0 THEN 1 ELSE 0 END, CASE WHEN i % 7 = 0 THEN i + 1 END FROM generate_series(1, 60000) AS i`);
+      await c.query('VACUUM ANALYZE enroll_tokens');
       const expected: Record<keyof typeof checked, RegExp> = {
         allDevices: /Index Scan Backward using devices_pkey on devices/,
         ownDevices: /Index Scan Backward using devices_owner_seq on devices/,
@@ -85,15 +103,17 @@ test(
         allPerDay: /Index Only Scan using runs_uploaded_at on runs/,
         ownPerDay: /Index Only Scan using runs_owner_uploaded_at on runs/,
         counts: /on counts/,
+        outstandingTokens: /Index Scan Backward using enroll_tokens_outstanding on enroll_tokens/,
+        outstandingTokensAfter: /Index Scan Backward using enroll_tokens_outstanding on enroll_tokens/,
       };
       for (const [name, { sql, args }] of Object.entries(checked)) {
         await c.query(`PREPARE plan_${name} AS ${numbered(sql)}`);
         const { rows } = await c.query(`EXPLAIN EXECUTE plan_${name}(${args.map((a) => `'${a}'`).join(', ')})`);
         const plan = rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
         assert.match(plan, expected[name as keyof typeof checked], `${name}:\n${plan}`);
-        assert.doesNotMatch(plan, /Seq Scan on runs|Seq Scan on devices/, `${name}:\n${plan}`);
+        assert.doesNotMatch(plan, /Seq Scan on (runs|devices|enroll_tokens)/, `${name}:\n${plan}`);
         // The lists stop after a page; the chart's grouping sorts the window's days, not the table.
-        if (name.endsWith('Runs') || name.endsWith('Devices')) assert.doesNotMatch(plan, /Sort/, `${name}:\n${plan}`);
+        if (/(Runs|Devices|Tokens|After)$/.test(name)) assert.doesNotMatch(plan, /Sort/, `${name}:\n${plan}`);
       }
     });
   },

@@ -230,3 +230,38 @@ test('sqlite: a write that must go through on a full disk releases the reserve o
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('sqlite: tokens minted before enroll-token-fields keep working: a used one has no use left, an unused one has one', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-store-'));
+  try {
+    const db = new DatabaseSync(join(dir, 'paddock.db'));
+    db.exec('CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT');
+    for (const m of migrations.slice(
+      0,
+      migrations.findIndex((m) => m.name === 'enroll-token-fields'),
+    )) {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO migrations (name, applied_at) VALUES (?, 0)').run(m.name);
+    }
+    const insert = db.prepare(
+      'INSERT INTO enroll_tokens (hash, owner, created_by, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    insert.run('used', 'oidc:ann', 'local:admin', 0, 1e12, 5);
+    insert.run('unused', 'oidc:ann', 'local:admin', 1, 1e12, null);
+    insert.run('unused-2', 'oidc:ann', 'local:admin', 2, 1e12, null);
+    db.close();
+    const store = openSqliteStore(dir);
+    const enroll = (hash: string, id: string) =>
+      store.enrollDevice({ tokenHash: hash, now: 10, deviceId: id, name: id, credentialHash: `c-${id}` });
+    const listed = (await store.outstandingEnrollTokens({ limit: 10 }, 10)).items;
+    assert.equal(listed.length, 2, 'the unused ones are outstanding');
+    assert.notEqual(listed[0]?.publicId, listed[1]?.publicId, 'each has its own public id');
+    assert.ok(listed.every((t) => /^t_[0-9a-f]{24}$/.test(t.publicId) && t.uses === 1 && t.usesLeft === 1));
+    assert.equal(await enroll('used', 'a'), undefined, 'used before the migration: no use left');
+    assert.ok(await enroll('unused', 'b'));
+    assert.equal(await enroll('unused', 'c'), undefined, 'single use');
+    await store.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -91,7 +91,7 @@ const rows: Row[] = [
   { name: '404: a run outside the account scope', path: '/runs/nodevice/norun', as: 'user', status: 404 },
   {
     name: '405: a known path with a wrong method',
-    path: '/enroll-tokens',
+    path: '/enroll-tokens/t_sample/revoke',
     status: 405,
     headersMatch: { ...SECURITY, allow: /^POST$/ },
   },

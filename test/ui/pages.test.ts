@@ -120,7 +120,6 @@ runScenarios('pages', [
       'action="/devices/bulk"',
       'form="bulk-devices" name="device"',
       'name="csrf"',
-      'name="owner"',
     ],
     notContains: noScript,
   },

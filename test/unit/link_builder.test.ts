@@ -3,7 +3,21 @@ import { test } from 'node:test';
 import { defaultLinkBuilder } from '../../src/link/link_builder.ts';
 
 const pin = 'sha256/q+/Z0eaoyIyVZBzT6mJ8vo4Eq8V5C0sOzB5Et+9C3Qc=';
-const minted = { token: 'tok_-123', owner: 'local:admin', expiresAt: 0 };
+// A whole record: its uses, name, note and ceiling must not reach the link (CONTRACT section 7).
+const minted = {
+  token: 'tok_-123',
+  publicId: 't_sample',
+  owner: 'local:admin',
+  createdBy: 'local:admin',
+  createdAt: 0,
+  expiresAt: 0,
+  uses: 5,
+  usesLeft: 5,
+  name: 'Line 4',
+  note: 'a note',
+  maxPrivacy: 'redacted',
+  revokedAt: null,
+} as const;
 
 test('the link carries the public name (host and non-default port of BaseURL), the pin and the token', () => {
   const link = defaultLinkBuilder({ baseUrl: 'https://paddock.example:8443/console', pin })(minted);

@@ -1,6 +1,7 @@
 /**
- * Enrollment on PostgreSQL: the token is consumed and the device created in one transaction; the
- * row lock of the conditional UPDATE makes a token single-use across every instance.
+ * Enrollment on PostgreSQL: a use of the token is consumed and the device created in one
+ * transaction; the row lock of the conditional UPDATE (READ COMMITTED: a waiting UPDATE checks its
+ * WHERE again on the row as the holder left it) keeps the uses exact across every instance.
  */
 import { devicesSql, enrolled, insertDeviceArgs } from '../devices.ts';
 import type { DevicesStore } from '../store.ts';

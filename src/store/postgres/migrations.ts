@@ -195,6 +195,27 @@ export const migrations: readonly Migration[] = [
   ALTER TABLE devices ADD COLUMN max_privacy TEXT NOT NULL DEFAULT 'full';
   `,
   },
+  {
+    name: 'enroll-token-fields',
+    sql: `
+  -- Enrollment under control (CONTRACT section 9): a public id for the tokens page (random, never
+  -- the token or its hash), uses as minted and left, the device name, note and privacy ceiling the
+  -- token gives its devices, and revocation. A token used before this has no uses left.
+  ALTER TABLE enroll_tokens ADD COLUMN public_id TEXT NOT NULL DEFAULT '';
+  UPDATE enroll_tokens SET public_id = 't_' || replace(gen_random_uuid()::text, '-', '');
+  CREATE UNIQUE INDEX enroll_tokens_public_id ON enroll_tokens (public_id);
+  ALTER TABLE enroll_tokens ADD COLUMN uses INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE enroll_tokens ADD COLUMN uses_left INTEGER NOT NULL DEFAULT 1;
+  UPDATE enroll_tokens SET uses_left = 0 WHERE used_at IS NOT NULL;
+  ALTER TABLE enroll_tokens ADD COLUMN name TEXT NOT NULL DEFAULT '';
+  ALTER TABLE enroll_tokens ADD COLUMN note TEXT NOT NULL DEFAULT '';
+  ALTER TABLE enroll_tokens ADD COLUMN max_privacy TEXT NOT NULL DEFAULT 'full';
+  ALTER TABLE enroll_tokens ADD COLUMN revoked_at BIGINT;
+  -- The outstanding list, newest first: only tokens with uses left and not revoked are in it.
+  CREATE INDEX enroll_tokens_outstanding ON enroll_tokens (created_at, public_id)
+    WHERE uses_left > 0 AND revoked_at IS NULL;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

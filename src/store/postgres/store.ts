@@ -5,6 +5,7 @@
  * statement or one transaction.
  */
 import { devicesStore } from '../devices.ts';
+import { enrollTokensStore } from '../enroll_tokens.ts';
 import { runsStore } from '../runs.ts';
 import { settingsStore } from '../settings.ts';
 import { signInStore } from '../sign_in.ts';
@@ -20,6 +21,7 @@ export async function openPostgresStore(url: string, opts: PgOptions = {}): Prom
     ...settingsStore(db.sql),
     ...signInStore(db.sql),
     ...devicesStore(db.sql),
+    ...enrollTokensStore(db.sql),
     ...pgEnroll(db),
     ...runsStore(db.sql),
     ...pgPutRun(db),

@@ -1,4 +1,4 @@
-/** Enrollment on SQLite: the token is consumed and the device created in one synchronous transaction. */
+/** Enrollment on SQLite: a use of the token is consumed and the device created in one synchronous transaction. */
 import { devicesSql, enrolled, insertDeviceArgs } from '../devices.ts';
 import type { DevicesStore } from '../store.ts';
 import type { Db } from './db.ts';

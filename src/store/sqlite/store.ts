@@ -3,6 +3,7 @@
  * enrollment and uploads, which need transactions, in devices.ts and runs.ts.
  */
 import { devicesStore } from '../devices.ts';
+import { enrollTokensStore } from '../enroll_tokens.ts';
 import { runsStore } from '../runs.ts';
 import { settingsStore } from '../settings.ts';
 import { signInStore } from '../sign_in.ts';
@@ -19,6 +20,7 @@ export function openSqliteStore(dataDir: string | ':memory:'): Store {
     ...settingsStore(sql),
     ...signInStore(sql),
     ...devicesStore(sql),
+    ...enrollTokensStore(sql),
     ...sqliteEnroll(db),
     ...runsStore(sql),
     ...sqlitePutRun(db),

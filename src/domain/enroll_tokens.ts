@@ -1,0 +1,37 @@
+/**
+ * The rules of an enrollment token's mint fields (CONTRACT section 9) and the shape of its public
+ * identifier: the one place every form check, message and view reads them.
+ */
+import { randomToken } from '../crypto/random.ts';
+
+/** `expires_in`, seconds. */
+export const EXPIRES_IN_MIN = 600;
+export const EXPIRES_IN_MAX = 2_592_000;
+
+/** `uses`: how many devices one token enrolls (a provisioning line mints more than one). */
+export const USES_MIN = 1;
+export const USES_MAX = 1000;
+
+/** `note`: free text shown on the tokens page and the device page. */
+export const NOTE_MAX = 200;
+
+/**
+ * The longest a token can live: the configured default lifetime may be up to a year (config
+ * settings' `lifetime`), longer than a form may ask for. The outstanding list reads only tokens
+ * minted within it, so its scan never walks the whole history of expired tokens.
+ */
+export const LONGEST_TOKEN_LIFETIME_MS = 31_536_000_000;
+
+/**
+ * The id a token record is addressed by on the tokens page (`t_` + 96 random bits): random, so it
+ * says nothing of the token or its hash, which never leave the store.
+ */
+export const TOKEN_PUBLIC_ID = /^t_[A-Za-z0-9_-]{1,62}$/;
+
+export function newTokenPublicId(): string {
+  return `t_${randomToken(12)}`;
+}
+
+export const EXPIRES_IN_RULE = `expires_in must be a whole number of seconds from ${EXPIRES_IN_MIN} to ${EXPIRES_IN_MAX}`;
+export const USES_RULE = `uses must be a whole number from ${USES_MIN} to ${USES_MAX}`;
+export const NOTE_RULE = `note must be at most ${NOTE_MAX} printable characters`;

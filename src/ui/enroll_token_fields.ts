@@ -1,0 +1,48 @@
+/**
+ * The mint form's optional fields (CONTRACT section 9), read strictly: an empty field takes its
+ * default, anything else must be valid, and a bad one names itself in a plain-text 400.
+ */
+import { EXPIRES_IN_MAX, EXPIRES_IN_MIN, NOTE_MAX, USES_MAX, USES_MIN } from '../domain/enroll_tokens.ts';
+import { DEVICE_NAME, VISIBLE_CHAR } from '../domain/names.ts';
+import { isPrivacyLevel, type PrivacyLevel } from '../domain/privacy.ts';
+import type { FailureName } from '../http/failures.ts';
+
+export interface MintFields {
+  expiresInSeconds: number;
+  uses: number;
+  /** Empty: the device names itself. */
+  name: string;
+  note: string;
+  maxPrivacy: PrivacyLevel;
+}
+
+const NOTE = new RegExp(`^${VISIBLE_CHAR}{0,${NOTE_MAX}}$`, 'u');
+
+/** A whole number within [min, max] written in plain digits, or undefined. */
+function wholeNumber(text: string, min: number, max: number): number | undefined {
+  if (!/^[0-9]{1,10}$/.test(text)) return undefined;
+  const n = Number(text);
+  return n >= min && n <= max ? n : undefined;
+}
+
+/** The fields, or the failure of the first bad one; `defaultTtlSeconds` is PADDOCK_ENROLL_TOKEN_TTL. */
+export function readMintFields(
+  form: Map<string, string>,
+  defaultTtlSeconds: number,
+): { ok: true; fields: MintFields } | { ok: false; failure: FailureName } {
+  const field = (name: string) => (form.get(name) ?? '').trim();
+  const expiresIn = field('expires_in');
+  const expiresInSeconds =
+    expiresIn === '' ? defaultTtlSeconds : wholeNumber(expiresIn, EXPIRES_IN_MIN, EXPIRES_IN_MAX);
+  if (expiresInSeconds === undefined) return { ok: false, failure: 'badExpiresIn' };
+  const usesText = field('uses');
+  const uses = usesText === '' ? 1 : wholeNumber(usesText, USES_MIN, USES_MAX);
+  if (uses === undefined) return { ok: false, failure: 'badUses' };
+  const name = field('name');
+  if (name !== '' && !DEVICE_NAME.test(name)) return { ok: false, failure: 'badDeviceName' };
+  const note = field('note');
+  if (!NOTE.test(note)) return { ok: false, failure: 'badNote' };
+  const privacy = field('max_privacy') || 'full';
+  if (!isPrivacyLevel(privacy)) return { ok: false, failure: 'badMaxPrivacy' };
+  return { ok: true, fields: { expiresInSeconds, uses, name, note, maxPrivacy: privacy } };
+}

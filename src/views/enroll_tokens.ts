@@ -1,0 +1,113 @@
+/**
+ * The enrollment tokens page (CONTRACT section 9): the outstanding tokens, each with a revoke
+ * button, and the mint form with every field. No token value is ever on it: tokens are stored
+ * only as hashes and named here by their public id.
+ */
+import { EXPIRES_IN_MAX, EXPIRES_IN_MIN, NOTE_MAX, USES_MAX, USES_MIN } from '../domain/enroll_tokens.ts';
+import { PRIVACY_LEVELS } from '../domain/privacy.ts';
+import type { Account, EnrollToken, Page } from '../store/store.ts';
+import { time } from './format.ts';
+import { html } from './html.ts';
+import { actionButton, type Chrome, layout } from './layout.ts';
+
+export function enrollTokensPage(
+  chrome: Chrome,
+  opts: { page: Page<EnrollToken>; accounts: Account[]; first: boolean; defaultTtlSeconds: number },
+) {
+  const { items, next } = opts.page;
+  return layout(
+    'Enrollment tokens',
+    chrome,
+    html`<p>
+        ${items.length === 0 ? 'No outstanding tokens' : `Showing ${items.length} outstanding token${items.length === 1 ? '' : 's'}`},
+        newest first: tokens with uses left that have not expired and are not revoked.
+      </p>
+      ${
+        items.length === 0
+          ? ''
+          : html`<table>
+              <caption>
+                Outstanding enrollment tokens
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Token</th>
+                  <th scope="col">Owner</th>
+                  <th scope="col">Created by</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Uses left</th>
+                  <th scope="col">Note</th>
+                  <th scope="col">Device name</th>
+                  <th scope="col">Privacy ceiling</th>
+                  <th scope="col">Action</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${items.map(
+                  (t) =>
+                    html`<tr>
+                      <td><code>${t.publicId}</code></td>
+                      <td>${t.owner}</td>
+                      <td>${t.createdBy}</td>
+                      <td>${time(t.createdAt, chrome.now)}</td>
+                      <td>${time(t.expiresAt, chrome.now)}</td>
+                      <td>${`${t.usesLeft} of ${t.uses}`}</td>
+                      <td>${t.note}</td>
+                      <td>${t.name === '' ? 'chosen by the device' : t.name}</td>
+                      <td>${t.maxPrivacy}</td>
+                      <td>
+                        ${actionButton(`/enroll-tokens/${encodeURIComponent(t.publicId)}/revoke`, chrome.csrf, `Revoke ${t.publicId}`)}
+                      </td>
+                    </tr> `,
+                )}
+              </tbody>
+            </table>`
+      }
+      ${next ? html`<p><a href="/enroll-tokens?before=${next}">Older tokens</a></p>` : ''}
+      ${opts.first ? '' : html`<p><a href="/enroll-tokens">Newest tokens</a></p>`}
+      ${mintForm(chrome.csrf, opts.accounts, opts.defaultTtlSeconds)}`,
+  );
+}
+
+function mintForm(csrf: string, accounts: Account[], defaultTtlSeconds: number) {
+  return html`<h2>Enroll a device</h2>
+    <p>Every field is optional; an empty field takes the default shown.</p>
+    <form method="post" action="/enroll-tokens">
+      <input type="hidden" name="csrf" value="${csrf}" />
+      <p>
+        <label for="owner">Owner (an account subject; empty means you)</label><br />
+        <input id="owner" name="owner" list="known-accounts" maxlength="256" />
+      </p>
+      <datalist id="known-accounts">
+        ${accounts.map((a) => html`<option value="${a.subject}">${a.display}</option>`)}
+      </datalist>
+      <p>
+        <label for="expires_in"
+          >Expires in, seconds (${String(EXPIRES_IN_MIN)} to ${String(EXPIRES_IN_MAX)}; empty:
+          ${String(defaultTtlSeconds)})</label
+        ><br />
+        <input id="expires_in" name="expires_in" type="number" min="${String(EXPIRES_IN_MIN)}" max="${String(EXPIRES_IN_MAX)}" step="1" />
+      </p>
+      <p>
+        <label for="uses">Uses: how many devices it enrolls (${String(USES_MIN)} to ${String(USES_MAX)}; empty: 1)</label
+        ><br />
+        <input id="uses" name="uses" type="number" min="${String(USES_MIN)}" max="${String(USES_MAX)}" step="1" />
+      </p>
+      <p>
+        <label for="name">Device name (empty: the device names itself)</label><br />
+        <input id="name" name="name" maxlength="128" />
+      </p>
+      <p>
+        <label for="note">Note (at most ${String(NOTE_MAX)} characters)</label><br />
+        <input id="note" name="note" maxlength="${String(NOTE_MAX)}" size="60" />
+      </p>
+      <p>
+        <label for="max_privacy">Privacy ceiling</label><br />
+        <select id="max_privacy" name="max_privacy">
+          ${PRIVACY_LEVELS.map((level) => html`<option value="${level}">${level}</option>`)}
+        </select>
+      </p>
+      <p><button type="submit">Mint enrollment link</button></p>
+    </form>`;
+}
