@@ -98,11 +98,11 @@ function filterForm(q: Omit<RunQuery, 'before' | 'sinceMs' | 'untilMs'>): Html {
       </p>
       <p>
         <label for="since">Uploaded from (day, UTC)</label><br />
-        <input id="since" name="since" type="date" value="${q.since ?? ''}" />
+        <input id="since" name="since" value="${q.since ?? ''}" placeholder="YYYY-MM-DD" pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" maxlength="10" />
       </p>
       <p>
         <label for="until">Uploaded until (day, UTC, included)</label><br />
-        <input id="until" name="until" type="date" value="${q.until ?? ''}" />
+        <input id="until" name="until" value="${q.until ?? ''}" placeholder="YYYY-MM-DD" pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" maxlength="10" />
       </p>
       <p><button type="submit">Show runs</button> <a href="/runs">Clear filters</a></p>
     </fieldset>

@@ -177,6 +177,38 @@ if (!available) {
       assert.match((await w.page.textContent('[role=status]')) ?? '', /Run bob-run-2 of device .+ was deleted/);
       assert.doesNotMatch((await w.page.textContent('table')) ?? '', /bob-run-2/);
       await audit(w, origin, 'runs-after-delete');
+
+      // The device page, reached from the run list, and a rename by the device's owner.
+      await w.page.click('td >> a:has-text("d_") >> nth=0');
+      assert.match(w.page.url(), /\/devices\/d_[A-Za-z0-9_-]+$/);
+      const deviceText = (await w.page.textContent('main')) ?? '';
+      assert.match(deviceText, /bob-laptop/);
+      assert.match(deviceText, /with a token minted by oidc:alice/);
+      assert.match(deviceText, /Privacy ceiling\s*full/);
+      await w.page.fill('#name', 'Bob’s laptop');
+      await w.page.click('button:has-text("Rename")');
+      assert.match((await w.page.textContent('[role=status]')) ?? '', /was renamed/);
+      assert.match((await w.page.textContent('h1')) ?? '', /Device Bob’s laptop/);
+      await audit(w, origin, 'device');
+
+      // Filters are a GET form; the page says which apply.
+      await w.page.goto(`${origin}/runs`);
+      await w.page.selectOption('#privacy', 'redacted');
+      await w.page.click('button:has-text("Show runs")');
+      assert.match(w.page.url(), /privacy=redacted/);
+      assert.match(
+        (await w.page.textContent('main')) ?? '',
+        /Showing 1 run of your devices, at privacy level “redacted”/,
+      );
+      await audit(w, origin, 'runs-filtered');
+
+      // Bulk delete through the checkboxes of one form.
+      await w.page.goto(`${origin}/runs`);
+      await w.page.check('input[name=run] >> nth=0');
+      await w.page.click('button:has-text("Delete selected runs")');
+      await w.page.waitForURL(`${origin}/runs`);
+      assert.match((await w.page.textContent('[role=status]')) ?? '', /^1 run deleted\.$/);
+      assert.match((await w.page.textContent('main')) ?? '', /No runs of your devices/);
       await w.page.click('button:has-text("Sign out")');
       await w.page.waitForURL(`${origin}/login`);
       await w.page.goto(`${origin}/runs`);
@@ -198,6 +230,27 @@ if (!available) {
       assert.match((await alice.page.textContent('table')) ?? '', /revoked just now/);
       await audit(alice, origin, 'devices-after-revoke');
       assert.equal((await upload(bob.credential, 'bob-run-3', 'after revoke')).status, 401);
+
+      await alice.page.fill('#q', 'laptop');
+      await alice.page.selectOption('#status', 'revoked');
+      await alice.page.click('button:has-text("Show devices")');
+      const filtered = (await alice.page.textContent('main')) ?? '';
+      assert.match(filtered, /Showing 1 device, matching “laptop”, status “revoked”/);
+      assert.doesNotMatch(filtered, /alice-phone/);
+      await audit(alice, origin, 'devices-filtered');
+
+      // Bulk: the revoked device is deleted with its runs, the active one is left and counted.
+      await alice.page.goto(`${origin}/devices`);
+      await alice.page.check(`input[value="${bob.device}"]`);
+      await alice.page.check(`input[value="${devices['alice-phone']?.device}"]`);
+      await alice.page.selectOption('#bulk-action', 'delete');
+      await alice.page.click('button:has-text("Apply to selected devices")');
+      await alice.page.waitForURL(`${origin}/devices`);
+      assert.match(
+        (await alice.page.textContent('[role=status]')) ?? '',
+        /1 device deleted with their runs; 1 not deleted: revoke first\./,
+      );
+      await audit(alice, origin, 'devices-after-bulk');
       await alice.page.focus('button:has-text("Sign out")');
       await alice.page.keyboard.press('Enter');
       await alice.page.waitForURL(`${origin}/login`);

@@ -63,9 +63,15 @@ test('a full disk: 507 for uploads, nothing acknowledged lost, sign-in, revoke a
     }
     assert.ok(stored.length >= 5, `${stored.length} uploads before the disk filled`);
     await fill(join(mount, 'filler'));
-    answer = await put('after-full', 300 * 1024);
-    assert.equal(answer.status, 507);
-    assert.equal(await answer.text(), "the server's storage is full; try again later\n");
+    // Space SQLite already holds (a WAL grown by the refused upload) may still take a smaller run:
+    // that is room, not loss. Uploads go on until the store itself is full, each acknowledged one kept.
+    for (let i = 0; i < 20; i++) {
+      answer = await put(`after-full-${i}`, 300 * 1024);
+      if (answer.status !== 201) break;
+      stored.push(`after-full-${i}`);
+    }
+    assert.equal(answer?.status, 507);
+    assert.equal(await answer?.text(), "the server's storage is full; try again later\n");
 
     const records = l.logs.map((r) => JSON.stringify(r));
     assert.ok(
