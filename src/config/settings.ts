@@ -6,6 +6,7 @@ import { readCertificate, readPrivateKey } from './pem.ts';
 import {
   parseBase64Keys,
   parseBoolean,
+  parseDuration,
   parseHostName,
   parseHttpUrlAsWritten,
   parseIssuer,
@@ -196,6 +197,18 @@ export const settings = {
     default: 'info',
     help: 'debug, info, warn or error',
     parse: parseLogLevel,
+  },
+  auditRetentionMs: {
+    variable: 'PADDOCK_AUDIT_RETENTION',
+    default: '365d',
+    help: 'audit records older than this duration are removed by the sweeper (for example 365d)',
+    parse: parseDuration,
+  },
+  revokeStaleAfterMs: {
+    variable: 'PADDOCK_REVOKE_STALE_AFTER',
+    unset: 'off: devices are never revoked for not being seen',
+    help: 'devices not seen for this duration are revoked by the sweeper, as `system`',
+    parse: parseDuration,
   },
 } satisfies Record<string, Setting>;
 

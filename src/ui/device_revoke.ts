@@ -1,6 +1,7 @@
 /** POST /devices/{id}/revoke: admin only; the device's credential stops working at once. Logged. */
 import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
+import { clientAddress } from '../http/client_address.ts';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx, UiEnv } from './deps.ts';
 import { setNotice } from './notice.ts';
@@ -14,7 +15,7 @@ export function deviceRevoke(ctx: Ctx): Handler<UiEnv> {
     if (!DEVICE_ID.test(id) || !(await ctx.store.deviceVisibleTo(v, id))) return fail(c, 'deviceNotFound');
     // Revoking an already revoked device changes nothing and is not an error: the outcome is the same.
     if (await ctx.store.revokeDevice(v, id, ctx.clock.now())) {
-      ctx.logger.log('info', 'device.revoked', { account: v.subject, device: id });
+      ctx.logger.log('info', 'device.revoked', { account: v.subject, client: clientAddress(c), device: id });
     }
     setNotice(ctx, c, { kind: 'revoked', device: id });
     return seeOther(c, '/devices');

@@ -4,6 +4,7 @@
  */
 import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
+import { clientAddress } from '../http/client_address.ts';
 import { randomToken, secretHash } from '../crypto/random.ts';
 import { SUBJECT } from '../domain/ids.ts';
 import { page } from '../http/responses.ts';
@@ -26,7 +27,7 @@ export function enrollTokenMint(ctx: Ctx): Handler<UiEnv> {
       createdAt: now,
       expiresAt,
     });
-    ctx.logger.log('info', 'enroll_token.minted', { account: session.subject, owner });
+    ctx.logger.log('info', 'enroll_token.minted', { account: session.subject, client: clientAddress(c), owner });
     const link = ctx.linkBuilder({ token, owner, expiresAt });
     return page(c, mintResultPage(chrome(ctx, c), { link, owner, expiresAt }));
   };
