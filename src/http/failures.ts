@@ -70,6 +70,18 @@ export const FAILURES = {
   uploadInterrupted: { status: 400, message: 'upload interrupted' },
   uploadTooSlow: { status: 408, message: 'upload sent too slowly; retry' },
   runConflict: { status: 409, message: 'a different run with this id is already stored' },
+
+  // The audit trail and accounts pages (CONTRACT section 9): each bad query parameter by name.
+  badAuditActor: {
+    status: 400,
+    message: `actor must be system or an account subject such as local:admin or oidc:<sub>`,
+  },
+  badAuditEvent: { status: 400, message: 'event must be one of the audited events listed in the form' },
+  badAuditDevice: { status: 400, message: 'device must be a device id' },
+  badSince: { status: 400, message: 'since must be a date written YYYY-MM-DD' },
+  badUntil: { status: 400, message: 'until must be a date written YYYY-MM-DD' },
+  badDateRange: { status: 400, message: 'since must not be after until' },
+  repeatedParameter: { status: 400, message: 'a query parameter is given more than once' },
 } as const satisfies Record<string, Failure>;
 
 export type FailureName = keyof typeof FAILURES;

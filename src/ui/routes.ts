@@ -6,6 +6,9 @@
  */
 import type { Handler } from 'hono';
 import type { Method } from '../http/router.ts';
+import { accountsList } from './accounts_list.ts';
+import { auditJsonl } from './audit_jsonl.ts';
+import { auditList } from './audit_list.ts';
 import { authCallback } from './auth_callback.ts';
 import { authStart } from './auth_start.ts';
 import { dashboard } from './dashboard.ts';
@@ -48,4 +51,7 @@ export const consoleRoutes: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/runs', access: 'guarded', handler: runsList },
   { method: 'GET', path: '/runs/:device/:id', access: 'guarded', handler: runShow },
   { method: 'POST', path: '/runs/:device/:id/delete', access: 'guarded', handler: runDelete },
+  { method: 'GET', path: '/audit', access: 'admin', handler: auditList },
+  { method: 'GET', path: '/audit.jsonl', access: 'admin', handler: auditJsonl },
+  { method: 'GET', path: '/accounts', access: 'admin', handler: accountsList },
 ];
