@@ -258,3 +258,16 @@ test('GET /audit.jsonl: 20,000 records streamed whole, newest first, a batch at 
     await h.close();
   }
 });
+
+test('the navigation links the audit trail and the accounts for administrators only', async () => {
+  const h = await harness();
+  try {
+    const admin = (await get(h, '/')).body;
+    assert.match(admin, /<li><a href="\/accounts">Accounts<\/a><\/li>/);
+    assert.match(admin, /<li><a href="\/audit">Audit trail<\/a><\/li>/);
+    const user = (await get(h, '/', 'user')).body;
+    assert.doesNotMatch(user, /href="\/audit"|href="\/accounts"/);
+  } finally {
+    await h.close();
+  }
+});
