@@ -201,13 +201,13 @@ export const settings = {
   auditRetentionMs: {
     variable: 'PADDOCK_AUDIT_RETENTION',
     default: '365d',
-    help: 'audit records older than this duration are removed by the sweeper (for example 365d)',
+    help: 'how long audit records are kept, a duration such as 365d',
     parse: parseDuration,
   },
   revokeStaleAfterMs: {
     variable: 'PADDOCK_REVOKE_STALE_AFTER',
-    unset: 'off: devices are never revoked for not being seen',
-    help: 'devices not seen for this duration are revoked by the sweeper, as `system`',
+    unset: 'off',
+    help: 'devices not seen for this duration are revoked (as system)',
     parse: parseDuration,
   },
 } satisfies Record<string, Setting>;
