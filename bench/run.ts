@@ -19,6 +19,7 @@ import { printTable, type Row, writeReport } from './report.ts';
 import { postgresBench } from './postgres.ts';
 import { startPaddock } from './server.ts';
 import { uploadLoad } from './uploads.ts';
+import { AUDIT_UPLOADS, auditUploadsBench } from './audit_uploads.ts';
 
 const { values } = parseArgs({
   options: {
@@ -128,6 +129,9 @@ if (selected('PUT /v1/runs/{id} 1 KiB')) {
   acknowledged = upload.ok;
   log(`uploads: ${upload.requestsPerSecond.toFixed(0)}/s, ${upload.ok} acknowledged`);
 }
+
+// Uploads with the audit decorator and without it, in processes of their own (bench/audit_uploads.ts).
+if (selected(AUDIT_UPLOADS)) rows.push(await auditUploadsBench({ duration, rounds: quick ? 1 : 3, log }));
 
 // Ten concurrent views of a 16 MiB run: resident memory must grow by less than 64 MiB.
 if (selected('GET /runs/{device}/{id} 16 MiB ×10')) {

@@ -204,6 +204,18 @@ export const settings = {
     help: 'debug, info, warn or error',
     parse: parseLogLevel,
   },
+  auditRetentionMs: {
+    variable: 'PADDOCK_AUDIT_RETENTION',
+    default: '365d',
+    help: 'how long audit records are kept, a duration such as 365d',
+    parse: parseDuration,
+  },
+  revokeStaleAfterMs: {
+    variable: 'PADDOCK_REVOKE_STALE_AFTER',
+    unset: 'off',
+    help: 'devices not seen for this duration are revoked (as system)',
+    parse: parseDuration,
+  },
 } satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof settings;

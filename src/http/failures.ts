@@ -94,6 +94,12 @@ export const FAILURES = {
   badNote: { status: 400, message: NOTE_RULE },
   badMaxPrivacy: { status: 400, message: `max_privacy must be ${PRIVACY_LEVELS_TEXT}` },
   enrollTokenNotFound: { status: 404, message: 'enrollment token not found or no longer outstanding' },
+  // The audit trail and accounts pages (CONTRACT section 9): each bad query parameter by name.
+  badAuditActor: {
+    status: 400,
+    message: `actor must be system or an account subject such as local:admin or oidc:<sub>`,
+  },
+  badAuditEvent: { status: 400, message: 'event must be one of the audited events listed in the form' },
 } as const satisfies Record<string, Failure>;
 
 export type FailureName = keyof typeof FAILURES;

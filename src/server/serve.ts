@@ -12,6 +12,7 @@ import { defaultLinkBuilder } from '../link/link_builder.ts';
 import type { Logger } from '../log/logger.ts';
 import { createSelfTest } from '../selftest/selftest.ts';
 import { resolveSessionKeys } from '../session/keys.ts';
+import { auditLogger } from '../audit/audit_logger.ts';
 import { withCountCache } from '../store/count_cache.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
@@ -24,6 +25,7 @@ import { healthFastPath } from './health_fast_path.ts';
 import { hostOfHostHeader, hostRouter, sideResolver } from './host_router.ts';
 import { drain } from './drain.ts';
 import { listen } from './listen.ts';
+import { sweeper } from './sweeper.ts';
 
 export interface RunningServer {
   url: string;
@@ -49,6 +51,8 @@ export interface ServeOptions {
 export async function startServer(configured: Config, opts: ServeOptions): Promise<RunningServer> {
   const clock = opts.clock ?? systemClock;
   const store = withCountCache(await openStore(configured), clock);
+  // Every audited record (CONTRACT section 9) is stored through this logger; see audit/audit_logger.ts.
+  const logger = auditLogger(opts.logger, store, clock);
   try {
     const control = await loadControlIdentity(store, configured.controlHost, clock.now(), configured.controlTls);
     // Bound before the handler is built, so URLs derived from a listen address on port 0 name the
@@ -69,14 +73,14 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       },
       fastPath: (req, res) => ready && health(req, res),
       draining: () => draining,
-      onError: (err) => opts.logger.log('error', 'server.error', { error: err.message }),
+      onError: (err) => logger.log('error', 'server.error', { error: err.message }),
     });
     const address = server.address() as AddressInfo;
     const config = bindListenPort(configured, address.port);
     try {
       // After the port is ours: a start that fails on its address prints no password it did not use.
       await ensureAdminPassword(config, store, opts.announce ?? ((line) => process.stderr.write(line)));
-      handler = await buildHandler(config, store, clock, opts.logger, control);
+      handler = await buildHandler(config, store, clock, logger, control);
       ready = true;
     } catch (err) {
       server.close();
@@ -84,7 +88,15 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
     }
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `${config.tls ? 'https' : 'http'}://${host}:${address.port}`;
-    opts.logger.log('info', 'server.started', { listen: url, base_url: config.baseUrl, version: config.version });
+    const sweep = sweeper({
+      store,
+      logger,
+      clock,
+      auditRetentionMs: config.auditRetentionMs,
+      revokeStaleAfterMs: config.revokeStaleAfterMs,
+    });
+    sweep.start();
+    logger.log('info', 'server.started', { listen: url, base_url: config.baseUrl, version: config.version });
     return {
       url,
       baseUrl: config.baseUrl,
@@ -92,10 +104,14 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       close: async () => {
         draining = true;
         await drain(server, opts.drainMs ?? DRAIN_MS);
+        await sweep.stop();
+        // The records of the last requests are written before the store closes.
+        await logger.flush();
         await store.close();
       },
     };
   } catch (err) {
+    await logger.flush();
     await store.close();
     throw err;
   }

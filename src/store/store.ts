@@ -229,6 +229,53 @@ export interface RunsStore {
   uploadsPerDay(viewer: Viewer, days: number, now: number): Promise<number[]>;
 }
 
-export interface Store extends SettingsStore, SignInStore, DevicesStore, RunsStore, EnrollTokensStore {
+/** One stored audit record (CONTRACT section 9): what was done, by whom, from where, to what. */
+export interface AuditRecord {
+  at: number;
+  event: string;
+  /** The acting subject, `system` for automatic actions; null when none is known (a failed sign-in by OIDC). */
+  account: string | null;
+  client: string | null;
+  device: string | null;
+  run: string | null;
+  /** The record's other fields, short; never a secret. */
+  detail: string;
+}
+
+/** The audit trail's filters (CONTRACT section 9); absent fields do not filter. */
+export interface AuditFilter {
+  actor?: string | undefined;
+  event?: string | undefined;
+  device?: string | undefined;
+  /** At or after this instant. */
+  since?: number | undefined;
+  /** Before this instant. */
+  until?: number | undefined;
+}
+
+/** The audit trail (store/audit.ts): appended, read newest first, pruned; never updated. */
+export interface AuditStore {
+  appendAudit(record: AuditRecord): Promise<void>;
+  /** Newest first; the cursor is `<at>.<seq>` of the last row shown. */
+  auditPage(filter: AuditFilter, page: PageRequest): Promise<Page<AuditRecord>>;
+  /** Every matching record, newest first, read `size` at a time: memory stays constant whatever the trail. */
+  auditBatches(filter: AuditFilter, size: number): AsyncIterable<AuditRecord[]>;
+  /** Deletes up to `limit` records older than `before`, oldest first; how many. */
+  pruneAudit(before: number, limit: number): Promise<number>;
+}
+
+/** An account with what it owns, from the counts table (store/accounts.ts). */
+export interface AccountSummary extends Account {
+  devices: number;
+  runs: number;
+}
+
+export interface AccountsStore {
+  /** Accounts, most recent sign-in first; the cursor is `<last sign-in>:<subject>` of the last row shown. */
+  accountsPage(page: PageRequest): Promise<Page<AccountSummary>>;
+}
+
+export interface Store
+  extends SettingsStore, SignInStore, DevicesStore, RunsStore, EnrollTokensStore, AuditStore, AccountsStore {
   close(): Promise<void>;
 }

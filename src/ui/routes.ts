@@ -6,6 +6,9 @@
  */
 import type { Handler } from 'hono';
 import type { Method } from '../http/router.ts';
+import { accountsList } from './accounts_list.ts';
+import { auditJsonl } from './audit_jsonl.ts';
+import { auditList } from './audit_list.ts';
 import { authCallback } from './auth_callback.ts';
 import { authStart } from './auth_start.ts';
 import { dashboard } from './dashboard.ts';
@@ -62,4 +65,7 @@ export const consoleRoutes: readonly ConsoleRoute[] = [
   { method: 'POST', path: '/runs/:device/:id/delete', access: 'guarded', handler: runDelete },
   { method: 'GET', path: '/enroll-tokens', access: 'admin', handler: enrollTokensList },
   { method: 'POST', path: '/enroll-tokens/:id/revoke', access: 'admin', handler: enrollTokenRevoke },
+  { method: 'GET', path: '/audit', access: 'admin', handler: auditList },
+  { method: 'GET', path: '/audit.jsonl', access: 'admin', handler: auditJsonl },
+  { method: 'GET', path: '/accounts', access: 'admin', handler: accountsList },
 ];

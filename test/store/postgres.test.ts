@@ -20,6 +20,7 @@ import {
   TEST_DATABASE,
 } from '../support/postgres.ts';
 import { tcpProxy } from '../support/tcp_proxy.ts';
+import { auditContract } from './audit_contract.ts';
 import { storeContract } from './contract.ts';
 
 const available = await postgresAvailable();
@@ -58,6 +59,7 @@ if (!available) {
   test(`PostgreSQL store (skipped: ${SKIP_REASON})`, { skip: true }, () => undefined);
 } else {
   storeContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
+  auditContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
 
   test('postgres: several instances migrating at once apply each migration once', async () => {
     const schema = freshSchema();

@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config/config.ts';
 import { createControlApi } from '../../src/control/app.ts';
 import { hashPassword } from '../../src/crypto/password.ts';
 import { defaultLinkBuilder, type LinkBuilder } from '../../src/link/link_builder.ts';
+import { auditLogger } from '../../src/audit/audit_logger.ts';
 import { memoryLogger } from '../../src/log/logger.ts';
 import type { OidcClient } from '../../src/oidc/client.ts';
 import { createSelfTest, type SelfTest } from '../../src/selftest/selftest.ts';
@@ -50,6 +51,8 @@ export interface Harness {
   request(path: string, init?: RequestInit, client?: string): Promise<Response>;
   /** Sends a request to the control API. */
   control(path: string, init?: RequestInit): Promise<Response>;
+  /** Waits until the audit records of everything done so far are stored. */
+  flushAudit(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -67,7 +70,9 @@ export interface HarnessOptions {
 export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
   const store = openSqliteStore(':memory:');
   const clock = opts.clock ?? fakeClock();
-  const logger = memoryLogger();
+  const memory = memoryLogger();
+  // As `paddock serve` does: the audited records are also stored (audit/audit_logger.ts).
+  const logger = auditLogger(memory, store, clock);
   const config: InterfaceConfig = {
     ...interfaceConfig({ ...loadConfig(testEnvironment), version: '9.8.7-test' }, [randomBytes(32)]),
     ...opts.config,
@@ -99,7 +104,7 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
     api,
     store,
     clock,
-    logs: logger.records,
+    logs: memory.records,
     config,
     signIn(who) {
       const session = codec.newSession(
@@ -118,7 +123,11 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
     control(path, init) {
       return Promise.resolve(api.request(path, init, { incoming: { socket: { remoteAddress: '198.51.100.9' } } }));
     },
-    close: () => store.close(),
+    flushAudit: () => logger.flush(),
+    close: async () => {
+      await logger.flush();
+      await store.close();
+    },
   };
 }
 

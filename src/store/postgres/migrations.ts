@@ -216,6 +216,36 @@ export const migrations: readonly Migration[] = [
     WHERE uses_left > 0 AND revoked_at IS NULL;
   `,
   },
+  {
+    name: 'audit',
+    sql: `
+  -- The audit trail (CONTRACT section 9). Append-only: an UPDATE is refused by the trigger below;
+  -- rows leave only through the sweeper's prune by age. Each filter of /audit walks its own index
+  -- in the page's order (at, seq), newest first, so no filter scans or sorts.
+  CREATE TABLE audit (
+    seq BIGSERIAL PRIMARY KEY,
+    at BIGINT NOT NULL,
+    event TEXT NOT NULL,
+    account TEXT,
+    client TEXT,
+    device TEXT,
+    run TEXT,
+    detail TEXT NOT NULL DEFAULT ''
+  );
+  CREATE INDEX audit_at ON audit (at, seq);
+  CREATE INDEX audit_account ON audit (account, at, seq);
+  CREATE INDEX audit_event ON audit (event, at, seq);
+  CREATE INDEX audit_device ON audit (device, at, seq);
+  CREATE FUNCTION audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    RAISE EXCEPTION 'audit records are append-only';
+  END $$;
+  CREATE TRIGGER audit_append_only BEFORE UPDATE ON audit
+    FOR EACH ROW EXECUTE FUNCTION audit_append_only();
+  -- The accounts page, most recent sign-in first, keyset-paged by (last sign-in, subject).
+  CREATE INDEX accounts_recent ON accounts (last_sign_in_at, subject);
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

@@ -4,6 +4,8 @@
  * use, idempotent uploads and revokes hold across instances because each is one conditional
  * statement or one transaction.
  */
+import { accountsStore } from '../accounts.ts';
+import { auditStore } from '../audit.ts';
 import { devicesStore } from '../devices.ts';
 import { enrollTokensStore } from '../enroll_tokens.ts';
 import { runsStore } from '../runs.ts';
@@ -25,6 +27,8 @@ export async function openPostgresStore(url: string, opts: PgOptions = {}): Prom
     ...pgEnroll(db),
     ...runsStore(db.sql),
     ...pgPutRun(db),
+    ...auditStore(db.sql),
+    ...accountsStore(db.sql),
     close: () => db.end(),
   };
 }

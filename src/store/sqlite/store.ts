@@ -2,6 +2,8 @@
  * The Store on node:sqlite: the domain files' statements on the one connection (db.ts), with
  * enrollment and uploads, which need transactions, in devices.ts and runs.ts.
  */
+import { accountsStore } from '../accounts.ts';
+import { auditStore } from '../audit.ts';
 import { devicesStore } from '../devices.ts';
 import { enrollTokensStore } from '../enroll_tokens.ts';
 import { runsStore } from '../runs.ts';
@@ -24,6 +26,8 @@ export function openSqliteStore(dataDir: string | ':memory:'): Store {
     ...sqliteEnroll(db),
     ...runsStore(sql),
     ...sqlitePutRun(db),
+    ...auditStore(sql),
+    ...accountsStore(sql),
     async close() {
       db.close();
     },

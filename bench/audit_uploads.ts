@@ -1,0 +1,142 @@
+/**
+ * Uploads with the audit decorator installed and without it, in the same run (issue 13: writing
+ * audit records must not slow uploads by more than 10 %). Uploads are not audited, so the
+ * decorator only looks each record's event up and passes it on: the ratio should be about 1.
+ * Two control API processes (bench/audit_server.ts), each on a store of its own with the same
+ * fifty devices, are loaded in turn, plain then audited, `rounds` times; each side's rate is the
+ * mean of its rounds, so a drift of the machine during the run touches both alike.
+ *
+ * Alone: `node bench/audit_uploads.ts [--duration 2] [--rounds 2]`; `npm run bench` runs it too.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openSqliteStore } from '../src/store/sqlite/store.ts';
+import type { LoadResult } from './load.ts';
+import type { Row } from './report.ts';
+import { uploadLoad } from './uploads.ts';
+
+export const AUDIT_UPLOADS = 'PUT /v1/runs/{id} 1 KiB, audit decorator on / off';
+
+/** Fifty devices with the same credentials in each store. */
+async function devices(dir: string, credentials: string[]): Promise<void> {
+  const store = openSqliteStore(dir);
+  const now = Date.now();
+  for (const [i, credential] of credentials.entries()) {
+    await store.createEnrollToken({
+      hash: `t${i}`,
+      owner: 'oidc:uploader',
+      createdBy: 'local:admin',
+      createdAt: now,
+      expiresAt: now + 1e12,
+    });
+    await store.enrollDevice({
+      tokenHash: `t${i}`,
+      now,
+      deviceId: `d_audit${i}`,
+      name: `uploader ${i}`,
+      credentialHash: createHash('sha256').update(credential).digest('hex'),
+    });
+  }
+  await store.close();
+}
+
+async function start(dir: string, mode: 'audit' | 'plain') {
+  const child = spawn(
+    process.execPath,
+    ['--max-semi-space-size=2', '--max-old-space-size=256', 'bench/audit_server.ts', dir, mode],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  ) as unknown as ChildProcessWithoutNullStreams;
+  let out = '';
+  const port = await new Promise<number>((done, fail) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (\d+)/.exec(out);
+      if (m) done(Number(m[1]));
+    });
+    child.once('exit', (code) => fail(new Error(`audit_server.ts exited (${code})`)));
+  });
+  return {
+    base: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? 0,
+    async stop() {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await once(child, 'exit');
+    },
+  };
+}
+
+export async function auditUploadsBench(opts: {
+  duration: number;
+  rounds: number;
+  log: (line: string) => void;
+}): Promise<Row> {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-bench-audit-'));
+  const credentials = Array.from({ length: 50 }, () => randomBytes(32).toString('base64url'));
+  await devices(join(dir, 'plain'), credentials);
+  await devices(join(dir, 'audit'), credentials);
+  const plain = await start(join(dir, 'plain'), 'plain');
+  const audit = await start(join(dir, 'audit'), 'audit');
+  try {
+    // A second of each first, not counted: both processes reach the same warm state.
+    for (const [mode, server] of [
+      ['plain', plain],
+      ['audit', audit],
+    ] as const)
+      await uploadLoad('warm-up', server.base, credentials, { duration: 1, pid: server.pid, prefix: `${mode}-warm` });
+    const results: Record<'plain' | 'audit', LoadResult[]> = { plain: [], audit: [] };
+    for (let round = 0; round < opts.rounds; round++)
+      for (const [mode, server] of [
+        ['plain', plain],
+        ['audit', audit],
+      ] as const) {
+        const r = await uploadLoad(`${AUDIT_UPLOADS} (${mode})`, server.base, credentials, {
+          duration: opts.duration,
+          pid: server.pid,
+          prefix: `${mode}-${round}`,
+        });
+        results[mode].push(r);
+        opts.log(`uploads ${mode}, round ${round + 1}: ${r.requestsPerSecond.toFixed(0)}/s, ${r.non2xx} not 2xx`);
+      }
+    const mean = (rs: LoadResult[], f: (r: LoadResult) => number) => rs.reduce((s, r) => s + f(r), 0) / rs.length;
+    const on = results.audit;
+    const off = results.plain;
+    const ratio = mean(on, (r) => r.requestsPerSecond) / mean(off, (r) => r.requestsPerSecond);
+    const failures = [...on, ...off].reduce((n, r) => n + r.non2xx + r.errors, 0);
+    return {
+      name: AUDIT_UPLOADS,
+      requestsPerSecond: mean(on, (r) => r.requestsPerSecond),
+      p50: mean(on, (r) => r.p50),
+      p99: mean(on, (r) => r.p99),
+      non2xx: on.reduce((n, r) => n + r.non2xx, 0),
+      ok: on.reduce((n, r) => n + r.ok, 0),
+      errors: on.reduce((n, r) => n + r.errors, 0),
+      peakRssMiB: Math.max(...on.map((r) => r.peakRssMiB)),
+      startRssMiB: on[0]?.startRssMiB ?? 0,
+      baselineRps: mean(off, (r) => r.requestsPerSecond),
+      ratio,
+      goal: 'ratio ≥ 0.9 (audited ÷ plain)',
+      met: ratio >= 0.9 && failures === 0,
+    };
+  } finally {
+    await plain.stop();
+    await audit.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename) {
+  const { values } = parseArgs({ options: { duration: { type: 'string' }, rounds: { type: 'string' } } });
+  const row = await auditUploadsBench({
+    duration: Number(values.duration ?? 5),
+    rounds: Number(values.rounds ?? 3),
+    log: (line) => process.stderr.write(`bench: ${line}\n`),
+  });
+  process.stdout.write(
+    `${row.name}: audited ${row.requestsPerSecond.toFixed(0)}/s, plain ${row.baselineRps?.toFixed(0)}/s, ratio ${row.ratio?.toFixed(3)} (${row.met ? 'goal met' : 'goal NOT met'})\n`,
+  );
+}

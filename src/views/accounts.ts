@@ -1,0 +1,60 @@
+/** The accounts page: each account that signed in, what it owns, linked to its devices. */
+import type { AccountSummary, Page } from '../store/store.ts';
+import { time } from './format.ts';
+import { html } from './html.ts';
+import { type Chrome, layout } from './layout.ts';
+
+/** "1 device", "3 devices". */
+function count(n: number): string {
+  return `${n} device${n === 1 ? '' : 's'}`;
+}
+
+export function accountsPage(chrome: Chrome, opts: { page: Page<AccountSummary>; first: boolean }) {
+  const { items, next } = opts.page;
+  return layout(
+    'Accounts',
+    chrome,
+    html`<p>
+        ${items.length === 0 ? 'No accounts' : `Showing ${items.length} account${items.length === 1 ? '' : 's'}`}
+        that signed in, most recent sign-in first.
+      </p>
+      ${
+        items.length === 0
+          ? ''
+          : html`<table>
+              <caption>
+                Accounts
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Account</th>
+                  <th scope="col">Subject</th>
+                  <th scope="col">Last sign-in</th>
+                  <th scope="col">Devices</th>
+                  <th scope="col">Runs</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${items.map(
+                  (a) =>
+                    html`<tr>
+                      <td>${a.display}</td>
+                      <td><code>${a.subject}</code></td>
+                      <td>${time(a.lastSignInAt, chrome.now)}</td>
+                      <td>
+                        <a
+                          href="/devices?owner=${encodeURIComponent(a.subject)}"
+                          aria-label="${count(a.devices)} of ${a.display}"
+                          >${count(a.devices)}</a
+                        >
+                      </td>
+                      <td>${a.runs}</td>
+                    </tr> `,
+                )}
+              </tbody>
+            </table>`
+      }
+      ${next ? html`<p><a href="/accounts?before=${encodeURIComponent(next)}">Earlier sign-ins</a></p>` : ''}
+      ${opts.first ? '' : html`<p><a href="/accounts">Most recent sign-ins</a></p>`}`,
+  );
+}
