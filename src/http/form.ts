@@ -4,9 +4,16 @@
  * the whole form malformed instead of being silently repaired. Only the fields that name the items
  * of a bulk action (CONTRACT section 9: `device`, `run`) may repeat, one per checked box.
  */
-import { BodyTooLarge, readBody } from './body.ts';
+import { BodyTooLarge, readStream, TooSlow } from './body.ts';
 
 export const FORM_LIMIT = 65_536;
+
+/**
+ * A form is small: after 10 s it must have come at 1 KiB/s on average, so a client that sends part
+ * of one and stalls (or half-closes) holds its connection for seconds, not for the server's
+ * five-minute request timeout.
+ */
+export const FORM_RATE = { graceMs: 10_000, bytesPerSecond: 1024 };
 const MAX_FIELDS = 64;
 
 /** The fields that a form may repeat: the checked items of a bulk action. */
@@ -32,7 +39,9 @@ export class FormFields extends Map<string, string> {
   }
 }
 
-export type FormResult = { ok: true; fields: FormFields } | { ok: false; reason: 'too-large' | 'malformed' };
+export type FormResult =
+  | { ok: true; fields: FormFields }
+  | { ok: false; reason: 'too-large' | 'too-slow' | 'malformed' };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -74,8 +83,9 @@ export async function readForm(req: Request): Promise<FormResult> {
   }
   let bytes: Uint8Array;
   try {
-    bytes = await readBody(req, FORM_LIMIT);
+    bytes = await readStream(req, FORM_LIMIT, { take: () => true, minRate: FORM_RATE });
   } catch (err) {
+    if (err instanceof TooSlow) return { ok: false, reason: 'too-slow' };
     return { ok: false, reason: err instanceof BodyTooLarge ? 'too-large' : 'malformed' };
   }
   let text: string;

@@ -31,6 +31,7 @@ export function guard(ctx: Ctx, access: Exclude<Access, 'none'>): MiddlewareHand
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
       const form = await readForm(c.req.raw);
       if (!form.ok && form.reason === 'too-large') return fail(c, 'formTooLarge');
+      if (!form.ok && form.reason === 'too-slow') return fail(c, 'requestTimeout');
       if (!form.ok || !ctx.sessions.csrfValid(session, form.fields.get('csrf'))) {
         return fail(c, 'staleForm');
       }

@@ -18,7 +18,10 @@ export function loginCheck(ctx: Ctx): Handler {
   const { config, store, logger } = ctx;
   return async function loginCheckHandler(c) {
     const form = await readForm(c.req.raw);
-    if (!form.ok) return form.reason === 'too-large' ? fail(c, 'formTooLarge') : fail(c, 'badForm');
+    if (!form.ok) {
+      if (form.reason === 'too-slow') return fail(c, 'requestTimeout');
+      return form.reason === 'too-large' ? fail(c, 'formTooLarge') : fail(c, 'badForm');
+    }
     const username = form.fields.get('username');
     const password = form.fields.get('password');
     if (username === undefined || password === undefined) return fail(c, 'badForm');
