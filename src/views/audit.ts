@@ -37,11 +37,11 @@ function filterForm(q: AuditQuery): Html {
       </p>
       <p>
         <label for="audit-since">Since (UTC day, inclusive)</label>
-        <input id="audit-since" name="since" type="date" value="${q.since}" />
+        <input id="audit-since" name="since" value="${q.since}" placeholder="YYYY-MM-DD" pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" maxlength="10" />
       </p>
       <p>
         <label for="audit-until">Until (UTC day, inclusive)</label>
-        <input id="audit-until" name="until" type="date" value="${q.until}" />
+        <input id="audit-until" name="until" value="${q.until}" placeholder="YYYY-MM-DD" pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" maxlength="10" />
       </p>
       <p><button type="submit">Filter</button> <a href="/audit">Clear filters</a></p>
     </fieldset>

@@ -251,6 +251,26 @@ if (!available) {
         /1 device deleted with their runs; 1 not deleted: revoke first\./,
       );
       await audit(alice, origin, 'devices-after-bulk');
+
+      // Accounts, each linked to its devices; the audit trail filtered, and the same as JSON lines.
+      await alice.page.click('nav >> text=Accounts');
+      const accountsText = (await alice.page.textContent('main')) ?? '';
+      assert.match(accountsText, /oidc:alice/);
+      assert.match(accountsText, /oidc:bob/);
+      await audit(alice, origin, 'accounts');
+      await alice.page.click('nav >> text=Audit trail');
+      await alice.page.selectOption('#audit-event', 'device.deleted');
+      await alice.page.click('button:has-text("Filter")');
+      assert.match(alice.page.url(), /event=device\.deleted/);
+      const trail = (await alice.page.textContent('main')) ?? '';
+      assert.match(trail, /Showing 1 record\./);
+      assert.match(trail, new RegExp(bob.device));
+      await audit(alice, origin, 'audit');
+      const jsonl = await alice.page.request.get(`${origin}/audit.jsonl?event=device.deleted`);
+      assert.equal(jsonl.status(), 200);
+      const lines = (await jsonl.text()).trim().split('\n');
+      assert.equal(lines.length, 1);
+      assert.equal(JSON.parse(lines[0] ?? '{}').account, 'oidc:alice');
       await alice.page.focus('button:has-text("Sign out")');
       await alice.page.keyboard.press('Enter');
       await alice.page.waitForURL(`${origin}/login`);
