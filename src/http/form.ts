@@ -40,8 +40,7 @@ export class FormFields extends Map<string, string> {
 }
 
 export type FormResult =
-  | { ok: true; fields: FormFields }
-  | { ok: false; reason: 'too-large' | 'too-slow' | 'malformed' };
+  { ok: true; fields: FormFields } | { ok: false; reason: 'too-large' | 'too-slow' | 'malformed' };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -1,4 +1,5 @@
 /** The audit trail page: the filter form (a GET form, no script), the filters that apply, the records. */
+import { devicePath } from './devices.ts';
 import { AUDITED_EVENTS } from '../audit/audit_record.ts';
 import type { AuditRecord, Page } from '../store/store.ts';
 import { type AuditQuery, auditQueryString } from '../audit/audit_query.ts';
@@ -96,7 +97,7 @@ export function auditPage(chrome: Chrome, opts: { page: Page<AuditRecord>; query
                       <td><code>${r.event}</code></td>
                       <td>${r.account ?? ''}</td>
                       <td>${r.client ?? ''}</td>
-                      <td>${r.device ? html`<code>${r.device}</code>` : ''}</td>
+                      <td>${r.device ? html`<a href="${devicePath(r.device)}"><code>${r.device}</code></a>` : ''}</td>
                       <td>${r.run ? html`<code>${r.run}</code>` : ''}</td>
                       <td>${r.detail}</td>
                     </tr> `,

@@ -75,5 +75,9 @@ function actions(chrome: Chrome, d: Device, path: string): Html {
     </form>
     ${admin && d.revokedAt === null ? actionButton(`${path}/revoke`, chrome.csrf, 'Revoke this device') : ''}
     ${admin && d.revokedAt !== null ? actionButton(`${path}/delete`, chrome.csrf, 'Delete this device and its runs') : ''}
-    ${admin ? '' : html`<p>Revoking and deleting devices is for administrators.</p>`}`;
+    ${
+      admin
+        ? html`<p><a href="/audit?device=${encodeURIComponent(d.id)}">This device in the audit trail</a></p>`
+        : html`<p>Revoking and deleting devices is for administrators.</p>`
+    }`;
 }
