@@ -11,10 +11,11 @@ import { filteredDevices, substringPattern } from '../../src/store/devices.ts';
 import { pgSearchDevices } from '../../src/store/postgres/db.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { filteredRuns } from '../../src/store/runs.ts';
-import { numbered, type Param, type Sql } from '../../src/store/sql.ts';
+import type { Param, Sql } from '../../src/store/sql.ts';
 import { sqliteSearchDevices } from '../../src/store/sqlite/db.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { DeviceFilter, RunFilter, Viewer } from '../../src/store/store.ts';
+import { postgresPlan, sqlitePlan } from '../support/plans.ts';
 import { admin, dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 
 const ADMIN: Viewer = { subject: 'local:admin', admin: true };
@@ -126,11 +127,7 @@ test('SQLite EXPLAIN QUERY PLAN: each filtered list searches its index, never sc
     await openSqliteStore(dir).close();
     const db = new DatabaseSync(join(dir, 'paddock.db'));
     for (const { name, query, sqlite } of lists(sqliteSearchDevices)) {
-      const plan = db
-        .prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
-        .all()
-        .map((r) => String((r as { detail: string }).detail))
-        .join('|');
+      const plan = sqlitePlan(db, query.sql);
       assert.match(plan, sqlite, `${name}: ${plan}`);
       assert.doesNotMatch(plan, /SCAN devices( |$|\|)|SCAN runs|TEMP B-TREE FOR ORDER BY/, `${name}: ${plan}`);
     }
@@ -163,10 +160,7 @@ test(
       await c.query('VACUUM ANALYZE devices');
       await c.query('VACUUM ANALYZE runs');
       for (const [i, { name, query, postgres }] of lists(pgSearchDevices).entries()) {
-        await c.query(`PREPARE filtered_${i} AS ${numbered(query.sql)}`);
-        const args = query.params.map((p) => (typeof p === 'boolean' ? String(p) : `'${String(p)}'`));
-        const { rows } = await c.query(`EXPLAIN EXECUTE filtered_${i}(${args.join(', ')})`);
-        const plan = rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+        const plan = await postgresPlan(c, `filtered_${i}`, query.sql, query.params);
         assert.match(plan, postgres, `${name}:\n${plan}`);
         assert.doesNotMatch(plan, /Seq Scan on (runs|devices)/, `${name}:\n${plan}`);
         // A search sorts the few devices that match, and the planner may sort one account's devices

@@ -14,9 +14,10 @@ import { LONGEST_TOKEN_LIFETIME_MS } from '../../src/domain/enroll_tokens.ts';
 import { enrollTokenLists } from '../../src/store/enroll_tokens.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { runLists, runsSql } from '../../src/store/runs.ts';
-import { numbered, type Param } from '../../src/store/sql.ts';
+import type { Param } from '../../src/store/sql.ts';
 import type { AuditFilter } from '../../src/store/store.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
+import { postgresPlan, sqlitePlan } from '../support/plans.ts';
 import { admin, dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 
 /** Every statement checked, with arguments for PostgreSQL's EXPLAIN (an owner that exists, a cursor mid-table). */
@@ -57,11 +58,7 @@ test('SQLite EXPLAIN QUERY PLAN: each query searches an index or the primary key
         /^SEARCH enroll_tokens USING INDEX enroll_tokens_outstanding \(created_at>\? AND created_at<\?\)\|SCALAR SUBQUERY 1\|SEARCH enroll_tokens USING INDEX enroll_tokens_public_id \(public_id=\?\)/,
     };
     for (const [name, { sql }] of Object.entries(checked)) {
-      const plan = db
-        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
-        .all()
-        .map((r) => String((r as { detail: string }).detail))
-        .join('|');
+      const plan = sqlitePlan(db, sql);
       assert.match(plan, expected[name as keyof typeof checked], `${name}: ${plan}`);
       assert.doesNotMatch(sql, /OFFSET/i);
     }
@@ -110,9 +107,7 @@ test(
         outstandingTokensAfter: /Index Scan Backward using enroll_tokens_outstanding on enroll_tokens/,
       };
       for (const [name, { sql, args }] of Object.entries(checked)) {
-        await c.query(`PREPARE plan_${name} AS ${numbered(sql)}`);
-        const { rows } = await c.query(`EXPLAIN EXECUTE plan_${name}(${args.map((a) => `'${a}'`).join(', ')})`);
-        const plan = rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+        const plan = await postgresPlan(c, `plan_${name}`, sql, args);
         assert.match(plan, expected[name as keyof typeof checked], `${name}:\n${plan}`);
         assert.doesNotMatch(plan, /Seq Scan on (runs|devices|enroll_tokens)/, `${name}:\n${plan}`);
         // The lists stop after a page; the chart's grouping sorts the window's days, not the table.
@@ -151,12 +146,7 @@ test('SQLite EXPLAIN QUERY PLAN: each audit filter searches its index in page or
   try {
     await openSqliteStore(dir).close();
     const db = new DatabaseSync(join(dir, 'paddock.db'));
-    const plan = (sql: string) =>
-      db
-        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
-        .all()
-        .map((r) => String((r as { detail: string }).detail))
-        .join('|');
+    const plan = (sql: string) => sqlitePlan(db, sql);
     for (const [name, filter] of Object.entries(auditFilters)) {
       const p = plan(auditQuery(filter, auditAfter, 51).sql);
       assert.match(p, new RegExp(`^SEARCH audit USING INDEX ${auditIndex[name]} \\(`), `${name}: ${p}`);
@@ -199,11 +189,7 @@ test(
       // Each device and account has about 2,000 records: with only a handful, PostgreSQL rightly
       // sorts them rather than walk an index, and the plan would say nothing about a busy trail.
       for (const table of ['audit', 'accounts', 'counts']) await c.query(`VACUUM ANALYZE ${table}`);
-      const explain = async (name: string, sql: string, args: Param[]) => {
-        await c.query(`PREPARE ${name} AS ${numbered(sql)}`);
-        const { rows } = await c.query(`EXPLAIN EXECUTE ${name}(${args.map((a) => `'${String(a)}'`).join(', ')})`);
-        return rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
-      };
+      const explain = (name: string, sql: string, args: Param[]) => postgresPlan(c, name, sql, args);
       for (const [name, filter] of Object.entries(auditFilters)) {
         const { sql, params } = auditQuery(filter, auditAfter, 51);
         const p = await explain(`audit_${name}`, sql, params);
