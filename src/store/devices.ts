@@ -104,8 +104,14 @@ export const devicesSql = {
   deleteRevoked: 'DELETE FROM devices WHERE id = ? AND revoked_at IS NOT NULL AND (? OR owner = ?)',
   /** Last seen, written at most once a minute per device. */
   touch: 'UPDATE devices SET last_seen_at = ? WHERE id = ? AND (last_seen_at IS NULL OR last_seen_at < ?)',
+  /**
+   * The outer conditions are checked again on PostgreSQL after waiting for a row that another
+   * instance's sweep or an upload locked, so each device is revoked (and logged) once, and never
+   * just after it called.
+   */
   revokeStale: `UPDATE devices SET revoked_at = ? WHERE seq IN (
-    SELECT seq FROM devices WHERE revoked_at IS NULL AND coalesce(last_seen_at, 0) < ? LIMIT ?) RETURNING id`,
+    SELECT seq FROM devices WHERE revoked_at IS NULL AND coalesce(last_seen_at, 0) < ? LIMIT ?)
+    AND revoked_at IS NULL AND coalesce(last_seen_at, 0) < ? RETURNING id`,
 } as const;
 
 /** Last seen is written at most this often per device, so control calls stay cheap. */
@@ -156,7 +162,7 @@ export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
       await db.run(devicesSql.touch, now, id, now - SEEN_EVERY_MS);
     },
     async revokeStale(before, at, limit) {
-      return (await db.all(devicesSql.revokeStale, at, before, limit)).map((r) => r.id as string);
+      return (await db.all(devicesSql.revokeStale, at, before, limit, before)).map((r) => r.id as string);
     },
   };
 }
