@@ -23,6 +23,9 @@ export const AUDITED_EVENTS: ReadonlySet<string> = new Set([
   'device.deleted',
   'enroll_token.revoked',
   'device.enrolled',
+  // CONTRACT section 10.
+  'run.refused_privacy',
+  'run.downloaded',
 ]);
 
 /**

@@ -9,7 +9,8 @@ import { secretHash } from '../crypto/random.ts';
 import { BodyTooLarge, declaredLength, OverBudget, readBody, readStream, TooSlow } from '../http/body.ts';
 import { plainText } from '../http/responses.ts';
 import { RUN_ID } from '../domain/ids.ts';
-import { isPrivacyLevel, type PrivacyLevel } from '../domain/privacy.ts';
+import { isPrivacyLevel, type PrivacyLevel, withinCeiling } from '../domain/privacy.ts';
+import type { Device } from '../store/store.ts';
 import type { ControlDeps } from './app.ts';
 import { credentialCache } from './credential_cache.ts';
 import { lastSeen } from './last_seen.ts';
@@ -41,18 +42,31 @@ export function runUpload(deps: ControlDeps): Handler {
       c.header('WWW-Authenticate', 'Bearer');
       return fail(c, 'unknownCredential');
     }
-    const answer = await authenticated(c, device.id, hash);
+    const answer = await authenticated(c, device, hash);
     // A stored run wrote last seen in its own statement; every other answer to a known device touches it.
     if (answer.status === 201) seen.written(device.id);
     else if (answer.status !== 401) seen.touch(device.id);
     return answer;
   };
 
-  async function authenticated(c: Context, device: string, hash: string): Promise<Response> {
+  async function authenticated(c: Context, found: Device, hash: string): Promise<Response> {
+    const device = found.id;
     const id = c.req.param('id') ?? '';
     if (!RUN_ID.test(id)) return fail(c, 'badRunId');
     const level = c.req.header('x-privacy-level') ?? '';
     if (!isPrivacyLevel(level)) return fail(c, 'badPrivacyLevel');
+    // Refused before a byte of the body is read: nothing above the ceiling is ever stored.
+    if (!withinCeiling(level, found.maxPrivacy)) {
+      deps.logger.log('warn', 'run.refused_privacy', {
+        account: found.owner,
+        device,
+        run: id,
+        // Not `level`: every record's own field of that name is its log level.
+        privacy: level,
+        max_privacy: found.maxPrivacy,
+      });
+      return fail(c, 'aboveCeiling', `max_privacy=${found.maxPrivacy}`);
+    }
     const contentType = c.req.header('content-type') ?? 'application/octet-stream';
     if (!CONTENT_TYPE.test(contentType)) return fail(c, 'badContentType');
 

@@ -2,6 +2,7 @@
  * The reference device client: enrollment through an enrollment link (discovery optional, pin
  * mandatory) and run upload with the privacy level applied on the device, with retries.
  */
+import { withinCeiling } from '../domain/privacy.ts';
 import { createHash } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
 import { discoverControlUrl } from './discover.ts';
@@ -56,7 +57,14 @@ export async function enroll(
   if (res.status !== 201)
     throw new DeviceError(`enrollment refused (${res.status}): ${res.body.toString('utf8').trim()}`, res.status);
   const answer = JSON.parse(res.body.toString('utf8')) as { device: string; credential: string };
-  return { server: link.server, controlUrl, pin: link.pin, device: answer.device, credential: answer.credential };
+  return {
+    server: link.server,
+    controlUrl,
+    pin: link.pin,
+    device: answer.device,
+    credential: answer.credential,
+    ...(link.maxPrivacy === undefined ? {} : { maxPrivacy: link.maxPrivacy }),
+  };
 }
 
 /** Statuses worth another try: the server or a proxy was briefly unavailable. */
@@ -72,6 +80,12 @@ export async function uploadRun(
   input: { bytes: Uint8Array; contentType: string; privacy: PrivacyLevel; id?: string | undefined },
   opts: ClientOptions = {},
 ): Promise<{ id: string; status: number }> {
+  // The server would refuse it (403); the device says why before anything leaves it.
+  const ceiling = state.maxPrivacy ?? 'full';
+  if (!withinCeiling(input.privacy, ceiling))
+    throw new DeviceError(
+      `privacy level ${input.privacy} is above this device's ceiling (${ceiling}): upload at ${ceiling} or a more private level`,
+    );
   const { body, contentType } = applyPrivacy(input.bytes, input.contentType, input.privacy);
   // The default id is derived from what is sent, so re-running the same upload is a harmless retry.
   const id = input.id ?? `run-${createHash('sha256').update(body).digest('hex').slice(0, 24)}`;

@@ -1,4 +1,8 @@
-/** Parsing of enrollment links (CONTRACT section 7): `paddock://enroll?server=…&pin=…&token=…[&control=…]`. */
+/**
+ * Parsing of enrollment links (CONTRACT sections 7 and 10):
+ * `paddock://enroll?server=…&pin=…&token=…[&control=…][&max_privacy=…]`.
+ */
+import { isPrivacyLevel, type PrivacyLevel, PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
 
 export interface EnrollmentLink {
   /** Public host[:port] of the server. */
@@ -8,6 +12,8 @@ export interface EnrollmentLink {
   token: string;
   /** When present, the device connects here and skips discovery. */
   control?: string;
+  /** The token's privacy ceiling (CONTRACT section 10); absent means `full`. */
+  maxPrivacy?: PrivacyLevel;
 }
 
 export class LinkError extends Error {
@@ -38,10 +44,19 @@ export function parseEnrollmentLink(text: string): EnrollmentLink {
   const pin = one('pin');
   const token = one('token');
   const control = one('control');
+  const maxPrivacy = one('max_privacy');
   if (!server || !SERVER.test(server)) throw new LinkError('server must be a host name with an optional port');
   if (!pin || !PIN.test(pin)) throw new LinkError('pin must be sha256/ followed by a base64 SHA-256');
   if (!token || !/^[A-Za-z0-9_-]{1,512}$/.test(token)) throw new LinkError('token is missing or malformed');
   if (control !== undefined && !/^https:\/\/[^/?#]+\/?$/.test(control))
     throw new LinkError('control must be an https URL');
-  return { server, pin, token, ...(control === undefined ? {} : { control: control.replace(/\/$/, '') }) };
+  if (maxPrivacy !== undefined && !isPrivacyLevel(maxPrivacy))
+    throw new LinkError(`max_privacy must be ${PRIVACY_LEVELS_TEXT}`);
+  return {
+    server,
+    pin,
+    token,
+    ...(control === undefined ? {} : { control: control.replace(/\/$/, '') }),
+    ...(maxPrivacy === undefined ? {} : { maxPrivacy }),
+  };
 }

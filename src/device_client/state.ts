@@ -1,6 +1,7 @@
 /** The device's state file: where it enrolled and its credential, readable by its owner only (0600). */
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { isPrivacyLevel, type PrivacyLevel } from '../domain/privacy.ts';
 
 export interface DeviceState {
   server: string;
@@ -8,6 +9,8 @@ export interface DeviceState {
   pin: string;
   device: string;
   credential: string;
+  /** The privacy ceiling the enrollment link carried; absent (older state files too) means `full`. */
+  maxPrivacy?: PrivacyLevel;
 }
 
 /**
@@ -37,5 +40,7 @@ export async function readState(path: string): Promise<DeviceState> {
   for (const field of ['server', 'controlUrl', 'pin', 'device', 'credential'] as const) {
     if (typeof s[field] !== 'string' || s[field] === '') throw new Error(`device state ${path} has no ${field}`);
   }
+  if (s.maxPrivacy !== undefined && !isPrivacyLevel(s.maxPrivacy))
+    throw new Error(`device state ${path} has a bad maxPrivacy`);
   return s as DeviceState;
 }

@@ -10,5 +10,13 @@ export function isPrivacyLevel(value: unknown): value is PrivacyLevel {
   return (PRIVACY_LEVELS as readonly unknown[]).includes(value);
 }
 
+/**
+ * Whether `level` is within a device's privacy ceiling (CONTRACT section 10): the ceiling itself
+ * or a more private level (full > redacted > minimal).
+ */
+export function withinCeiling(level: PrivacyLevel, ceiling: PrivacyLevel): boolean {
+  return PRIVACY_LEVELS.indexOf(level) >= PRIVACY_LEVELS.indexOf(ceiling);
+}
+
 /** "full, redacted or minimal", for messages that name the allowed values. */
 export const PRIVACY_LEVELS_TEXT = `${PRIVACY_LEVELS.slice(0, -1).join(', ')} or ${PRIVACY_LEVELS.at(-1)}`;

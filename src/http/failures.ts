@@ -81,6 +81,11 @@ export const FAILURES = {
   unknownCredential: { status: 401, message: 'unknown or revoked device credential' },
   badRunId: { status: 400, message: RUN_ID_RULE },
   badPrivacyLevel: { status: 400, message: `X-Privacy-Level must be ${PRIVACY_LEVELS_TEXT}` },
+  aboveCeiling: {
+    status: 403,
+    message:
+      "privacy level above this device's ceiling (CONTRACT section 10): upload at the ceiling or a more private level",
+  },
   badContentType: { status: 400, message: 'bad Content-Type' },
   uploadsBusy: { status: 503, message: 'too many uploads in progress; retry shortly' },
   runTooLarge: { status: 413, message: 'run larger than 16 MiB' },

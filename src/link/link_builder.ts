@@ -15,13 +15,18 @@ export interface MintedToken extends EnrollToken {
 
 export type LinkBuilder = (minted: MintedToken) => string;
 
-/** `paddock://enroll?server=<host[:port] of BaseURL>&pin=<pin>&token=<token>`. */
+/**
+ * `paddock://enroll?server=<host[:port] of BaseURL>&pin=<pin>&token=<token>`, and
+ * `&max_privacy=<level>` when the token caps its devices below `full` (CONTRACT section 10), so
+ * the device client refuses an upload above it before sending.
+ */
 export function defaultLinkBuilder(opts: { baseUrl: string; pin: string }): LinkBuilder {
   // URL.host omits the port exactly when it is the scheme's default, as the contract asks.
   const server = queryValue(new URL(opts.baseUrl).host);
   const pin = queryValue(opts.pin);
   return function buildEnrollmentLink(minted) {
-    return `paddock://enroll?server=${server}&pin=${pin}&token=${queryValue(minted.token)}`;
+    const link = `paddock://enroll?server=${server}&pin=${pin}&token=${queryValue(minted.token)}`;
+    return minted.maxPrivacy === 'full' ? link : `${link}&max_privacy=${minted.maxPrivacy}`;
   };
 }
 

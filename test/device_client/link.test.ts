@@ -23,6 +23,11 @@ test('a link from the default builder parses back to its parts', () => {
   assert.deepEqual(parseEnrollmentLink(link), { server: 'paddock.example:8443', pin, token: 'abc_-1' });
 });
 
+test('max_privacy= is kept as the device ceiling', () => {
+  const link = `paddock://enroll?server=a.example&pin=${encodeURIComponent(pin)}&token=t&max_privacy=minimal`;
+  assert.equal(parseEnrollmentLink(link).maxPrivacy, 'minimal');
+});
+
 test('control= is kept', () => {
   const link = `paddock://enroll?server=a.example&pin=${encodeURIComponent(pin)}&token=t&control=${encodeURIComponent('https://c.example:9443')}`;
   assert.equal(parseEnrollmentLink(link).control, 'https://c.example:9443');
@@ -36,6 +41,11 @@ for (const [name, link] of [
   ['two tokens', `paddock://enroll?server=a&pin=${encodeURIComponent(pin)}&token=t&token=u`],
   ['a plain-http control', `paddock://enroll?server=a&pin=${encodeURIComponent(pin)}&token=t&control=http%3A%2F%2Fc`],
   ['a server with a path', `paddock://enroll?server=a%2Fb&pin=${encodeURIComponent(pin)}&token=t`],
+  ['an unknown max_privacy', `paddock://enroll?server=a&pin=${encodeURIComponent(pin)}&token=t&max_privacy=none`],
+  [
+    'two max_privacy',
+    `paddock://enroll?server=a&pin=${encodeURIComponent(pin)}&token=t&max_privacy=full&max_privacy=minimal`,
+  ],
 ] as const) {
   test(`refuses ${name}`, () => assert.throws(() => parseEnrollmentLink(link), LinkError));
 }

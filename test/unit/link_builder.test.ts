@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import { defaultLinkBuilder } from '../../src/link/link_builder.ts';
 
 const pin = 'sha256/q+/Z0eaoyIyVZBzT6mJ8vo4Eq8V5C0sOzB5Et+9C3Qc=';
-// A whole record: its uses, name, note and ceiling must not reach the link (CONTRACT section 7).
+// A whole record: its uses, name and note must not reach the link (CONTRACT section 7); its
+// ceiling below `full` does, as max_privacy (CONTRACT section 10).
 const minted = {
   token: 'tok_-123',
   publicId: 't_sample',
@@ -15,7 +16,7 @@ const minted = {
   usesLeft: 5,
   name: 'Line 4',
   note: 'a note',
-  maxPrivacy: 'redacted',
+  maxPrivacy: 'full',
   revokedAt: null,
 } as const;
 
@@ -42,4 +43,14 @@ test('an IPv6 literal keeps its brackets encoded, and decodes back', () => {
 test('the default port is left out', () => {
   const url = new URL(defaultLinkBuilder({ baseUrl: 'https://paddock.example', pin })(minted));
   assert.equal(url.searchParams.get('server'), 'paddock.example');
+});
+
+test('a ceiling below full travels as max_privacy, so the device refuses above it before sending', () => {
+  const build = defaultLinkBuilder({ baseUrl: 'https://paddock.example', pin });
+  for (const level of ['redacted', 'minimal'] as const) {
+    const link = build({ ...minted, maxPrivacy: level });
+    assert.ok(link.endsWith(`&token=tok_-123&max_privacy=${level}`), link);
+    assert.equal(new URL(link).searchParams.get('max_privacy'), level);
+  }
+  assert.doesNotMatch(build(minted), /max_privacy/, 'full, the default, adds nothing');
 });
