@@ -80,7 +80,7 @@ runScenarios('enroll tokens', [
     status: 200,
     headersMatch: { 'content-type': /^text\/html/, 'cache-control': /^no-store$/ },
     contains: [
-      /paddock:\/\/enroll\?server=127\.0\.0\.1:8080&amp;pin=sha256\/A{43}=&amp;token=[A-Za-z0-9_-]{43}</,
+      /paddock:\/\/enroll\?server=127\.0\.0\.1:8080&amp;pin=sha256\/A{43}=&amp;token=[A-Za-z0-9_-]{43}&amp;max_privacy=redacted</,
       'up to 3 devices',
       '<time datetime="2026-11-22T13:00:00.000Z"',
       'Line 4 scanner',
