@@ -28,6 +28,7 @@ import { loginCheck } from './login_check.ts';
 import { loginShow } from './login_show.ts';
 import { logout } from './logout.ts';
 import { runDelete } from './run_delete.ts';
+import { runRaw } from './run_raw.ts';
 import { runShow } from './run_show.ts';
 import { runsBulk } from './runs_bulk.ts';
 import { runsList } from './runs_list.ts';
@@ -62,6 +63,7 @@ export const consoleRoutes: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/runs', access: 'guarded', handler: runsList },
   { method: 'POST', path: '/runs/bulk', access: 'guarded', handler: runsBulk },
   { method: 'GET', path: '/runs/:device/:id', access: 'guarded', handler: runShow },
+  { method: 'GET', path: '/runs/:device/:id/raw', access: 'guarded', handler: runRaw },
   { method: 'POST', path: '/runs/:device/:id/delete', access: 'guarded', handler: runDelete },
   { method: 'GET', path: '/enroll-tokens', access: 'admin', handler: enrollTokensList },
   { method: 'POST', path: '/enroll-tokens/:id/revoke', access: 'admin', handler: enrollTokenRevoke },

@@ -156,6 +156,7 @@ export function runPage(chrome: Chrome, run: StoredRun): Promise<string> | Reada
       </p>
       <pre>${PRE_NEWLINE}${STREAM_SLOT}</pre>
       ${SHORT_NOTE_SLOT}
+      <p><a href="${runPath(run)}/raw" download>Download the run exactly as uploaded</a></p>
       ${actionButton(`${runPath(run)}/delete`, chrome.csrf, 'Delete this run')}`,
   );
   return run.size <= WHOLE_PAGE_LIMIT

@@ -2,6 +2,7 @@
 // the provider's own pages, break-glass sign-in, the dashboard, minting (the QR code decodes to the
 // link), a non-admin account's view and refusal, delete, revoke and sign-out; every page audited.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -167,6 +168,18 @@ if (!available) {
       assert.match((await w.page.textContent('pre')) ?? '', /^temp=21 id=bob-run-1 <ok>\n$/);
       assert.match((await w.page.textContent('main')) ?? '', /redacted: the device removed sensitive content/);
       await audit(w, origin, 'run');
+      // The raw download is a download, never a page: the run view stays, the bytes arrive whole.
+      const runUrl = w.page.url();
+      const [download] = await Promise.all([
+        w.page.waitForEvent('download'),
+        w.page.click('text=Download the run exactly as uploaded'),
+      ]);
+      assert.match(download.suggestedFilename(), /^d_[A-Za-z0-9_-]+_bob-run-1\.run$/);
+      assert.equal(readFileSync((await download.path()) ?? '', 'utf8'), 'temp=21 id=bob-run-1 <ok>\n');
+      assert.equal(w.page.url(), runUrl, 'nothing was rendered in place of the run view');
+      await assert.rejects(w.page.goto(`${runUrl}/raw`), /Download is starting/, 'opened directly, it still downloads');
+      const raw = await w.page.request.get(`${runUrl}/raw`);
+      assert.equal(raw.headers()['content-security-policy'], "default-src 'none'; sandbox");
       const csrf = await w.page.inputValue('input[name=csrf] >> nth=0');
       const refused = await w.page.request.post(`${origin}/enroll-tokens`, { form: { csrf }, maxRedirects: 0 });
       assert.equal(refused.status(), 403);
