@@ -33,6 +33,20 @@ export function parsePositiveInt(text: string, max: number, unit = ' of seconds'
 
 const DURATION_UNITS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
+const SIZE_UNITS = { KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 } as const;
+
+/**
+ * A size as CONTRACT section 10 writes it: a positive integer followed by `KiB`, `MiB` or `GiB`
+ * (`512MiB`), at most 1,024 TiB; returned in bytes.
+ */
+export function parseSize(text: string): number {
+  const m = /^([1-9][0-9]{0,9})(KiB|MiB|GiB)$/.exec(text);
+  if (!m) throw new Error('must be a positive whole number followed by KiB, MiB or GiB (for example 512MiB)');
+  const bytes = Number(m[1]) * SIZE_UNITS[m[2] as keyof typeof SIZE_UNITS];
+  if (bytes > 1024 ** 5) throw new Error('must be at most 1048576GiB');
+  return bytes;
+}
+
 /**
  * A duration as CONTRACT section 9 writes it: a positive integer followed by `s`, `m`, `h` or `d`
  * (`30d`), at most ten years; returned in milliseconds.

@@ -7,6 +7,7 @@ import {
   parseBase64Keys,
   parseBoolean,
   parseDuration,
+  parseSize,
   parseHostName,
   parseHttpUrlAsWritten,
   parseIssuer,
@@ -197,6 +198,12 @@ export const settings = {
     default: '30d',
     help: 'a device not seen for this long is stale (a duration: 90m, 12h, 30d)',
     parse: parseDuration,
+  },
+  deviceQuotaBytes: {
+    variable: 'PADDOCK_DEVICE_QUOTA',
+    unset: 'no quota',
+    help: 'stored bytes a device may hold (512MiB, 2GiB); an upload beyond it gets 507',
+    parse: parseSize,
   },
   logLevel: {
     variable: 'PADDOCK_LOG_LEVEL',

@@ -13,6 +13,8 @@ export interface ControlDeps {
   clock: Clock;
   /** The memory run uploads may hold, in all and per device (DEFAULT_UPLOAD_LIMITS by default). */
   uploadLimits?: UploadLimits | undefined;
+  /** PADDOCK_DEVICE_QUOTA: the bytes a device may hold; undefined for no quota. */
+  deviceQuotaBytes?: number | undefined;
 }
 
 export function createControlApi(deps: ControlDeps): Hono {

@@ -28,6 +28,7 @@ export function runUpload(deps: ControlDeps): Handler {
   const begin = uploadBudget(limits);
   const credentials = credentialCache(deps.store, deps.clock);
   const seen = lastSeen(deps.store, deps.clock, deps.logger);
+  const overQuota = (device: string, id: string, size: number) => quotaCheck(deps, device, id, size);
   return async function runUploadHandler(c) {
     const credential = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
     const hash = credential === undefined ? undefined : secretHash(credential);
@@ -92,8 +93,11 @@ export function runUpload(deps: ControlDeps): Handler {
     ticket: UploadTicket,
   ) {
     let body: Uint8Array;
+    // A declared length already past the quota is refused before a byte is read.
+    const declared = declaredLength(c.req.raw);
+    if (declared !== undefined && (await overQuota(device, id, declared))) return fail(c, 'quotaExceeded');
     try {
-      const length = declaredLength(c.req.raw);
+      const length = declared;
       if (length !== undefined && length <= SMALL_BODY) {
         if (!ticket.take(length)) return busy(c);
         body = await readBody(c.req.raw, RUN_LIMIT);
@@ -106,6 +110,7 @@ export function runUpload(deps: ControlDeps): Handler {
       if (err instanceof TooSlow) return fail(c, 'uploadTooSlow');
       return fail(c, 'uploadInterrupted');
     }
+    if (declared === undefined && (await overQuota(device, id, body.byteLength))) return fail(c, 'quotaExceeded');
     const result = await deps.store.putRun({
       device,
       id,
@@ -127,6 +132,19 @@ export function runUpload(deps: ControlDeps): Handler {
         return fail(c, 'unknownCredential');
     }
   }
+}
+
+/**
+ * Whether storing `size` more bytes would take the device past PADDOCK_DEVICE_QUOTA (read from its
+ * counter, kept by the store's triggers). A run already stored under this id is never refused
+ * here: its retry stores nothing and must still answer 200 (or 409). Uploads of one device in
+ * flight at once may each pass the check: the quota holds to within what they carry.
+ */
+async function quotaCheck(deps: ControlDeps, device: string, id: string, size: number): Promise<boolean> {
+  const quota = deps.deviceQuotaBytes;
+  if (quota === undefined) return false;
+  if ((await deps.store.storedBytes(device)) + size <= quota) return false;
+  return (await deps.store.runVisibleTo({ subject: '', admin: true }, device, id)) === undefined;
 }
 
 /** The device client retries a 503 after Retry-After: the memory it needs is back within moments. */

@@ -81,6 +81,10 @@ export const FAILURES = {
   unknownCredential: { status: 401, message: 'unknown or revoked device credential' },
   badRunId: { status: 400, message: RUN_ID_RULE },
   badPrivacyLevel: { status: 400, message: `X-Privacy-Level must be ${PRIVACY_LEVELS_TEXT}` },
+  quotaExceeded: {
+    status: 507,
+    message: "this device's storage quota is used up: nothing was stored; delete some of its runs first",
+  },
   aboveCeiling: {
     status: 403,
     message:

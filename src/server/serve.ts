@@ -150,7 +150,7 @@ async function buildHandler(config: Config, store: Store, clock: Clock, logger: 
     logger,
     clock,
   });
-  const api = createControlApi({ store, logger, clock });
+  const api = createControlApi({ store, logger, clock, deviceQuotaBytes: config.deviceQuotaBytes });
   return hostRouter({ ...routing(config), ui, api });
 }
 

@@ -38,7 +38,7 @@ export const runsSql = {
   // The counts table is kept by triggers as devices and runs come and go (see the migrations).
   counts: `SELECT coalesce(sum(devices), 0) AS devices, coalesce(sum(active_devices), 0) AS active,
     coalesce(sum(runs), 0) AS runs FROM counts WHERE (? OR owner = ?)`,
-  storedBytes: 'SELECT coalesce(sum(size), 0) AS n FROM runs WHERE device_id = ?',
+  storedBytes: 'SELECT coalesce(sum(bytes), 0) AS n FROM device_bytes WHERE device_id = ?',
   deviceInScope: 'SELECT 1 AS ok FROM devices WHERE id = ? AND (? OR owner = ?)',
   /** The ends of a time range in seq (filteredRuns). */
   lastBefore: 'SELECT seq FROM runs WHERE uploaded_at < ? ORDER BY uploaded_at DESC, seq DESC LIMIT 1',

@@ -590,6 +590,12 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const firstPage = await store.runsVisibleTo(admin, { limit: 2 }, { privacy: 'minimal' });
       assert.deepEqual(await ids(admin, { privacy: 'minimal' }, 2, firstPage.next), ['r2', 'r1']);
       assert.equal(await store.storedBytes('fa'), 6);
+      assert.equal(await store.deleteRun(admin, 'fa', 'r2'), true);
+      assert.equal(await store.storedBytes('fa'), 4, 'the counter follows deletions');
+      assert.equal(await store.storedBytes('nobody'), 0);
+      await store.revokeDevice(admin, 'fa', 1);
+      assert.equal(await store.deleteDevice(admin, 'fa'), 'deleted');
+      assert.equal(await store.storedBytes('fa'), 0, 'and a deleted device');
     });
 
     test('probe writes and reads back', async () => {

@@ -65,6 +65,8 @@ export interface HarnessOptions {
   clock?: FakeClock;
   /** Store the break-glass hash for `admin` (default true). */
   withPassword?: boolean;
+  /** PADDOCK_DEVICE_QUOTA for the control API, in bytes. */
+  deviceQuotaBytes?: number;
 }
 
 export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -97,7 +99,7 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
     logger,
     clock,
   });
-  const api = createControlApi({ store, logger, clock });
+  const api = createControlApi({ store, logger, clock, deviceQuotaBytes: opts.deviceQuotaBytes });
   const codec = sessionCodec(config.sessionKeys, config.sessionTtlSeconds);
   return {
     ui,

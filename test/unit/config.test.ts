@@ -74,6 +74,10 @@ const bad: Array<[string, string, RegExp]> = [
   ['PADDOCK_ADMIN_PASSWORD', 'short', /12 characters/],
   ['PADDOCK_ADMIN_USER', 'a b', /not allowed/],
   ['PADDOCK_OIDC_ENABLED', '1', /true/],
+  ['PADDOCK_STALE_AFTER', '30', /followed by s, m, h or d/],
+  ['PADDOCK_STALE_AFTER', '0d', /positive whole number/],
+  ['PADDOCK_DEVICE_QUOTA', '1GB', /KiB, MiB or GiB/],
+  ['PADDOCK_DEVICE_QUOTA', '0MiB', /positive whole number/],
 ];
 for (const [variable, value, message] of bad) {
   test(`${variable}=${value} is refused with a message naming the variable`, () => {

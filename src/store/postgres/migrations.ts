@@ -181,7 +181,7 @@ export const migrations: readonly Migration[] = [
   CREATE EXTENSION IF NOT EXISTS pg_trgm;
   DO $$ BEGIN
     EXECUTE format(
-      'CREATE INDEX devices_search ON devices USING gin ((lower(id || chr(1) || name)) %I.gin_trgm_ops)',
+      'CREATE INDEX devices_search ON devices USING gin ((lower(id || chr(1) || name)) %I.gin_trgm_ops) WITH (fastupdate = off)',
       (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'));
   END $$;
   `,
@@ -244,6 +244,45 @@ export const migrations: readonly Migration[] = [
     FOR EACH ROW EXECUTE FUNCTION audit_append_only();
   -- The accounts page, most recent sign-in first, keyset-paged by (last sign-in, subject).
   CREATE INDEX accounts_recent ON accounts (last_sign_in_at, subject);
+  `,
+  },
+  {
+    name: 'device-bytes',
+    sql: `
+  -- Stored bytes per device (CONTRACT section 10), kept by triggers as runs come and go, so the
+  -- quota check and the device page read a counter rather than summing the device's runs. Sharded
+  -- by backend process as the counts are, so one device's concurrent uploads seldom wait.
+  CREATE TABLE device_bytes (
+    device_id TEXT NOT NULL,
+    shard INTEGER NOT NULL,
+    bytes BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (device_id, shard)
+  );
+  INSERT INTO device_bytes (device_id, shard, bytes) SELECT device_id, 0, sum(size) FROM runs GROUP BY device_id;
+  CREATE FUNCTION device_bytes_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      INSERT INTO device_bytes (device_id, shard, bytes)
+        SELECT device_id, counts_shard(), sum(size) FROM changed GROUP BY device_id ORDER BY device_id
+        ON CONFLICT (device_id, shard) DO UPDATE SET bytes = device_bytes.bytes + excluded.bytes;
+    ELSE
+      INSERT INTO device_bytes (device_id, shard, bytes)
+        SELECT device_id, counts_shard(), -sum(size) FROM changed GROUP BY device_id ORDER BY device_id
+        ON CONFLICT (device_id, shard) DO UPDATE SET bytes = device_bytes.bytes + excluded.bytes;
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER device_bytes_runs_insert AFTER INSERT ON runs
+    REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION device_bytes_changed();
+  CREATE TRIGGER device_bytes_runs_delete AFTER DELETE ON runs
+    REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION device_bytes_changed();
+  CREATE FUNCTION device_bytes_device_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    DELETE FROM device_bytes WHERE device_id = OLD.id;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER device_bytes_device_delete AFTER DELETE ON devices
+    FOR EACH ROW EXECUTE FUNCTION device_bytes_device_gone();
   `,
   },
 ];

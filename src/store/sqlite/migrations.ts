@@ -234,7 +234,33 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX accounts_recent ON accounts (last_sign_in_at, subject);
   `,
   },
+  {
+    name: 'device-bytes',
+    sql: `
+  -- Stored bytes per device (CONTRACT section 10), kept by triggers as runs come and go, so the
+  -- quota check and the device page read a counter rather than summing the device's runs. One
+  -- writer: one shard.
+  CREATE TABLE device_bytes (
+    device_id TEXT NOT NULL,
+    shard INTEGER NOT NULL,
+    bytes INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (device_id, shard)
+  ) STRICT;
+  INSERT INTO device_bytes (device_id, shard, bytes) SELECT device_id, 0, sum(size) FROM runs GROUP BY device_id;
+  CREATE TRIGGER device_bytes_runs_insert AFTER INSERT ON runs BEGIN
+    INSERT INTO device_bytes (device_id, shard, bytes) VALUES (NEW.device_id, 0, NEW.size)
+      ON CONFLICT (device_id, shard) DO UPDATE SET bytes = bytes + excluded.bytes;
+  END;
+  CREATE TRIGGER device_bytes_runs_delete AFTER DELETE ON runs BEGIN
+    UPDATE device_bytes SET bytes = bytes - OLD.size WHERE device_id = OLD.device_id AND shard = 0;
+  END;
+  CREATE TRIGGER device_bytes_device_delete AFTER DELETE ON devices BEGIN
+    DELETE FROM device_bytes WHERE device_id = OLD.id;
+  END;
+  `,
+  },
 ];
+
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */
 export const numberedMigrations: readonly string[] = [
   'initial',
