@@ -8,6 +8,7 @@ import { clientAddress } from '../http/client_address.ts';
 import { fail } from '../http/failures.ts';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx, UiEnv } from './deps.ts';
+import { setNotice } from './notice.ts';
 
 export function enrollTokenRevoke(ctx: Ctx): Handler<UiEnv> {
   return async function enrollTokenRevokeHandler(c) {
@@ -19,6 +20,7 @@ export function enrollTokenRevoke(ctx: Ctx): Handler<UiEnv> {
       client: clientAddress(c),
       token: id,
     });
+    setNotice(ctx, c, { kind: 'token-revoked', token: id });
     return seeOther(c, '/enroll-tokens');
   };
 }

@@ -7,6 +7,7 @@
 import type { Context } from 'hono';
 import { clearCookie, readCookie, setCookie } from '../http/cookies.ts';
 import type { Ctx } from './deps.ts';
+import { TOKEN_PUBLIC_ID } from '../domain/enroll_tokens.ts';
 import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
 
 export const NOTICE_COOKIE = 'service_notice';
@@ -28,6 +29,7 @@ export type Notice =
   | { kind: 'deleted'; device: string; run: string }
   | { kind: 'renamed'; device: string }
   | { kind: 'device-deleted'; device: string }
+  | { kind: 'token-revoked'; token: string }
   | ({ kind: 'bulk-revoke' | 'bulk-delete' | 'bulk-delete-runs' } & BulkCounts);
 
 const COUNT_KEYS = ['done', 'unchanged', 'notRevoked', 'unknown'] as const;
@@ -40,6 +42,8 @@ function fieldsOf(notice: Notice): unknown[] {
     case 'renamed':
     case 'device-deleted':
       return [notice.kind, notice.device];
+    case 'token-revoked':
+      return [notice.kind, notice.token];
     default:
       return [notice.kind, ...COUNT_KEYS.map((k) => notice[k])];
   }
@@ -70,6 +74,8 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 
 function noticeText(fields: unknown[]): string | undefined {
   const [kind, device, run] = fields;
+  if (kind === 'token-revoked' && fields.length === 2 && typeof device === 'string' && TOKEN_PUBLIC_ID.test(device))
+    return `Enrollment token ${device} was revoked: it enrolls no more devices.`;
   if (fields.length === 2 && isDevice(device)) {
     if (kind === 'revoked') return `Device ${device} was revoked: its uploads are now refused.`;
     if (kind === 'renamed') return `Device ${device} was renamed.`;

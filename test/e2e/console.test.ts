@@ -137,6 +137,14 @@ if (!available) {
       await alice.page.goto(`${origin}/enroll-tokens`);
       await audit(alice, origin, 'enroll-tokens');
       assert.match((await alice.page.textContent('main')) ?? '', /3 of 3/);
+      await alice.page.click('main button:has-text("Revoke t_")');
+      await alice.page.waitForURL(`${origin}/enroll-tokens`);
+      assert.match(
+        (await alice.page.textContent('[role=status]')) ?? '',
+        /^Enrollment token t_[A-Za-z0-9_-]+ was revoked: it enrolls no more devices\.$/,
+      );
+      assert.doesNotMatch((await alice.page.textContent('main')) ?? '', /3 of 3/);
+      await audit(alice, origin, 'enroll-tokens-after-revoke');
       const bob = devices['bob-laptop'];
       const alicePhone = devices['alice-phone'];
       assert.ok(bob && alicePhone);
