@@ -202,7 +202,7 @@ export const settings = {
   deviceQuotaBytes: {
     variable: 'PADDOCK_DEVICE_QUOTA',
     unset: 'no quota',
-    help: 'stored bytes a device may hold (512MiB, 2GiB); an upload beyond it gets 507',
+    help: 'bytes a device may store (512MiB, 2GiB); more is refused with 507',
     parse: parseSize,
   },
   logLevel: {
