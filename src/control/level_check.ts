@@ -3,8 +3,8 @@
  * client's own rules (domain/redaction.ts) as it is stored, and the counts per rule of what they
  * would still remove are recorded on the run (never the text they match; the bytes never change).
  *
- * A small run is counted from the bytes the upload already holds, right after it is stored; its
- * record is written without holding up the answer. A large one is not counted on the request path:
+ * A small run is counted from the bytes the upload already holds, right after it is stored and
+ * the answer is on its way; its record is written without holding up the answer. A large one is not counted on the request path:
  * it joins a small queue, bounded, worked one run at a time, that reads the stored run back a chunk
  * at a time and counts it in segments cut at line ends. A queue that is full, a failure, or a stop
  * or restart leaves the run unchecked (findings NULL), which the run view says; nothing re-checks it
@@ -19,8 +19,12 @@ import type { Store } from '../store/store.ts';
 export const SMALL_RUN = 256 * 1024;
 /** Large runs waiting: beyond this, a run is left unchecked rather than held in memory or delayed. */
 export const QUEUE_LIMIT = 64;
-/** Text counted at once when a large run is read back: segments end at a line end past this length. */
-export const SEGMENT = 1024 * 1024;
+/**
+ * Text counted at once when a large run is read back: segments end at a line end past this length,
+ * so that one step holds the event loop for milliseconds (tens on adversarial text), and requests
+ * run between steps while the next chunk is read.
+ */
+export const SEGMENT = 256 * 1024;
 
 /** What the upload hands over after putRun answered 'created'. */
 export interface StoredUpload {
@@ -86,8 +90,12 @@ export function levelCheck(deps: { store: Store; logger: Logger }): LevelCheck {
     stored(run) {
       if (stopped || run.privacy === 'full') return;
       if (run.body.byteLength <= SMALL_RUN) {
-        const text = new TextDecoder('utf-8', { fatal: false }).decode(run.body);
-        track(record(run, countFindings(text, run.privacy)));
+        // Counted on the next turn of the event loop: the upload's answer is not held for it.
+        const { body, privacy } = run;
+        const counted = new Promise<Findings>((resolve) =>
+          setImmediate(() => resolve(countFindings(new TextDecoder('utf-8', { fatal: false }).decode(body), privacy))),
+        );
+        track(counted.then((findings) => record(run, findings)));
         return;
       }
       if (queue.length >= QUEUE_LIMIT) {
