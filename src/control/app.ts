@@ -4,6 +4,7 @@ import type { Clock } from '../clock.ts';
 import { buildApp } from '../http/router.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Store } from '../store/store.ts';
+import type { LevelCheck } from './level_check.ts';
 import { controlRoutes } from './routes.ts';
 import type { UploadLimits } from './upload_budget.ts';
 
@@ -15,6 +16,8 @@ export interface ControlDeps {
   uploadLimits?: UploadLimits | undefined;
   /** PADDOCK_DEVICE_QUOTA: the bytes a device may hold; undefined for no quota. */
   deviceQuotaBytes?: number | undefined;
+  /** Checks each redacted or minimal run as it is stored (CONTRACT section 10); none when absent. */
+  levelCheck?: LevelCheck | undefined;
 }
 
 export function createControlApi(deps: ControlDeps): Hono {

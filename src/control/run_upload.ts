@@ -123,6 +123,7 @@ export function runUpload(deps: ControlDeps): Handler {
     });
     switch (result) {
       case 'created':
+        deps.levelCheck?.stored({ device, id, privacy, body });
         return plainText(c, 201, 'stored');
       case 'identical':
         return plainText(c, 200, 'already stored');

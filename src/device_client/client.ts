@@ -9,7 +9,7 @@ import { discoverControlUrl } from './discover.ts';
 import { parseEnrollmentLink } from './link.ts';
 import { pinnedRequest } from './pinned_request.ts';
 import { isAddressableRunId } from '../domain/ids.ts';
-import { applyPrivacy, type PrivacyLevel } from './privacy.ts';
+import { applyPrivacy, type PrivacyLevel } from '../domain/redaction.ts';
 import type { DeviceState } from './state.ts';
 
 export interface ClientOptions {

@@ -109,6 +109,7 @@ export const FAILURES = {
     message: `actor must be system or an account subject such as local:admin or oidc:<sub>`,
   },
   badAuditEvent: { status: 400, message: 'event must be one of the audited events listed in the form' },
+  badFlaggedFilter: { status: 400, message: 'flagged must be empty or yes' },
 } as const satisfies Record<string, Failure>;
 
 export type FailureName = keyof typeof FAILURES;

@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import { bindListenPort, type Config } from '../config/config.ts';
 import { failureResponse } from '../http/failures.ts';
 import { createControlApi } from '../control/app.ts';
+import { type LevelCheck, levelCheck } from '../control/level_check.ts';
 import { defaultLinkBuilder } from '../link/link_builder.ts';
 import type { Logger } from '../log/logger.ts';
 import { createSelfTest } from '../selftest/selftest.ts';
@@ -53,6 +54,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
   const store = withCountCache(await openStore(configured), clock);
   // Every audited record (CONTRACT section 9) is stored through this logger; see audit/audit_logger.ts.
   const logger = auditLogger(opts.logger, store, clock);
+  const checks = levelCheck({ store, logger });
   try {
     const control = await loadControlIdentity(store, configured.controlHost, clock.now(), configured.controlTls);
     // Bound before the handler is built, so URLs derived from a listen address on port 0 name the
@@ -80,7 +82,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
     try {
       // After the port is ours: a start that fails on its address prints no password it did not use.
       await ensureAdminPassword(config, store, opts.announce ?? ((line) => process.stderr.write(line)));
-      handler = await buildHandler(config, store, clock, logger, control);
+      handler = await buildHandler(config, store, clock, logger, control, checks);
       ready = true;
     } catch (err) {
       server.close();
@@ -105,6 +107,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
         draining = true;
         await drain(server, opts.drainMs ?? DRAIN_MS);
         await sweep.stop();
+        await checks.stop();
         // The records of the last requests are written before the store closes.
         await logger.flush();
         await store.close();
@@ -121,7 +124,14 @@ function starting(): Response {
   return failureResponse('starting', { 'Retry-After': '1' });
 }
 
-async function buildHandler(config: Config, store: Store, clock: Clock, logger: Logger, control: ControlIdentity) {
+async function buildHandler(
+  config: Config,
+  store: Store,
+  clock: Clock,
+  logger: Logger,
+  control: ControlIdentity,
+  checks: LevelCheck,
+) {
   const sessionKeys = await resolveSessionKeys(config.sessionKeys, store);
   const { issuer, clientId, clientSecret } = config.oidc;
   // Loaded only when a provider is configured: jose is the largest module Paddock would otherwise load.
@@ -150,7 +160,7 @@ async function buildHandler(config: Config, store: Store, clock: Clock, logger: 
     logger,
     clock,
   });
-  const api = createControlApi({ store, logger, clock, deviceQuotaBytes: config.deviceQuotaBytes });
+  const api = createControlApi({ store, logger, clock, levelCheck: checks, deviceQuotaBytes: config.deviceQuotaBytes });
   return hostRouter({ ...routing(config), ui, api });
 }
 

@@ -25,6 +25,7 @@ export function summaryFrom(r: Row): RunSummary {
     privacy: r.privacy as PrivacyLevel,
     size: r.size as number,
     uploadedAt: r.uploaded_at as number,
+    flagged: Number(r.flagged) === 1,
   };
 }
 

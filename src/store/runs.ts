@@ -5,6 +5,7 @@
  * each backend's runs.ts, with the statements below.
  */
 import { chartStart, cursor, page, perDay, summaryFrom } from './rows.ts';
+import type { Findings } from '../domain/redaction.ts';
 import { type Param, scope, type Sql } from './sql.ts';
 import type { PageRequest, PrivacyLevel, Run, RunFilter, RunSummary, RunsStore, StoredRun, Viewer } from './store.ts';
 
@@ -17,7 +18,7 @@ export const CHUNK_SIZE = 256 * 1024;
  */
 export const DEVICE_TOUCH_MS = 60_000;
 
-const summary = 'device_id, id, content_type, privacy, size, uploaded_at';
+const summary = 'device_id, id, content_type, privacy, size, uploaded_at, flagged';
 
 /** The list queries on request paths, named so that test/store/query_plans.test.ts checks their plans. */
 export const runLists = {
@@ -31,10 +32,11 @@ export const runsSql = {
   /** Sets last upload and last seen unless they were written less than DEVICE_TOUCH_MS ago. */
   touchDevice: `UPDATE devices SET last_upload_at = ?, last_seen_at = ?
     WHERE id = ? AND (last_upload_at IS NULL OR last_upload_at < ?)`,
-  visible: `SELECT seq, ${summary}, chunked FROM runs WHERE device_id = ? AND id = ? AND (? OR owner = ?)`,
+  visible: `SELECT seq, ${summary}, chunked, findings FROM runs WHERE device_id = ? AND id = ? AND (? OR owner = ?)`,
   body: 'SELECT body FROM runs WHERE seq = ?',
   chunk: 'SELECT data FROM run_chunks WHERE run_seq = ? AND n = ?',
   delete: 'DELETE FROM runs WHERE device_id = ? AND id = ? AND (? OR owner = ?)',
+  levelCheck: 'UPDATE runs SET flagged = ?, findings = ? WHERE device_id = ? AND id = ?',
   // The counts table is kept by triggers as devices and runs come and go (see the migrations).
   counts: `SELECT coalesce(sum(devices), 0) AS devices, coalesce(sum(active_devices), 0) AS active,
     coalesce(sum(runs), 0) AS runs FROM counts WHERE (? OR owner = ?)`,
@@ -97,7 +99,8 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
       if (!row) return undefined;
       const seq = row.seq as number;
       const read = row.chunked ? () => chunks(seq) : () => inline(seq);
-      return { ...summaryFrom(row), read };
+      const findings = typeof row.findings === 'string' ? (JSON.parse(row.findings) as Findings) : null;
+      return { ...summaryFrom(row), findings, read };
     },
     async runsVisibleTo(viewer, req, filter) {
       if (filter && Object.values(filter).some((v) => v !== undefined)) {
@@ -121,6 +124,10 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
     },
     async deleteRun(viewer, device, id) {
       return (await db.critical(runsSql.delete, device, id, ...scope(viewer))) === 1;
+    },
+    async recordLevelCheck(device, id, findings) {
+      const flagged = Object.values(findings).some((n) => n > 0);
+      return (await db.run(runsSql.levelCheck, flagged ? 1 : 0, JSON.stringify(findings), device, id)) === 1;
     },
     async countsVisibleTo(viewer) {
       const r = await db.get(runsSql.counts, ...scope(viewer));
@@ -156,6 +163,8 @@ export function filteredRuns(
   if (filter.privacy !== undefined) add('privacy = ?', filter.privacy);
   if (filter.since !== undefined) add('uploaded_at >= ?', filter.since);
   if (filter.until !== undefined) add('uploaded_at < ?', filter.until);
+  // A literal, not a parameter: the planners then take the partial index of flagged runs.
+  if (filter.flagged !== undefined) add(filter.flagged ? 'flagged = 1' : 'flagged = 0');
   params.push(req.limit + 1);
   return { sql: `SELECT seq, ${summary} FROM runs WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, params };
 }
@@ -180,5 +189,6 @@ function runSummaryFromArray(r: unknown[]): RunSummary {
     privacy: r[4] as PrivacyLevel,
     size: r[5] as number,
     uploadedAt: r[6] as number,
+    flagged: Number(r[7]) === 1,
   };
 }

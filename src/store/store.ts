@@ -8,6 +8,7 @@
  */
 
 import type { PrivacyLevel } from '../domain/privacy.ts';
+import type { Findings } from '../domain/redaction.ts';
 
 /** Who is asking: admins see everything, other accounts only what they own. */
 export interface Viewer {
@@ -40,15 +41,19 @@ export interface RunSummary {
   privacy: PrivacyLevel;
   size: number;
   uploadedAt: number;
+  /** The level check found something the rules of the run's level would remove (CONTRACT section 10). */
+  flagged: boolean;
 }
 
 /** A run as uploaded, whole: what putRun stores. */
-export interface Run extends RunSummary {
+export interface Run extends Omit<RunSummary, 'flagged'> {
   body: Uint8Array;
 }
 
 /** A stored run: its bytes are read a chunk at a time, so a 16 MiB run is never held whole. */
 export interface StoredRun extends RunSummary {
+  /** The level check's counts per rule; null until the run is checked (full runs never are). */
+  findings: Findings | null;
   /** The bytes in order; ends early if the run is deleted while being read. */
   read(): AsyncIterable<Uint8Array>;
 }
@@ -93,6 +98,8 @@ export interface RunFilter {
   since?: number | undefined;
   /** Uploaded before this instant. */
   until?: number | undefined;
+  /** Only runs the level check flagged (true) or did not (false). */
+  flagged?: boolean | undefined;
 }
 
 export type PutRunResult = 'created' | 'identical' | 'conflict' | 'device-unknown';
@@ -222,6 +229,8 @@ export interface RunsStore {
   /** Total bytes of a device's runs, for the device page. */
   storedBytes(device: string): Promise<number>;
   deleteRun(viewer: Viewer, device: string, id: string): Promise<boolean>;
+  /** Records the level check's result on a run (flagged when any count is above zero); false when it is gone. */
+  recordLevelCheck(device: string, id: string, findings: Findings): Promise<boolean>;
 
   /** Kept as counters as devices and runs come and go: the cost does not grow with the tables. */
   countsVisibleTo(viewer: Viewer): Promise<{ devices: number; activeDevices: number; runs: number }>;

@@ -38,6 +38,8 @@ interface RunParams {
   /** YYYY-MM-DD as written. */
   since?: string;
   until?: string;
+  /** `yes`: only runs the level check flagged (CONTRACT section 10). */
+  flagged?: 'yes';
   before?: string;
 }
 
@@ -89,6 +91,7 @@ export function runQuery(c: Context): Parsed<RunQuery> {
     privacy: ['badPrivacyFilter', isPrivacyLevel],
     since: ['badDate', (v) => dayStart(v) !== undefined],
     until: ['badDate', (v) => dayStart(v) !== undefined],
+    flagged: ['badFlaggedFilter', (v) => v === 'yes'],
     before: ['badCursor', (v) => CURSOR.test(v)],
   });
   if (!parsed.ok) return parsed;

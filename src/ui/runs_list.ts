@@ -1,4 +1,4 @@
-/** GET /runs: filtered by device, privacy level and day range, keyset-paged, scoped unless admin. */
+/** GET /runs: filtered by device, privacy level, day range and the level check's flag, keyset-paged, scoped unless admin. */
 import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
 import { page } from '../http/responses.ts';
@@ -15,7 +15,13 @@ export function runsList(ctx: Ctx): Handler<UiEnv> {
     const runs = await ctx.store.runsVisibleTo(
       viewer(c),
       { before: q.before, limit: PAGE_SIZE },
-      { device: q.device, privacy: q.privacy, since: q.sinceMs, until: q.untilMs },
+      {
+        device: q.device,
+        privacy: q.privacy,
+        since: q.sinceMs,
+        until: q.untilMs,
+        flagged: q.flagged === 'yes' ? true : undefined,
+      },
     );
     return page(c, runsPage(chrome(ctx, c), { page: runs, query: q }));
   };

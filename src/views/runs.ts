@@ -2,6 +2,7 @@
 import type { Page, StoredRun, RunSummary } from '../store/store.ts';
 import { size, time } from './format.ts';
 import { PRIVACY_LEVELS } from '../domain/privacy.ts';
+import { RULES, type RuleName } from '../domain/redaction.ts';
 import { queryString, type RunQuery } from '../ui/list_query.ts';
 import { devicePath } from './devices.ts';
 import { html, type Html } from './html.ts';
@@ -15,14 +16,15 @@ export function runPath(r: { device: string; id: string }): string {
 
 export function runsPage(chrome: Chrome, opts: { page: Page<RunSummary>; query: RunQuery }) {
   const { items, next } = opts.page;
-  const { before, device, privacy, since, until } = opts.query;
-  const filters = { device, privacy, since, until };
-  const applied = filterSummary([
-    ['of device', filters.device],
-    ['at privacy level', filters.privacy],
-    ['uploaded from', filters.since],
-    ['uploaded until', filters.until],
-  ]);
+  const { before, device, privacy, since, until, flagged } = opts.query;
+  const filters = { device, privacy, since, until, flagged };
+  const applied =
+    filterSummary([
+      ['of device', filters.device],
+      ['at privacy level', filters.privacy],
+      ['uploaded from', filters.since],
+      ['uploaded until', filters.until],
+    ]) + (flagged === 'yes' ? ', flagged by the level check' : '');
   return layout(
     'Runs',
     chrome,
@@ -65,7 +67,7 @@ export function runsTable(chrome: Chrome, items: RunSummary[], form: string): Ht
             <td><a href="${devicePath(r.device)}"><code>${r.device}</code></a></td>
             <td><a href="${runPath(r)}">${r.id}</a></td>
             <td>${time(r.uploadedAt, chrome.now)}</td>
-            <td>${r.privacy}</td>
+            <td>${r.privacy}${r.flagged ? html` <strong>flagged</strong>` : ''}</td>
             <td>${size(r.size)}</td>
             <td>${actionButton(`${runPath(r)}/delete`, chrome.csrf, `Delete ${r.id}`)}</td>
           </tr> `,
@@ -104,6 +106,14 @@ function filterForm(q: Omit<RunQuery, 'before' | 'sinceMs' | 'untilMs'>): Html {
         <label for="until">Uploaded until (day, UTC, included)</label><br />
         <input id="until" name="until" value="${q.until ?? ''}" placeholder="YYYY-MM-DD" pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" maxlength="10" />
       </p>
+      <p>
+        ${
+          q.flagged === 'yes'
+            ? html`<input type="checkbox" id="flagged" name="flagged" value="yes" checked />`
+            : html`<input type="checkbox" id="flagged" name="flagged" value="yes" />`
+        }
+        <label for="flagged">Only runs the level check flagged</label>
+      </p>
       <p><button type="submit">Show runs</button> <a href="/runs">Clear filters</a></p>
     </fieldset>
   </form>`;
@@ -114,6 +124,66 @@ const levelText = {
   redacted: 'redacted: the device removed sensitive content before upload.',
   minimal: 'minimal: the device uploaded only a minimal summary.',
 } as const;
+
+/** What each rule of domain/redaction.ts removes, in the words of the run view. */
+const ruleText: Record<RuleName, string> = {
+  json_field: 'values of JSON fields whose name marks a secret or a person',
+  credential_line: 'credential header lines (Authorization, Cookie, auth…)',
+  text_field: 'values of name=value and name: value fields whose name marks a secret or a person',
+  email: 'e-mail addresses',
+  ipv4: 'IPv4 addresses',
+  ipv6: 'IPv6 addresses',
+  summary: 'fields a minimal summary does not hold (or text that is no summary at all)',
+};
+
+/**
+ * The level check's result (CONTRACT section 10): whether the device client's own rules for the
+ * run's level would still remove something, with counts per rule; never the matched text, and the
+ * run itself is never changed.
+ */
+function levelCheckSection(run: StoredRun): Html {
+  const body =
+    run.privacy === 'full'
+      ? html`<p>Not checked: a run uploaded at full keeps everything, so there is nothing to check it against.</p>`
+      : run.findings === null
+        ? html`<p>
+            Not checked yet. Large runs are checked shortly after upload; a run stored while the check was busy, or just
+            before a restart, stays unchecked.
+          </p>`
+        : !run.flagged
+          ? html`<p>
+              The level check found nothing that the device client's rules for ${run.privacy} would remove.
+            </p>`
+          : html`<p>
+                <strong>Flagged:</strong> the level check found content that the device client's rules for
+                ${run.privacy} would have removed before upload.
+              </p>
+              <table>
+                <caption>
+                  What the rules would remove, per rule
+                </caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Rule</th>
+                    <th scope="col">Count</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${RULES.filter((rule) => (run.findings?.[rule] ?? 0) > 0).map(
+                    (rule) => html`<tr>
+                      <td>${ruleText[rule]}</td>
+                      <td>${run.findings?.[rule] ?? 0}</td>
+                    </tr>`,
+                  )}
+                </tbody>
+              </table>`;
+  return html`<h2>Level check</h2>
+    ${body}
+    <p>
+      Nothing was changed: Paddock records only these counts, never the text the rules match, and the content below is
+      exactly the bytes as uploaded.
+    </p>`;
+}
 
 /** Runs up to this size are rendered whole; larger ones are streamed. */
 const WHOLE_PAGE_LIMIT = 256 * 1024;
@@ -149,6 +219,7 @@ export function runPage(chrome: Chrome, run: StoredRun): Promise<string> | Reada
         The run is shown exactly as its device uploaded it. Content that the device removed before upload never reached
         Paddock and cannot be restored.
       </p>
+      ${levelCheckSection(run)}
       <h2>Content</h2>
       <p>
         Shown as ${decoder.encoding} text. Control characters appear as their Unicode control pictures, and bytes that

@@ -386,6 +386,46 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.equal((await store.devicesVisibleTo(admin, { limit: 1 })).items[0]?.lastUploadAt, 7);
     });
 
+    test('level check: unchecked until recorded; flagged when a count is above zero; the flagged filter, scoped', async () => {
+      await device('oidc:ann', 'dl1');
+      await device('oidc:bob', 'dl2');
+      for (const [d, id, at] of [
+        ['dl1', 'a', 1],
+        ['dl1', 'b', 2],
+        ['dl1', 'c', 3],
+        ['dl2', 'd', 4],
+      ] as const)
+        assert.equal(await run(d, id, `body ${id}`, 2000 + at), 'created');
+      assert.equal((await store.runVisibleTo(ann, 'dl1', 'a'))?.findings, null);
+      assert.equal(await store.recordLevelCheck('dl1', 'a', { email: 2, ipv4: 1 }), true);
+      assert.equal(await store.recordLevelCheck('dl1', 'b', {}), true);
+      assert.equal(await store.recordLevelCheck('dl2', 'd', { text_field: 1 }), true);
+      assert.equal(await store.recordLevelCheck('dl1', 'gone', { email: 1 }), false);
+      const a = await store.runVisibleTo(ann, 'dl1', 'a');
+      assert.deepEqual([a?.flagged, a?.findings], [true, { email: 2, ipv4: 1 }]);
+      const b = await store.runVisibleTo(ann, 'dl1', 'b');
+      assert.deepEqual([b?.flagged, b?.findings], [false, {}]);
+      const ids = async (viewer: typeof admin, flagged: boolean, before?: string) =>
+        (await store.runsVisibleTo(viewer, { limit: 10, before }, { flagged })).items.map(
+          (r) => `${r.id}:${r.flagged}`,
+        );
+      assert.deepEqual(await ids(admin, true), ['d:true', 'a:true']);
+      assert.deepEqual(await ids(ann, true), ['a:true']);
+      assert.deepEqual(await ids(ann, false), ['c:false', 'b:false']);
+      const plain = await store.runsVisibleTo(admin, { limit: 10 });
+      assert.deepEqual(
+        plain.items.map((r) => `${r.id}:${r.flagged}`),
+        ['d:true', 'c:false', 'b:false', 'a:true'],
+      );
+      const page = await store.runsVisibleTo(admin, { limit: 1 }, { flagged: true });
+      assert.ok(page.next);
+      assert.deepEqual(await ids(admin, true, page.next), ['a:true']);
+      assert.deepEqual(
+        (await store.runsVisibleTo(admin, { limit: 10 }, { flagged: true, device: 'dl1' })).items.map((r) => r.id),
+        ['a'],
+      );
+    });
+
     test('uploads at once each get their own answer: created, identical, conflict, refused', async () => {
       await device('oidc:ann', 'dc');
       await device('oidc:ann', 'dx');

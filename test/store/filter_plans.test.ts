@@ -109,6 +109,18 @@ function lists(search: Sql['searchDevices']): Array<{ name: string; query: Query
       postgres: /Index (Only )?Scan Backward using (runs_owner_privacy_list|runs_owner_list)/,
     },
     {
+      name: 'flagged runs',
+      query: runs(ADMIN, { flagged: true }),
+      sqlite: /^SEARCH runs USING COVERING INDEX runs_flagged_list \(seq>\? AND seq<\?\)$/,
+      postgres: /Index (Only )?Scan Backward using runs_flagged_list/,
+    },
+    {
+      name: 'flagged runs, scoped',
+      query: runs(OWNER, { flagged: true }),
+      sqlite: /^SEARCH runs USING COVERING INDEX runs_owner_flagged_list \(owner=\? AND seq>\? AND seq<\?\)$/,
+      postgres: /Index (Only )?Scan Backward using runs_owner_flagged_list/,
+    },
+    {
       name: 'runs in a day range',
       query: runs(ADMIN, { since: T0 + 86_400_000, until: T0 + 2 * 86_400_000 }, { below: 5_761, atLeast: 2_880 }),
       sqlite: /^SEARCH runs USING COVERING INDEX runs_list \(seq>\? AND seq<\?\)$/,
@@ -163,6 +175,8 @@ test(
         SELECT 'd' || (i % 20000 + 1), 'r' || i, 'oidc:owner-' || ((i % 20000 + 1) % 100), 'text/plain',
           (ARRAY['full', 'redacted', 'minimal'])[i % 3 + 1], 10, 's', ${T0}::bigint + i::bigint * 30000, '\\x00'
         FROM generate_series(1, 200000) AS i`);
+      // One run in 200 flagged by the level check.
+      await c.query('UPDATE runs SET flagged = 1 WHERE seq % 200 = 0');
       await c.query('VACUUM ANALYZE devices');
       await c.query('VACUUM ANALYZE runs');
       for (const [i, { name, query, postgres }] of lists(pgSearchDevices).entries()) {

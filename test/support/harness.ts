@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { loadConfig } from '../../src/config/config.ts';
 import { createControlApi } from '../../src/control/app.ts';
+import { type LevelCheck, levelCheck } from '../../src/control/level_check.ts';
 import { hashPassword } from '../../src/crypto/password.ts';
 import { defaultLinkBuilder, type LinkBuilder } from '../../src/link/link_builder.ts';
 import { auditLogger } from '../../src/audit/audit_logger.ts';
@@ -53,6 +54,8 @@ export interface Harness {
   control(path: string, init?: RequestInit): Promise<Response>;
   /** Waits until the audit records of everything done so far are stored. */
   flushAudit(): Promise<void>;
+  /** The level check of uploaded runs (CONTRACT section 10): `idle()` waits for its records. */
+  levelCheck: LevelCheck;
   close(): Promise<void>;
 }
 
@@ -99,7 +102,8 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
     logger,
     clock,
   });
-  const api = createControlApi({ store, logger, clock, deviceQuotaBytes: opts.deviceQuotaBytes });
+  const checks = levelCheck({ store, logger });
+  const api = createControlApi({ store, logger, clock, levelCheck: checks, deviceQuotaBytes: opts.deviceQuotaBytes });
   const codec = sessionCodec(config.sessionKeys, config.sessionTtlSeconds);
   return {
     ui,
@@ -126,7 +130,9 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
       return Promise.resolve(api.request(path, init, { incoming: { socket: { remoteAddress: '198.51.100.9' } } }));
     },
     flushAudit: () => logger.flush(),
+    levelCheck: checks,
     close: async () => {
+      await checks.stop();
       await logger.flush();
       await store.close();
     },

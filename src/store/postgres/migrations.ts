@@ -285,6 +285,31 @@ export const migrations: readonly Migration[] = [
     FOR EACH ROW EXECUTE FUNCTION device_bytes_device_gone();
   `,
   },
+  {
+    name: 'level-check',
+    sql: `
+  -- The level check (CONTRACT section 10): whether the redaction rules still find something in a
+  -- redacted or minimal run, and the counts per rule as JSON (never the matched text); findings is
+  -- NULL until the run is checked (full runs are never checked). The run lists show the flag, so
+  -- their covering indexes gain it; the flagged filter walks its own partial index in page order.
+  ALTER TABLE runs ADD COLUMN flagged INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE runs ADD COLUMN findings TEXT;
+  DROP INDEX runs_list;
+  DROP INDEX runs_owner_list;
+  DROP INDEX runs_device_list;
+  DROP INDEX runs_privacy_list;
+  DROP INDEX runs_owner_privacy_list;
+  CREATE INDEX runs_list ON runs (seq, device_id, id, content_type, privacy, size, uploaded_at, flagged);
+  CREATE INDEX runs_owner_list ON runs (owner, seq, device_id, id, content_type, privacy, size, uploaded_at, flagged);
+  CREATE INDEX runs_device_list ON runs (device_id, seq, id, content_type, privacy, size, uploaded_at, flagged);
+  CREATE INDEX runs_privacy_list ON runs (privacy, seq, device_id, id, content_type, size, uploaded_at, flagged);
+  CREATE INDEX runs_owner_privacy_list ON runs (owner, privacy, seq, device_id, id, content_type, size, uploaded_at, flagged);
+  CREATE INDEX runs_flagged_list ON runs (seq, device_id, id, content_type, privacy, size, uploaded_at, flagged)
+    WHERE flagged = 1;
+  CREATE INDEX runs_owner_flagged_list ON runs (owner, seq, device_id, id, content_type, privacy, size, uploaded_at, flagged)
+    WHERE flagged = 1;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

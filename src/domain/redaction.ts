@@ -1,4 +1,10 @@
 /**
+ * The redaction rules, shared by the device client (which applies them before upload) and the
+ * server (whose level check counts what they would still remove from a stored run, CONTRACT
+ * section 10). Every pattern is linear on any input: each either starts only where a run of its
+ * characters starts (a lookbehind) and is bounded, or cannot backtrack into itself; see
+ * test/domain/redaction.test.ts for the adversarial inputs.
+ *
  * Privacy levels applied on the device, before upload, so the server never receives what a level
  * excludes (CONTRACT section 6; README "Privacy levels" documents exactly what each removes):
  *
@@ -12,11 +18,21 @@
  *   numbers and booleans whose names are plain identifiers not named as above. No other text of
  *   the run leaves the device.
  */
-import type { PrivacyLevel } from '../domain/privacy.ts';
+import type { PrivacyLevel } from './privacy.ts';
 
 export type { PrivacyLevel };
 
 export const REDACTED = '[redacted]';
+
+/** The rules by name, as the level check counts them (never what they matched). */
+export const RULES = ['json_field', 'credential_line', 'text_field', 'email', 'ipv4', 'ipv6', 'summary'] as const;
+export type RuleName = (typeof RULES)[number];
+/** Counts per rule of what the rules would remove; a rule that finds nothing is absent. */
+export type Findings = Partial<Record<RuleName, number>>;
+
+/** Called once per replacement that changes the text (a value already `[redacted]` is not counted). */
+type Tally = (rule: RuleName) => void;
+const noTally: Tally = () => undefined;
 
 /** Name parts (split at `_`, `-`, `.` and camelCase) that mark a secret or a person. */
 const SENSITIVE_PARTS = new Set([
@@ -104,7 +120,7 @@ function stringEnd(text: string, at: number): number {
 }
 
 /** `"name": value` anywhere in the text (a JSON document, JSON lines, or JSON inside a log line). */
-function redactJsonFields(text: string): string {
+function redactJsonFields(text: string, tally: Tally): string {
   // A key starts at a quote that is not itself escaped (so a run of \" costs one step each).
   const key = /(?<!\\)"((?:[^"\\\n]|\\.){1,256})"\s*:\s*/g;
   let out = '';
@@ -113,6 +129,7 @@ function redactJsonFields(text: string): string {
     const valueAt = m.index + m[0].length;
     if (valueAt >= text.length || !sensitiveName(m[1] ?? '')) continue;
     const end = jsonValueEnd(text, valueAt);
+    if (end - valueAt !== REDACTED.length + 2 || text.slice(valueAt, end) !== `"${REDACTED}"`) tally('json_field');
     out += `${text.slice(last, valueAt)}"${REDACTED}"`;
     last = end;
     key.lastIndex = end;
@@ -127,28 +144,81 @@ const LINE_FIELD =
 const TEXT_FIELD =
   /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)([ \t]*[=:][ \t]*)("(?:[^"\\\n]|\\.)*"?|'(?:[^'\\\n]|\\.)*'?|[^\s,;&"']+)/g;
 
-function redactTextFields(text: string): string {
+function redactTextFields(text: string, tally: Tally): string {
   return text
-    .replace(LINE_FIELD, (match, name: string, separator: string) =>
-      wholeLineName(name) ? `${name}${separator}${REDACTED}` : match,
-    )
+    .replace(LINE_FIELD, (match, name: string, separator: string) => {
+      if (!wholeLineName(name)) return match;
+      if (match.length - name.length - separator.length !== REDACTED.length || !match.endsWith(REDACTED))
+        tally('credential_line');
+      return `${name}${separator}${REDACTED}`;
+    })
     .replace(TEXT_FIELD, (match, name: string, separator: string, value: string) => {
       if (!sensitiveName(name)) return match;
       const quote = value[0] === '"' || value[0] === "'" ? value[0] : '';
-      return `${name}${separator}${quote}${REDACTED}${quote}`;
+      const replaced = `${quote}${REDACTED}${quote}`;
+      if (value !== replaced) tally('text_field');
+      return `${name}${separator}${replaced}`;
     });
 }
 
-const ADDRESSES: RegExp[] = [
+const ADDRESSES: Array<[RuleName, RegExp]> = [
   // Bounded, and starting only where a run of address characters starts: linear on any input.
-  /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,63}/g,
-  /\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b/g,
-  /\b(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{1,4}\b|\b(?:[0-9a-f]{1,4}:)+:(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?\b/gi,
+  ['email', /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,63}/g],
+  ['ipv4', /\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b/g],
+  ['ipv6', /\b(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{1,4}\b|\b(?:[0-9a-f]{1,4}:)+:(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?\b/gi],
 ];
 
+function redactCounting(text: string, tally: Tally): string {
+  const fields = redactTextFields(redactJsonFields(text, tally), tally);
+  return ADDRESSES.reduce((t, [rule, re]) => t.replace(re, () => (tally(rule), REDACTED)), fields);
+}
+
 export function redactText(text: string): string {
-  const fields = redactTextFields(redactJsonFields(text));
-  return ADDRESSES.reduce((t, re) => t.replace(re, REDACTED), fields);
+  return redactCounting(text, noTally);
+}
+
+/**
+ * What the rules of `level` would still remove from `text`, counted per rule, never the text they
+ * match: the server's level check (CONTRACT section 10). Linear in the length of the text. At
+ * `redacted`, the redaction rules; at `minimal`, those and `summary`: the fields of the text that a
+ * minimal summary would not hold (1 when the text is not a JSON object at all). Text the device
+ * client produced at that level finds nothing. At `full` nothing is removed.
+ */
+export function countFindings(text: string, level: PrivacyLevel): Findings {
+  const findings: Findings = {};
+  if (level === 'full') return findings;
+  redactCounting(text, (rule) => (findings[rule] = (findings[rule] ?? 0) + 1));
+  if (level === 'minimal') {
+    const extra = notSummary(text);
+    if (extra > 0) findings.summary = extra;
+  }
+  return findings;
+}
+
+/** How many top-level fields of `text` a minimal summary (as applyPrivacy writes it) would not hold. */
+export function notSummary(text: string): number {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return 1;
+  }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return 1;
+  let extra = 0;
+  for (const [k, v] of Object.entries(doc)) {
+    const counted = (k === 'bytes' || k === 'lines') && typeof v === 'number';
+    const field =
+      k.startsWith('field.') &&
+      (typeof v === 'number' || typeof v === 'boolean') &&
+      plainFieldName(k.slice('field.'.length));
+    if (!(counted || field || (k === 'privacy' && v === 'minimal'))) extra++;
+  }
+  return extra;
+}
+
+/** A top-level field name a minimal summary keeps (with a number or boolean value). */
+function plainFieldName(name: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(name) && !sensitiveName(name);
 }
 
 export function applyPrivacy(
@@ -168,8 +238,7 @@ export function applyPrivacy(
     const doc: unknown = JSON.parse(text);
     if (doc && typeof doc === 'object' && !Array.isArray(doc)) {
       for (const [k, v] of Object.entries(doc)) {
-        const plainName = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(k) && !sensitiveName(k);
-        if ((typeof v === 'number' || typeof v === 'boolean') && plainName) summary[`field.${k}`] = v;
+        if ((typeof v === 'number' || typeof v === 'boolean') && plainFieldName(k)) summary[`field.${k}`] = v;
       }
     }
   } catch {
