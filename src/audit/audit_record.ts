@@ -23,6 +23,8 @@ export const AUDITED_EVENTS: ReadonlySet<string> = new Set([
   'device.deleted',
   'enroll_token.revoked',
   'device.enrolled',
+  // CONTRACT section 10: the retention sweep, as `system`, counts only.
+  'runs.swept',
 ]);
 
 /**
