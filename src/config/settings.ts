@@ -219,25 +219,25 @@ export const settings = {
   retentionFullMs: {
     variable: 'PADDOCK_RETENTION_FULL',
     unset: 'kept',
-    help: 'runs uploaded at full older than this duration are deleted by the sweeper',
+    help: 'runs at full older than this duration are deleted by the sweeper',
     parse: parseDuration,
   },
   retentionRedactedMs: {
     variable: 'PADDOCK_RETENTION_REDACTED',
     unset: 'kept',
-    help: 'runs uploaded at redacted older than this duration are deleted by the sweeper',
+    help: 'runs at redacted older than this duration are deleted by the sweeper',
     parse: parseDuration,
   },
   retentionMinimalMs: {
     variable: 'PADDOCK_RETENTION_MINIMAL',
     unset: 'kept',
-    help: 'runs uploaded at minimal older than this duration are deleted by the sweeper',
+    help: 'runs at minimal older than this duration are deleted by the sweeper',
     parse: parseDuration,
   },
   sweepIntervalMs: {
     variable: 'PADDOCK_SWEEP_INTERVAL',
     default: '10m',
-    help: 'how often the retention sweep runs (one instance at a time on a shared store)',
+    help: 'how often the retention sweep runs (one instance at a time)',
     parse: parseDuration,
   },
 } satisfies Record<string, Setting>;

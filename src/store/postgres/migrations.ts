@@ -250,10 +250,14 @@ export const migrations: readonly Migration[] = [
     name: 'retention',
     sql: `
   -- Retention by privacy level (CONTRACT section 10). The sweeper deletes the oldest runs of one
-  -- level, and the dashboard counts what the next sweep will remove, both through this index in
-  -- (uploaded_at, seq) order; size is in it so the count can be an index-only scan.
-  -- runs_privacy_list is in seq order, which does not bound a walk by upload time.
-  CREATE INDEX runs_retention ON runs (privacy, uploaded_at, seq, size);
+  -- level, and the dashboard counts what the next sweep will remove, both through that level's
+  -- partial index in (uploaded_at, seq) order; size is in it so the count reads no table row.
+  -- Led by upload time, which follows the table's order, so the planner costs a walk of it as
+  -- cheap; led by privacy (as on SQLite, whose planner without statistics wants the equality), it
+  -- would rather sort part of runs_uploaded_at. runs_privacy_list is in seq order.
+  CREATE INDEX runs_retention_full ON runs (uploaded_at, seq, size) WHERE privacy = 'full';
+  CREATE INDEX runs_retention_redacted ON runs (uploaded_at, seq, size) WHERE privacy = 'redacted';
+  CREATE INDEX runs_retention_minimal ON runs (uploaded_at, seq, size) WHERE privacy = 'minimal';
   -- Only one instance sweeps at a time: the lease's holder until its expiry.
   CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, until BIGINT NOT NULL);
   -- Stored bytes per level, kept by the counts trigger like the other counters.

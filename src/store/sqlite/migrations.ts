@@ -238,10 +238,14 @@ export const migrations: readonly Migration[] = [
     name: 'retention',
     sql: `
   -- Retention by privacy level (CONTRACT section 10). The sweeper deletes the oldest runs of one
-  -- level, and the dashboard counts what the next sweep will remove, both through this index in
-  -- (uploaded_at, seq) order; size is in it so the count reads no table row. runs_privacy_list is
-  -- in seq order, which does not bound a walk by upload time.
-  CREATE INDEX runs_retention ON runs (privacy, uploaded_at, seq, size);
+  -- level, and the dashboard counts what the next sweep will remove, both through that level's
+  -- partial index in (uploaded_at, seq) order; size is in it so the count reads no table row.
+  -- privacy leads it although it is constant there: without statistics, SQLite's planner prefers
+  -- an index with an equality (runs_privacy_list, then a sort) to one with a range only.
+  -- PostgreSQL's is led by upload time (see its migration). runs_privacy_list is in seq order.
+  CREATE INDEX runs_retention_full ON runs (privacy, uploaded_at, seq, size) WHERE privacy = 'full';
+  CREATE INDEX runs_retention_redacted ON runs (privacy, uploaded_at, seq, size) WHERE privacy = 'redacted';
+  CREATE INDEX runs_retention_minimal ON runs (privacy, uploaded_at, seq, size) WHERE privacy = 'minimal';
   -- Only one instance sweeps at a time: the lease's holder until its expiry.
   CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, until INTEGER NOT NULL) STRICT;
   -- Stored bytes per level, kept by the counts triggers like the other counters.
