@@ -90,10 +90,9 @@ export function retentionSweeper(opts: RetentionSweepOptions): RetentionSweeper 
     const record: SweepRecord = { at: clock.now(), result, runs, bytes };
     if (PRIVACY_LEVELS.some((l) => runs[l] > 0))
       logger.log('info', 'runs.swept', { account: 'system', ...runs, bytes });
-    await store
-      .setSetting(LAST_SWEEP_SETTING, JSON.stringify(record))
-      .then(() => store.releaseLease(SWEEP_LEASE, holder))
-      .catch(failed);
+    await store.setSetting(LAST_SWEEP_SETTING, JSON.stringify(record)).catch(failed);
+    // Released even when the record could not be written; if this fails too, it lapses at its expiry.
+    await store.releaseLease(SWEEP_LEASE, holder).catch(failed);
     return record;
   }
 

@@ -163,6 +163,31 @@ test('a sweep that loses its lease mid-way stops; a failing store is logged and 
   );
 });
 
+test('the lease is released even when the last sweep cannot be written', async () => {
+  const logs = memoryLogger();
+  const released: string[] = [];
+  const store = {
+    takeLease: async () => true,
+    releaseLease: async (name: string, holder: string) => void released.push(`${name}:${holder}`),
+    deleteExpiredRuns: async () => ({ runs: 1, bytes: 3 }),
+    setSetting: () => Promise.reject(new Error('store: read-only')),
+  };
+  const sweep = retentionSweeper({
+    store,
+    logger: logs,
+    clock: fakeClock(),
+    retention: { full: DAY },
+    intervalMs: 1000,
+    holder: 'me',
+  });
+  assert.equal((await sweep.sweep())?.bytes, 3);
+  assert.deepEqual(released, [`${SWEEP_LEASE}:me`]);
+  assert.deepEqual(
+    logs.records.map((r) => r.event),
+    ['runs.swept', 'sweeper.failed'],
+  );
+});
+
 test('start sweeps at the interval and stop leaves no timer behind', async () => {
   let sweeps = 0;
   const store = {
