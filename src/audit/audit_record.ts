@@ -26,6 +26,7 @@ export const AUDITED_EVENTS: ReadonlySet<string> = new Set([
   // CONTRACT section 10.
   'run.refused_privacy',
   'run.downloaded',
+  'runs.swept',
 ]);
 
 /**

@@ -223,6 +223,30 @@ export const settings = {
     help: 'devices not seen for this duration are revoked (as system)',
     parse: parseDuration,
   },
+  retentionFullMs: {
+    variable: 'PADDOCK_RETENTION_FULL',
+    unset: 'kept',
+    help: 'runs at full older than this duration are deleted by the sweeper',
+    parse: parseDuration,
+  },
+  retentionRedactedMs: {
+    variable: 'PADDOCK_RETENTION_REDACTED',
+    unset: 'kept',
+    help: 'runs at redacted older than this duration are deleted by the sweeper',
+    parse: parseDuration,
+  },
+  retentionMinimalMs: {
+    variable: 'PADDOCK_RETENTION_MINIMAL',
+    unset: 'kept',
+    help: 'runs at minimal older than this duration are deleted by the sweeper',
+    parse: parseDuration,
+  },
+  sweepIntervalMs: {
+    variable: 'PADDOCK_SWEEP_INTERVAL',
+    default: '10m',
+    help: 'how often the retention sweep runs (one instance at a time)',
+    parse: parseDuration,
+  },
 } satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof settings;

@@ -26,6 +26,8 @@ import { healthFastPath } from './health_fast_path.ts';
 import { hostOfHostHeader, hostRouter, sideResolver } from './host_router.ts';
 import { drain } from './drain.ts';
 import { listen } from './listen.ts';
+import { retentionOf } from '../domain/retention.ts';
+import { retentionSweeper } from './retention_sweep.ts';
 import { sweeper } from './sweeper.ts';
 
 export interface RunningServer {
@@ -98,6 +100,14 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       revokeStaleAfterMs: config.revokeStaleAfterMs,
     });
     sweep.start();
+    const retention = retentionSweeper({
+      store,
+      logger,
+      clock,
+      retention: retentionOf(config),
+      intervalMs: config.sweepIntervalMs,
+    });
+    retention.start();
     logger.log('info', 'server.started', { listen: url, base_url: config.baseUrl, version: config.version });
     return {
       url,
@@ -108,6 +118,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
         await drain(server, opts.drainMs ?? DRAIN_MS);
         await sweep.stop();
         await checks.stop();
+        await retention.stop();
         // The records of the last requests are written before the store closes.
         await logger.flush();
         await store.close();

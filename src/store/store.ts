@@ -238,6 +238,29 @@ export interface RunsStore {
   uploadsPerDay(viewer: Viewer, days: number, now: number): Promise<number[]>;
 }
 
+/** What a retention batch removed, or what the next sweep would. */
+export interface RunsAndBytes {
+  runs: number;
+  bytes: number;
+}
+
+/** Retention by privacy level and the sweeper's lease (store/retention.ts, CONTRACT section 10). */
+export interface RetentionStore {
+  /** Deletes up to `limit` runs of `privacy` uploaded before `before`, oldest first, with their chunks. */
+  deleteExpiredRuns(privacy: PrivacyLevel, before: number, limit: number): Promise<RunsAndBytes>;
+  /** The runs (at most `limit`) that deleteExpiredRuns would remove now, and their bytes. */
+  dueForDeletion(privacy: PrivacyLevel, before: number, limit: number): Promise<RunsAndBytes>;
+  /** Stored bytes per level, from the counts table (not summed over the runs). */
+  storedBytesByLevel(viewer: Viewer): Promise<Record<PrivacyLevel, number>>;
+  /**
+   * Gives `holder` the lease `name` until `until` unless another holder's lease runs past `now`
+   * (one statement); true when taken or renewed.
+   */
+  takeLease(name: string, holder: string, now: number, until: number): Promise<boolean>;
+  /** Ends `holder`'s lease (nothing when it has passed to another holder). */
+  releaseLease(name: string, holder: string): Promise<void>;
+}
+
 /** One stored audit record (CONTRACT section 9): what was done, by whom, from where, to what. */
 export interface AuditRecord {
   at: number;
@@ -285,6 +308,14 @@ export interface AccountsStore {
 }
 
 export interface Store
-  extends SettingsStore, SignInStore, DevicesStore, RunsStore, EnrollTokensStore, AuditStore, AccountsStore {
+  extends
+    SettingsStore,
+    SignInStore,
+    DevicesStore,
+    RunsStore,
+    EnrollTokensStore,
+    AuditStore,
+    AccountsStore,
+    RetentionStore {
   close(): Promise<void>;
 }

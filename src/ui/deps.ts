@@ -21,6 +21,9 @@ const passedOn = [
   'sessionTtlSeconds',
   'enrollTokenTtlSeconds',
   'staleAfterMs',
+  'retentionFullMs',
+  'retentionRedactedMs',
+  'retentionMinimalMs',
 ] as const satisfies ReadonlyArray<keyof Config>;
 
 /** The specification's "Configuration of the interface", plus lifetimes from CONTRACT section 3. */

@@ -3,6 +3,7 @@ import type { CheckResult } from '../selftest/selftest.ts';
 import { barChart } from './chart_svg.ts';
 import { html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
+import { type RetentionStatus, retentionSection } from './retention.ts';
 
 export function dashboardPage(
   chrome: Chrome,
@@ -11,6 +12,7 @@ export function dashboardPage(
     checks: CheckResult[];
     counts: { devices: number; activeDevices: number; runs: number } | undefined;
     perDay: number[] | undefined;
+    retention?: RetentionStatus | undefined;
   },
 ) {
   const failed = opts.checks.filter((c) => !c.ok).length;
@@ -58,7 +60,8 @@ export function dashboardPage(
       </dl>`
           : html`<p>Counts are unavailable while the store is unreachable.</p>`
       }
-      ${opts.perDay ? uploadsChart(opts.perDay, chrome.now) : ''}`,
+      ${opts.perDay ? uploadsChart(opts.perDay, chrome.now) : ''}
+      ${opts.retention ? retentionSection(opts.retention, chrome.now) : ''}`,
   );
 }
 

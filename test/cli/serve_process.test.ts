@@ -101,6 +101,10 @@ test('paddock serve: a bad setting, or a data directory, database or address it 
       ['PADDOCK_DATA_DIR', { PADDOCK_DATA_DIR: '/dev/null/paddock' }],
       ['PADDOCK_DATABASE_URL', { PADDOCK_DATABASE_URL: 'postgres://paddock:secret-word@127.0.0.1:1/none' }],
       ['PADDOCK_SECURE', { PADDOCK_SECURE: 'false', PADDOCK_BASE_URL: 'https://paddock.example' }],
+      ['PADDOCK_RETENTION_FULL', { PADDOCK_RETENTION_FULL: '30 days' }],
+      ['PADDOCK_RETENTION_REDACTED', { PADDOCK_RETENTION_REDACTED: '0d' }],
+      ['PADDOCK_RETENTION_MINIMAL', { PADDOCK_RETENTION_MINIMAL: '-1h' }],
+      ['PADDOCK_SWEEP_INTERVAL', { PADDOCK_SWEEP_INTERVAL: '10' }],
     ];
     for (const [variable, env] of cases) {
       const p = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: dataDir, ...env });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { DeviceFilter, RunFilter, Store, Viewer } from '../../src/store/store.ts';
+import { CHUNK_SIZE } from '../../src/store/runs.ts';
 import { readAll } from '../support/read_all.ts';
 
 const admin: Viewer = { subject: 'local:admin', admin: true };
@@ -636,6 +637,66 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       await store.revokeDevice(admin, 'fa', 1);
       assert.equal(await store.deleteDevice(admin, 'fa'), 'deleted');
       assert.equal(await store.storedBytes('fa'), 0, 'and a deleted device');
+    });
+
+    test('retention: the oldest runs of one level uploaded before an instant go in batches, with their chunks and counters', async () => {
+      await device('oidc:ann', 'ra');
+      await device('oidc:bob', 'rb');
+      const levels = ['full', 'redacted', 'minimal'] as const;
+      const big = CHUNK_SIZE + 10;
+      for (let i = 0; i < 9; i++) {
+        // Run 0 is chunked: its chunks must go with it.
+        const body = new Uint8Array(i === 0 ? big : 10 + i).fill(i);
+        await store.putRun({
+          device: i % 2 ? 'rb' : 'ra',
+          id: `q${i}`,
+          contentType: 'application/octet-stream',
+          privacy: levels[i % 3] ?? 'full',
+          size: body.length,
+          uploadedAt: 1000 + i * 100,
+          body,
+          sha256: sha(body),
+        });
+      }
+      // full: q0 (big, 1000), q3 (13 B, 1300), q6 (16 B, 1600); redacted: q1, q4, q7; minimal: q2, q5, q8.
+      assert.deepEqual(await store.storedBytesByLevel(admin), {
+        full: big + 13 + 16,
+        redacted: 11 + 14 + 17,
+        minimal: 12 + 15 + 18,
+      });
+      assert.deepEqual(await store.storedBytesByLevel(bob), { full: 13, redacted: 11 + 17, minimal: 15 });
+      assert.deepEqual(await store.dueForDeletion('full', 1600, 10), { runs: 2, bytes: big + 13 });
+      assert.deepEqual(await store.dueForDeletion('full', 1600, 1), { runs: 1, bytes: big }, 'bounded by limit');
+      assert.deepEqual(await store.deleteExpiredRuns('full', 1600, 1), { runs: 1, bytes: big }, 'oldest first');
+      assert.equal(await store.runVisibleTo(admin, 'ra', 'q0'), undefined);
+      assert.ok(await store.runVisibleTo(admin, 'rb', 'q3'));
+      assert.deepEqual(await store.deleteExpiredRuns('full', 1600, 10), { runs: 1, bytes: 13 });
+      assert.deepEqual(await store.deleteExpiredRuns('full', 1600, 10), { runs: 0, bytes: 0 });
+      assert.ok(await store.runVisibleTo(admin, 'ra', 'q6'), 'uploaded at the instant: kept');
+      assert.deepEqual(await store.deleteExpiredRuns('minimal', 10_000, 10), { runs: 3, bytes: 12 + 15 + 18 });
+      assert.equal((await store.runsVisibleTo(admin, { limit: 20 }, { privacy: 'redacted' })).items.length, 3);
+      assert.deepEqual(await store.storedBytesByLevel(admin), { full: 16, redacted: 11 + 14 + 17, minimal: 0 });
+      assert.deepEqual(await store.countsVisibleTo(admin), { devices: 2, activeDevices: 2, runs: 4 });
+      assert.equal(await store.storedBytes('ra'), 16 + 14);
+      // Deleting a device's runs through deleteDevice keeps the byte counters too.
+      await store.revokeDevice(admin, 'rb', 5);
+      assert.equal(await store.deleteDevice(admin, 'rb'), 'deleted');
+      assert.deepEqual(await store.storedBytesByLevel(admin), { full: 16, redacted: 14, minimal: 0 });
+    });
+
+    test('lease: one holder at a time until it expires or is released; the holder may renew', async () => {
+      assert.equal(await store.takeLease('sweep', 'i1', 0, 100), true);
+      assert.equal(await store.takeLease('sweep', 'i2', 50, 150), false, 'held by i1');
+      assert.equal(await store.takeLease('other', 'i2', 50, 150), true, 'another lease is its own');
+      assert.equal(await store.takeLease('sweep', 'i1', 60, 160), true, 'renewed by its holder');
+      assert.equal(await store.takeLease('sweep', 'i2', 150, 250), false, 'renewed to 160');
+      await store.releaseLease('sweep', 'i2');
+      assert.equal(await store.takeLease('sweep', 'i2', 150, 250), false, 'i2 cannot release what i1 holds');
+      assert.equal(await store.takeLease('sweep', 'i2', 160, 260), true, 'expired at its end');
+      await store.releaseLease('sweep', 'i2');
+      assert.equal(await store.takeLease('sweep', 'i3', 170, 270), true, 'free once released');
+      const racers = await Promise.all(Array.from({ length: 10 }, (_, i) => store.takeLease('race', `r${i}`, 1, 1000)));
+      assert.equal(racers.filter(Boolean).length, 1);
     });
 
     test('probe writes and reads back', async () => {

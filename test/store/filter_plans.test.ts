@@ -16,6 +16,7 @@ import { sqliteSearchDevices } from '../../src/store/sqlite/db.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { DeviceFilter, RunFilter, Viewer } from '../../src/store/store.ts';
 import { postgresPlan, sqlitePlan } from '../support/plans.ts';
+import { assertRetentionPlans } from './retention_plans.ts';
 import { admin, dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 
 const ADMIN: Viewer = { subject: 'local:admin', admin: true };
@@ -188,6 +189,7 @@ test(
         if (!name.startsWith('search') && !name.includes('scoped, later') && name !== 'runs of a device')
           assert.doesNotMatch(plan, /Sort/, `${name}:\n${plan}`);
       }
+      await assertRetentionPlans(c, T0);
     });
   },
 );

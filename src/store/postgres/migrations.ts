@@ -310,6 +310,48 @@ export const migrations: readonly Migration[] = [
     WHERE flagged = 1;
   `,
   },
+  {
+    name: 'retention',
+    sql: `
+  -- Retention by privacy level (CONTRACT section 10). The sweeper deletes the oldest runs of one
+  -- level, and the dashboard counts what the next sweep will remove, both through that level's
+  -- partial index in (uploaded_at, seq) order; size is in it so the count reads no table row.
+  -- Led by upload time, which follows the table's order, so the planner costs a walk of it as
+  -- cheap; led by privacy (as on SQLite, whose planner without statistics wants the equality), it
+  -- would rather sort part of runs_uploaded_at. runs_privacy_list is in seq order.
+  CREATE INDEX runs_retention_full ON runs (uploaded_at, seq, size) WHERE privacy = 'full';
+  CREATE INDEX runs_retention_redacted ON runs (uploaded_at, seq, size) WHERE privacy = 'redacted';
+  CREATE INDEX runs_retention_minimal ON runs (uploaded_at, seq, size) WHERE privacy = 'minimal';
+  -- Only one instance sweeps at a time: the lease's holder until its expiry.
+  CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, until BIGINT NOT NULL);
+  -- Stored bytes per level, kept by the counts trigger like the other counters.
+  ALTER TABLE counts ADD COLUMN full_bytes BIGINT NOT NULL DEFAULT 0;
+  ALTER TABLE counts ADD COLUMN redacted_bytes BIGINT NOT NULL DEFAULT 0;
+  ALTER TABLE counts ADD COLUMN minimal_bytes BIGINT NOT NULL DEFAULT 0;
+  INSERT INTO counts (owner, shard, full_bytes, redacted_bytes, minimal_bytes)
+    SELECT owner, 0, coalesce(sum(size) FILTER (WHERE privacy = 'full'), 0),
+      coalesce(sum(size) FILTER (WHERE privacy = 'redacted'), 0),
+      coalesce(sum(size) FILTER (WHERE privacy = 'minimal'), 0) FROM runs GROUP BY owner
+    ON CONFLICT (owner, shard) DO UPDATE SET full_bytes = excluded.full_bytes,
+      redacted_bytes = excluded.redacted_bytes, minimal_bytes = excluded.minimal_bytes;
+  CREATE OR REPLACE FUNCTION counts_runs_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE
+    sign bigint := CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END;
+  BEGIN
+    INSERT INTO counts (owner, shard, runs, full_bytes, redacted_bytes, minimal_bytes)
+      SELECT owner, counts_shard(), sign * count(*),
+        sign * coalesce(sum(size) FILTER (WHERE privacy = 'full'), 0),
+        sign * coalesce(sum(size) FILTER (WHERE privacy = 'redacted'), 0),
+        sign * coalesce(sum(size) FILTER (WHERE privacy = 'minimal'), 0)
+      FROM changed GROUP BY owner ORDER BY owner
+      ON CONFLICT (owner, shard) DO UPDATE SET runs = counts.runs + excluded.runs,
+        full_bytes = counts.full_bytes + excluded.full_bytes,
+        redacted_bytes = counts.redacted_bytes + excluded.redacted_bytes,
+        minimal_bytes = counts.minimal_bytes + excluded.minimal_bytes;
+    RETURN NULL;
+  END $$;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

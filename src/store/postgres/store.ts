@@ -8,6 +8,7 @@ import { accountsStore } from '../accounts.ts';
 import { auditStore } from '../audit.ts';
 import { devicesStore } from '../devices.ts';
 import { enrollTokensStore } from '../enroll_tokens.ts';
+import { retentionStore } from '../retention.ts';
 import { runsStore } from '../runs.ts';
 import { settingsStore } from '../settings.ts';
 import { signInStore } from '../sign_in.ts';
@@ -29,6 +30,7 @@ export async function openPostgresStore(url: string, opts: PgOptions = {}): Prom
     ...pgPutRun(db),
     ...auditStore(db.sql),
     ...accountsStore(db.sql),
+    ...retentionStore(db.sql),
     close: () => db.end(),
   };
 }

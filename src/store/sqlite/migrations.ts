@@ -284,6 +284,46 @@ export const migrations: readonly Migration[] = [
     WHERE flagged = 1;
   `,
   },
+  {
+    name: 'retention',
+    sql: `
+  -- Retention by privacy level (CONTRACT section 10). The sweeper deletes the oldest runs of one
+  -- level, and the dashboard counts what the next sweep will remove, both through that level's
+  -- partial index in (uploaded_at, seq) order; size is in it so the count reads no table row.
+  -- privacy leads it although it is constant there: without statistics, SQLite's planner prefers
+  -- an index with an equality (runs_privacy_list, then a sort) to one with a range only.
+  -- PostgreSQL's is led by upload time (see its migration). runs_privacy_list is in seq order.
+  CREATE INDEX runs_retention_full ON runs (privacy, uploaded_at, seq, size) WHERE privacy = 'full';
+  CREATE INDEX runs_retention_redacted ON runs (privacy, uploaded_at, seq, size) WHERE privacy = 'redacted';
+  CREATE INDEX runs_retention_minimal ON runs (privacy, uploaded_at, seq, size) WHERE privacy = 'minimal';
+  -- Only one instance sweeps at a time: the lease's holder until its expiry.
+  CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, until INTEGER NOT NULL) STRICT;
+  -- Stored bytes per level, kept by the counts triggers like the other counters.
+  ALTER TABLE counts ADD COLUMN full_bytes INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE counts ADD COLUMN redacted_bytes INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE counts ADD COLUMN minimal_bytes INTEGER NOT NULL DEFAULT 0;
+  INSERT INTO counts (owner, shard, full_bytes, redacted_bytes, minimal_bytes)
+    SELECT owner, 0, sum(iif(privacy = 'full', size, 0)), sum(iif(privacy = 'redacted', size, 0)),
+      sum(iif(privacy = 'minimal', size, 0)) FROM runs WHERE true GROUP BY owner
+    ON CONFLICT (owner, shard) DO UPDATE SET full_bytes = excluded.full_bytes,
+      redacted_bytes = excluded.redacted_bytes, minimal_bytes = excluded.minimal_bytes;
+  DROP TRIGGER counts_runs_insert;
+  DROP TRIGGER counts_runs_delete;
+  CREATE TRIGGER counts_runs_insert AFTER INSERT ON runs BEGIN
+    INSERT INTO counts (owner, shard, runs, full_bytes, redacted_bytes, minimal_bytes)
+      VALUES (NEW.owner, 0, 1, iif(NEW.privacy = 'full', NEW.size, 0), iif(NEW.privacy = 'redacted', NEW.size, 0),
+        iif(NEW.privacy = 'minimal', NEW.size, 0))
+      ON CONFLICT (owner, shard) DO UPDATE SET runs = runs + 1, full_bytes = full_bytes + excluded.full_bytes,
+        redacted_bytes = redacted_bytes + excluded.redacted_bytes, minimal_bytes = minimal_bytes + excluded.minimal_bytes;
+  END;
+  CREATE TRIGGER counts_runs_delete AFTER DELETE ON runs BEGIN
+    UPDATE counts SET runs = runs - 1, full_bytes = full_bytes - iif(OLD.privacy = 'full', OLD.size, 0),
+      redacted_bytes = redacted_bytes - iif(OLD.privacy = 'redacted', OLD.size, 0),
+      minimal_bytes = minimal_bytes - iif(OLD.privacy = 'minimal', OLD.size, 0)
+      WHERE owner = OLD.owner AND shard = 0;
+  END;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

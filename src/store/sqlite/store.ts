@@ -6,6 +6,7 @@ import { accountsStore } from '../accounts.ts';
 import { auditStore } from '../audit.ts';
 import { devicesStore } from '../devices.ts';
 import { enrollTokensStore } from '../enroll_tokens.ts';
+import { retentionStore } from '../retention.ts';
 import { runsStore } from '../runs.ts';
 import { settingsStore } from '../settings.ts';
 import { signInStore } from '../sign_in.ts';
@@ -28,6 +29,7 @@ export function openSqliteStore(dataDir: string | ':memory:'): Store {
     ...sqlitePutRun(db),
     ...auditStore(sql),
     ...accountsStore(sql),
+    ...retentionStore(sql),
     async close() {
       db.close();
     },
