@@ -9,6 +9,7 @@ import { secretHash } from '../crypto/random.ts';
 import { BodyTooLarge, declaredLength, OverBudget, readBody, readStream, TooSlow } from '../http/body.ts';
 import { plainText } from '../http/responses.ts';
 import { RUN_ID } from '../domain/ids.ts';
+import { parseReceipt, type Receipt, RECEIPT_HEADER } from '../domain/receipt.ts';
 import { isPrivacyLevel, type PrivacyLevel, withinCeiling } from '../domain/privacy.ts';
 import type { Device } from '../store/store.ts';
 import type { ControlDeps } from './app.ts';
@@ -70,12 +71,20 @@ export function runUpload(deps: ControlDeps): Handler {
     }
     const contentType = c.req.header('content-type') ?? 'application/octet-stream';
     if (!CONTENT_TYPE.test(contentType)) return fail(c, 'badContentType');
+    const receiptHeader = c.req.header(RECEIPT_HEADER);
+    let receipt: Receipt | undefined;
+    if (receiptHeader !== undefined) {
+      // A full upload removes nothing: a receipt with it is a mistake worth saying.
+      if (level === 'full') return fail(c, 'badReceipt', 'a full upload removes nothing');
+      receipt = parseReceipt(receiptHeader);
+      if (!receipt) return fail(c, 'badReceipt');
+    }
 
     // Bytes are counted as they are read, so a body without a declared length costs what it sends.
     const ticket = begin(device);
     if (!ticket) return busy(c);
     try {
-      const answer = await store(c, device, id, level, contentType, ticket);
+      const answer = await store(c, device, id, level, contentType, ticket, receipt);
       // Revoked (or gone) since it was remembered: the next upload asks the store again.
       if (answer.status === 401) credentials.forget(hash);
       return answer;
@@ -91,6 +100,7 @@ export function runUpload(deps: ControlDeps): Handler {
     privacy: PrivacyLevel,
     contentType: string,
     ticket: UploadTicket,
+    receipt: Receipt | undefined,
   ) {
     let body: Uint8Array;
     // A declared length already past the quota is refused before a byte is read.
@@ -119,6 +129,7 @@ export function runUpload(deps: ControlDeps): Handler {
       size: body.byteLength,
       uploadedAt: deps.clock.now(),
       body,
+      receipt,
       sha256: createHash('sha256').update(body).digest('hex'),
     });
     switch (result) {

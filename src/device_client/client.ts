@@ -2,6 +2,9 @@
  * The reference device client: enrollment through an enrollment link (discovery optional, pin
  * mandatory) and run upload with the privacy level applied on the device, with retries.
  */
+import { formatReceipt, RECEIPT_HEADER, rulesDigest } from '../domain/receipt.ts';
+import { countFindings } from '../domain/redaction.ts';
+import { version } from '../version.ts';
 import { withinCeiling } from '../domain/privacy.ts';
 import { createHash } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
@@ -67,6 +70,16 @@ export async function enroll(
   };
 }
 
+/**
+ * The receipt of a redacted or minimal upload (issue 14): what the rules replaced, per rule,
+ * counted on the original bytes by the same code that replaced it; never content.
+ */
+export function receiptFor(bytes: Uint8Array, privacy: PrivacyLevel): string | undefined {
+  if (privacy === 'full') return undefined;
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  return formatReceipt({ client: version, rules: rulesDigest(), counts: countFindings(text, privacy) });
+}
+
 /** Statuses worth another try: the server or a proxy was briefly unavailable. */
 const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
 /** Backoff of 0.25, 0.5, 1, ... 16 s: a busy or restarting server has about half a minute. */
@@ -87,6 +100,7 @@ export async function uploadRun(
       `privacy level ${input.privacy} is above this device's ceiling (${ceiling}): upload at ${ceiling} or a more private level`,
     );
   const { body, contentType } = applyPrivacy(input.bytes, input.contentType, input.privacy);
+  const receipt = receiptFor(input.bytes, input.privacy);
   // The default id is derived from what is sent, so re-running the same upload is a harmless retry.
   const id = input.id ?? `run-${createHash('sha256').update(body).digest('hex').slice(0, 24)}`;
   // `.` and `..` match the id pattern but are dot-segments every URL parser removes (RFC 3986
@@ -107,6 +121,7 @@ export async function uploadRun(
           authorization: `Bearer ${state.credential}`,
           'x-privacy-level': input.privacy,
           'content-type': contentType,
+          ...(receipt === undefined ? {} : { [RECEIPT_HEADER.toLowerCase()]: receipt }),
         },
         body,
         lookup: opts.lookup,

@@ -9,6 +9,7 @@ import { RUN_ID_RULE, SUBJECT_RULE } from '../domain/ids.ts';
 import { EXPIRES_IN_RULE, NOTE_RULE, USES_RULE } from '../domain/enroll_tokens.ts';
 import { DEVICE_NAME_RULE } from '../domain/names.ts';
 import { PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
+import { RECEIPT_RULE } from '../domain/receipt.ts';
 import { applySecurityHeaders } from './security_headers.ts';
 
 interface Failure {
@@ -81,6 +82,7 @@ export const FAILURES = {
   unknownCredential: { status: 401, message: 'unknown or revoked device credential' },
   badRunId: { status: 400, message: RUN_ID_RULE },
   badPrivacyLevel: { status: 400, message: `X-Privacy-Level must be ${PRIVACY_LEVELS_TEXT}` },
+  badReceipt: { status: 400, message: RECEIPT_RULE },
   quotaExceeded: {
     status: 507,
     message: "this device's storage quota is used up: nothing was stored; delete some of its runs first",

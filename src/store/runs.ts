@@ -4,6 +4,7 @@
  * commits uploads in groups on its one connection, PostgreSQL stores each in one statement), in
  * each backend's runs.ts, with the statements below.
  */
+import type { Receipt } from '../domain/receipt.ts';
 import { chartStart, cursor, page, perDay, summaryFrom } from './rows.ts';
 import type { Findings } from '../domain/redaction.ts';
 import { type Param, scope, type Sql } from './sql.ts';
@@ -32,7 +33,7 @@ export const runsSql = {
   /** Sets last upload and last seen unless they were written less than DEVICE_TOUCH_MS ago. */
   touchDevice: `UPDATE devices SET last_upload_at = ?, last_seen_at = ?
     WHERE id = ? AND (last_upload_at IS NULL OR last_upload_at < ?)`,
-  visible: `SELECT seq, ${summary}, chunked, findings FROM runs WHERE device_id = ? AND id = ? AND (? OR owner = ?)`,
+  visible: `SELECT seq, ${summary}, chunked, findings, receipt FROM runs WHERE device_id = ? AND id = ? AND (? OR owner = ?)`,
   body: 'SELECT body FROM runs WHERE seq = ?',
   chunk: 'SELECT data FROM run_chunks WHERE run_seq = ? AND n = ?',
   delete: 'DELETE FROM runs WHERE device_id = ? AND id = ? AND (? OR owner = ?)',
@@ -66,6 +67,7 @@ export function insertArgs(run: Run & { sha256: string }): Param[] {
     run.uploadedAt,
     chunked ? 1 : 0,
     chunked ? new Uint8Array(0) : run.body,
+    run.receipt === undefined ? null : JSON.stringify(run.receipt),
   ];
 }
 
@@ -100,7 +102,8 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
       const seq = row.seq as number;
       const read = row.chunked ? () => chunks(seq) : () => inline(seq);
       const findings = typeof row.findings === 'string' ? (JSON.parse(row.findings) as Findings) : null;
-      return { ...summaryFrom(row), findings, read };
+      const receipt = typeof row.receipt === 'string' ? (JSON.parse(row.receipt) as Receipt) : null;
+      return { ...summaryFrom(row), findings, receipt, read };
     },
     async runsVisibleTo(viewer, req, filter) {
       if (filter && Object.values(filter).some((v) => v !== undefined)) {

@@ -7,6 +7,7 @@
  * place, in the query itself.
  */
 
+import type { Receipt } from '../domain/receipt.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
 import type { Findings } from '../domain/redaction.ts';
 
@@ -48,12 +49,16 @@ export interface RunSummary {
 /** A run as uploaded, whole: what putRun stores. */
 export interface Run extends Omit<RunSummary, 'flagged'> {
   body: Uint8Array;
+  /** What the device says it removed (its X-Redaction-Receipt); absent when it sent none. */
+  receipt?: Receipt | undefined;
 }
 
 /** A stored run: its bytes are read a chunk at a time, so a 16 MiB run is never held whole. */
 export interface StoredRun extends RunSummary {
   /** The level check's counts per rule; null until the run is checked (full runs never are). */
   findings: Findings | null;
+  /** The device's receipt of what it removed, or null when it sent none. */
+  receipt: Receipt | null;
   /** The bytes in order; ends early if the run is deleted while being read. */
   read(): AsyncIterable<Uint8Array>;
 }

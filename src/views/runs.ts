@@ -1,4 +1,5 @@
 /** The run list and the run view. */
+import { rulesDigest } from '../domain/receipt.ts';
 import type { Page, StoredRun, RunSummary } from '../store/store.ts';
 import { size, time } from './format.ts';
 import { PRIVACY_LEVELS } from '../domain/privacy.ts';
@@ -185,6 +186,49 @@ function levelCheckSection(run: StoredRun): Html {
     </p>`;
 }
 
+/**
+ * The device's side of the promise (issue 14): what its receipt says it removed, per rule, with
+ * the client's version and whether it ran the rules this server runs (the same digest).
+ */
+function receiptSection(run: StoredRun): Html {
+  if (run.privacy === 'full') return html``;
+  const r = run.receipt;
+  if (r === null)
+    return html`<h2>Device's receipt</h2>
+    <p>The device sent no receipt of what it removed.</p>`;
+  const replaced = RULES.filter((rule) => (r.counts[rule] ?? 0) > 0);
+  return html`<h2>Device's receipt</h2>
+    <p>
+      The device (client ${r.client}) says it ran
+      ${r.rules === rulesDigest() ? 'the same rules as this server' : html`other rules than this server (<code>${r.rules}</code>)`}
+      and replaced
+      ${replaced.length === 0 ? 'nothing.' : html`what this table counts:`}
+    </p>
+    ${
+      replaced.length === 0
+        ? ''
+        : html`<table>
+          <caption>
+            What the device removed, per rule
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Rule</th>
+              <th scope="col">Replaced</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${replaced.map(
+              (rule) => html`<tr>
+                <td>${ruleText[rule]}</td>
+                <td>${r.counts[rule] ?? 0}</td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>`
+    }`;
+}
+
 /** Runs up to this size are rendered whole; larger ones are streamed. */
 const WHOLE_PAGE_LIMIT = 256 * 1024;
 
@@ -219,7 +263,7 @@ export function runPage(chrome: Chrome, run: StoredRun): Promise<string> | Reada
         The run is shown exactly as its device uploaded it. Content that the device removed before upload never reached
         Paddock and cannot be restored.
       </p>
-      ${levelCheckSection(run)}
+      ${levelCheckSection(run)} ${receiptSection(run)}
       <h2>Content</h2>
       <p>
         Shown as ${decoder.encoding} text. Control characters appear as their Unicode control pictures, and bytes that

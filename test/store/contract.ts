@@ -374,6 +374,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           uploadedAt: 7,
           body: bytes,
           sha256: sha(bytes),
+          receipt: { client: '0.1.0', rules: `sha256:${'b'.repeat(64)}`, counts: { email: 3 } },
         });
       assert.equal(await put(), 'created');
       assert.equal(await put(), 'identical');
@@ -383,6 +384,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.equal(stored?.contentType, 'application/x-bin');
       assert.equal(stored?.privacy, 'minimal');
       assert.equal(stored?.uploadedAt, 7);
+      assert.deepEqual(stored?.receipt, { client: '0.1.0', rules: `sha256:${'b'.repeat(64)}`, counts: { email: 3 } });
       assert.equal(await store.runVisibleTo(bob, 'dr', 'r'), undefined);
       assert.equal((await store.devicesVisibleTo(admin, { limit: 1 })).items[0]?.lastUploadAt, 7);
     });

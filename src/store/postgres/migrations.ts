@@ -352,6 +352,14 @@ export const migrations: readonly Migration[] = [
   END $$;
   `,
   },
+  {
+    name: 'receipt',
+    sql: `
+  -- What the device says it removed (issue 14): its receipt as JSON (client, rules digest, counts
+  -- per rule), NULL when it sent none.
+  ALTER TABLE runs ADD COLUMN receipt TEXT;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

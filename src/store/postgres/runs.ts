@@ -11,8 +11,8 @@ import type { PgDb } from './db.ts';
 const putRun = `WITH device AS (
     SELECT id, owner, last_upload_at FROM devices WHERE id = ? AND revoked_at IS NULL FOR SHARE
   ), inserted AS (
-    INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, chunked, body)
-    SELECT id, ?::text, owner, ?::text, ?::text, ?::bigint, ?::text, ?::bigint, ?::int::boolean, ?::bytea FROM device
+    INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, chunked, body, receipt)
+    SELECT id, ?::text, owner, ?::text, ?::text, ?::bigint, ?::text, ?::bigint, ?::int::boolean, ?::bytea, ?::text FROM device
     ON CONFLICT (device_id, id) DO NOTHING RETURNING seq
   )
   SELECT (SELECT seq FROM inserted) AS seq, (SELECT last_upload_at FROM device) AS last_upload_at,

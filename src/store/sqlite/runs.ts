@@ -11,8 +11,8 @@ const MAX_BATCH = 256;
 
 /** Checked inside the transaction, so a revoke that lands first refuses the upload. */
 const insertRun = `WITH device AS (SELECT id, owner FROM devices WHERE id = ? AND revoked_at IS NULL)
-  INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, chunked, body)
-  SELECT id, ?, owner, ?, ?, ?, ?, ?, ?, ? FROM device WHERE true
+  INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, chunked, body, receipt)
+  SELECT id, ?, owner, ?, ?, ?, ?, ?, ?, ?, ? FROM device WHERE true
   ON CONFLICT (device_id, id) DO NOTHING RETURNING seq`;
 const deviceActive = 'SELECT 1 AS active FROM devices WHERE id = ? AND revoked_at IS NULL';
 
