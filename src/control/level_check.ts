@@ -39,6 +39,11 @@ export interface LevelCheck {
   stored(run: StoredUpload): void;
   /** Resolves when every check begun so far has been recorded (tests; a stop). */
   idle(): Promise<void>;
+  /**
+   * Checks the redacted and minimal runs left unchecked (a full queue, a failure, a restart), oldest
+   * first, one at a time, at most `limit` of them; how many it checked.
+   */
+  backfill(limit?: number): Promise<number>;
   /** Takes no new runs; waits for the run being checked, drops the rest (they stay unchecked). */
   stop(): Promise<void>;
 }
@@ -73,16 +78,18 @@ export function levelCheck(deps: { store: Store; logger: Logger }): LevelCheck {
     });
   }
 
-  async function work(): Promise<void> {
-    for (let run = queue.shift(); run !== undefined && !stopped; run = queue.shift()) {
-      try {
-        const stored = await deps.store.runVisibleTo(SYSTEM, run.device, run.id);
-        // Deleted meanwhile: nothing to record.
-        if (stored) await record(run, await countStream(stored.read(), run.privacy));
-      } catch (err) {
-        failed(run, err);
-      }
+  async function checkStored(run: Omit<StoredUpload, 'body'>): Promise<void> {
+    try {
+      const stored = await deps.store.runVisibleTo(SYSTEM, run.device, run.id);
+      // Deleted meanwhile: nothing to record.
+      if (stored) await record(run, await countStream(stored.read(), run.privacy));
+    } catch (err) {
+      failed(run, err);
     }
+  }
+
+  async function work(): Promise<void> {
+    for (let run = queue.shift(); run !== undefined && !stopped; run = queue.shift()) await checkStored(run);
     working = undefined;
   }
 
@@ -111,6 +118,22 @@ export function levelCheck(deps: { store: Store; logger: Logger }): LevelCheck {
     },
     async idle() {
       while (pending.size > 0) await Promise.all([...pending]);
+    },
+    async backfill(limit = 10_000) {
+      let after = 0;
+      let checked = 0;
+      // Keyset by seq: a run whose check fails is not tried again in the same pass.
+      while (!stopped && checked < limit) {
+        const batch = await deps.store.uncheckedRuns(after, Math.min(100, limit - checked));
+        if (batch.length === 0) break;
+        for (const run of batch) {
+          if (stopped) break;
+          await checkStored(run);
+          after = run.seq;
+          checked++;
+        }
+      }
+      return checked;
     },
     async stop() {
       stopped = true;

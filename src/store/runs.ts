@@ -38,6 +38,9 @@ export const runsSql = {
   chunk: 'SELECT data FROM run_chunks WHERE run_seq = ? AND n = ?',
   delete: 'DELETE FROM runs WHERE device_id = ? AND id = ? AND (? OR owner = ?)',
   levelCheck: 'UPDATE runs SET flagged = ?, findings = ? WHERE device_id = ? AND id = ?',
+  /** The predicate is the partial index runs_unchecked's, written alike so both planners use it. */
+  unchecked: `SELECT seq, device_id, id, privacy FROM runs WHERE findings IS NULL AND privacy <> 'full'
+    AND seq > ? ORDER BY seq LIMIT ?`,
   // The counts table is kept by triggers as devices and runs come and go (see the migrations).
   counts: `SELECT coalesce(sum(devices), 0) AS devices, coalesce(sum(active_devices), 0) AS active,
     coalesce(sum(runs), 0) AS runs FROM counts WHERE (? OR owner = ?)`,
@@ -127,6 +130,14 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
     },
     async deleteRun(viewer, device, id) {
       return (await db.critical(runsSql.delete, device, id, ...scope(viewer))) === 1;
+    },
+    async uncheckedRuns(after, limit) {
+      return (await db.all(runsSql.unchecked, after, limit)).map((r) => ({
+        seq: Number(r.seq),
+        device: r.device_id as string,
+        id: r.id as string,
+        privacy: r.privacy as PrivacyLevel,
+      }));
     },
     async recordLevelCheck(device, id, findings) {
       const flagged = Object.values(findings).some((n) => n > 0);

@@ -236,6 +236,11 @@ export interface RunsStore {
   deleteRun(viewer: Viewer, device: string, id: string): Promise<boolean>;
   /** Records the level check's result on a run (flagged when any count is above zero); false when it is gone. */
   recordLevelCheck(device: string, id: string, findings: Findings): Promise<boolean>;
+  /** Redacted and minimal runs not checked yet, oldest first after `after` (a seq), at most `limit`. */
+  uncheckedRuns(
+    after: number,
+    limit: number,
+  ): Promise<Array<{ seq: number; device: string; id: string; privacy: PrivacyLevel }>>;
 
   /** Kept as counters as devices and runs come and go: the cost does not grow with the tables. */
   countsVisibleTo(viewer: Viewer): Promise<{ devices: number; activeDevices: number; runs: number }>;

@@ -2,6 +2,7 @@
 // counted as it is stored (small ones at once, large ones read back from the store off the request
 // path), the counts are recorded on the run, never the text, and the bytes stay as uploaded.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { countStream, levelCheck, QUEUE_LIMIT, SEGMENT, SMALL_RUN } from '../../src/control/level_check.ts';
 import { countFindings } from '../../src/domain/redaction.ts';
@@ -129,4 +130,41 @@ test('the queue is bounded: beyond it a large run is left unchecked and the skip
   checks.stored({ device: 'd', id: 'after', privacy: 'redacted', body: new Uint8Array(1) });
   await checks.idle();
   assert.deepEqual(recorded, ['r0']);
+});
+
+test('the backfill checks the redacted and minimal runs left unchecked, oldest first, and skips full ones', async () => {
+  const h = await harness();
+  try {
+    const { device } = await enrollDevice(h, 'oidc:user-1');
+    const put = (id: string, privacy: 'full' | 'redacted' | 'minimal', text: string) => {
+      const body = new TextEncoder().encode(text);
+      return h.store.putRun({
+        device,
+        id,
+        contentType: 'text/plain',
+        privacy,
+        size: body.length,
+        uploadedAt: h.clock.now(),
+        body,
+        sha256: createHash('sha256').update(body).digest('hex'),
+      });
+    };
+    // Stored behind the check's back, as a restart would leave them.
+    await put('left-redacted', 'redacted', 'mail bob@example.com\n');
+    await put('left-full', 'full', 'mail bob@example.com\n');
+    await put('left-minimal', 'minimal', '{"privacy":"minimal","bytes":3,"lines":1}');
+    const admin = { subject: 'local:admin', admin: true };
+    assert.deepEqual(
+      (await h.store.uncheckedRuns(0, 10)).map((r) => r.id),
+      ['left-redacted', 'left-minimal'],
+    );
+    assert.equal(await h.levelCheck.backfill(), 2);
+    assert.equal((await h.store.runVisibleTo(admin, device, 'left-redacted'))?.findings?.email, 1);
+    assert.deepEqual((await h.store.runVisibleTo(admin, device, 'left-minimal'))?.findings, {});
+    assert.equal((await h.store.runVisibleTo(admin, device, 'left-full'))?.findings, null);
+    assert.deepEqual(await h.store.uncheckedRuns(0, 10), []);
+    assert.equal(await h.levelCheck.backfill(), 0);
+  } finally {
+    await h.close();
+  }
 });

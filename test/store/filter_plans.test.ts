@@ -10,7 +10,7 @@ import { after, test } from 'node:test';
 import { filteredDevices, substringPattern } from '../../src/store/devices.ts';
 import { pgSearchDevices } from '../../src/store/postgres/db.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
-import { filteredRuns } from '../../src/store/runs.ts';
+import { filteredRuns, runsSql } from '../../src/store/runs.ts';
 import type { Param, Sql } from '../../src/store/sql.ts';
 import { sqliteSearchDevices } from '../../src/store/sqlite/db.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
@@ -86,6 +86,12 @@ function lists(search: Sql['searchDevices']): Array<{ name: string; query: Query
       query: devices(OWNER, { sort: 'last_seen' }, '15000'),
       sqlite: /^SEARCH devices USING INDEX devices_owner_seen \(owner=\? AND <expr><\?\)/,
       postgres: /Bitmap Index Scan on devices_owner_seen|Index Scan Backward using devices_owner_seen/,
+    },
+    {
+      name: 'runs the level check has yet to see',
+      query: { sql: runsSql.unchecked, params: [1_000, 100] },
+      sqlite: /^SEARCH runs USING INDEX runs_unchecked \(seq>\?\)$/,
+      postgres: /Index Scan using runs_unchecked/,
     },
     {
       name: 'runs of a device',

@@ -330,6 +330,9 @@ export const migrations: readonly Migration[] = [
   -- What the device says it removed (issue 14): its receipt as JSON (client, rules digest, counts
   -- per rule), NULL when it sent none.
   ALTER TABLE runs ADD COLUMN receipt TEXT;
+  -- The runs the level check has yet to see (left by a full queue, a failure or a restart), oldest
+  -- first, for the check's backfill at start.
+  CREATE INDEX runs_unchecked ON runs (seq) WHERE findings IS NULL AND privacy <> 'full';
   `,
   },
 ];
