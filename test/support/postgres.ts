@@ -18,6 +18,10 @@ export async function postgresAvailable(): Promise<boolean> {
   try {
     await client.connect();
     await client.query('SELECT 1');
+    // The device search's pg_trgm goes into the first schema of the search path when a store
+    // creates it: were that a test schema, dropping it would drop the extension under every other
+    // test. It is made once in public instead (two suites racing here: one wins, both go on).
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public').catch(() => undefined);
     return true;
   } catch (err) {
     if (process.env.CI === 'true')
