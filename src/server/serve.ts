@@ -109,9 +109,11 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
     });
     retention.start();
     // Runs a restart left unchecked are checked in the background, one at a time; a failure is logged.
-    checks.backfill().catch((err: unknown) =>
-      logger.log('error', 'level_check.failed', { error: `backfill: ${(err as Error).message}` }),
-    );
+    checks
+      .backfill()
+      .catch((err: unknown) =>
+        logger.log('error', 'level_check.failed', { error: `backfill: ${(err as Error).message}` }),
+      );
     logger.log('info', 'server.started', { listen: url, base_url: config.baseUrl, version: config.version });
     return {
       url,

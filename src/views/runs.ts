@@ -3,7 +3,7 @@ import { rulesDigest } from '../domain/receipt.ts';
 import type { Page, StoredRun, RunSummary } from '../store/store.ts';
 import { size, time } from './format.ts';
 import { PRIVACY_LEVELS } from '../domain/privacy.ts';
-import { RULES, type RuleName } from '../domain/redaction.ts';
+import { type Findings, RULES, type RuleName } from '../domain/redaction.ts';
 import { queryString, type RunQuery } from '../ui/list_query.ts';
 import { devicePath } from './devices.ts';
 import { html, type Html } from './html.ts';
@@ -159,31 +159,36 @@ function levelCheckSection(run: StoredRun): Html {
                 <strong>Flagged:</strong> the level check found content that the device client's rules for
                 ${run.privacy} would have removed before upload.
               </p>
-              <table>
-                <caption>
-                  What the rules would remove, per rule
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Rule</th>
-                    <th scope="col">Count</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${RULES.filter((rule) => (run.findings?.[rule] ?? 0) > 0).map(
-                    (rule) => html`<tr>
-                      <td>${ruleText[rule]}</td>
-                      <td>${run.findings?.[rule] ?? 0}</td>
-                    </tr>`,
-                  )}
-                </tbody>
-              </table>`;
+              ${ruleTable('What the rules would remove, per rule', 'Count', run.findings ?? {})}`;
   return html`<h2>Level check</h2>
     ${body}
     <p>
       Nothing was changed: Paddock records only these counts, never the text the rules match, and the content below is
       exactly the bytes as uploaded.
     </p>`;
+}
+
+/** A count per rule, for the rules that counted something: the level check's and the receipt's. */
+function ruleTable(caption: string, column: string, counts: Findings): Html {
+  return html`<table>
+    <caption>
+      ${caption}
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Rule</th>
+        <th scope="col">${column}</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${RULES.filter((rule) => (counts[rule] ?? 0) > 0).map(
+        (rule) => html`<tr>
+          <td>${ruleText[rule]}</td>
+          <td>${counts[rule] ?? 0}</td>
+        </tr>`,
+      )}
+    </tbody>
+  </table>`;
 }
 
 /**
@@ -204,29 +209,7 @@ function receiptSection(run: StoredRun): Html {
       and replaced
       ${replaced.length === 0 ? 'nothing.' : html`what this table counts:`}
     </p>
-    ${
-      replaced.length === 0
-        ? ''
-        : html`<table>
-          <caption>
-            What the device removed, per rule
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Rule</th>
-              <th scope="col">Replaced</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${replaced.map(
-              (rule) => html`<tr>
-                <td>${ruleText[rule]}</td>
-                <td>${r.counts[rule] ?? 0}</td>
-              </tr>`,
-            )}
-          </tbody>
-        </table>`
-    }`;
+    ${replaced.length === 0 ? '' : ruleTable('What the device removed, per rule', 'Replaced', r.counts)}`;
 }
 
 /** Runs up to this size are rendered whole; larger ones are streamed. */
