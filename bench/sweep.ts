@@ -1,0 +1,217 @@
+/**
+ * Uploads and the runs page while the retention sweep deletes 100,000 expired runs (issue 14: the
+ * sweep must not raise upload or page p99 by more than a factor of 2 while it runs).
+ * A SQLite store holds 100,000 runs of about 1 KiB uploaded two days ago at `minimal`. A real
+ * `paddock serve` on it without retention gives the baseline p99 of uploads and of the admin's
+ * first page of `GET /runs`; the same server restarted with PADDOCK_RETENTION_MINIMAL=1d and
+ * PADDOCK_SWEEP_INTERVAL=1s sweeps at most 10,000 runs a second, and the same loads are measured
+ * while it does. The count of minimal runs, read from the store file opened read-only, tells when
+ * the sweep deletes, so each load is checked to have run wholly inside the sweep.
+ *
+ * Alone: `node bench/sweep.ts [--duration 3] [--runs 100000]`; `npm run bench` runs it too
+ * (`--only sweep` for this section alone).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { DatabaseSync } from 'node:sqlite';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { sessionCodec } from '../src/session/session.ts';
+import { openSqliteStore } from '../src/store/sqlite/store.ts';
+import { type LoadResult, load } from './load.ts';
+import type { Row } from './report.ts';
+import { type BenchServer, startPaddock } from './server.ts';
+import { uploadLoad } from './uploads.ts';
+
+export const SWEEP = 'sweep of expired runs';
+
+const DAY_MS = 86_400_000;
+
+/** `runs` minimal runs uploaded two days ago over ten devices, and fifty devices to upload with. */
+async function build(dataDir: string, runs: number): Promise<string[]> {
+  const store = openSqliteStore(dataDir);
+  const now = Date.now();
+  const enroll = async (i: number, credential: string) => {
+    await store.createEnrollToken({
+      hash: `sweep-token-${i}`,
+      owner: `oidc:account-${i % 5}`,
+      createdBy: 'local:admin',
+      createdAt: now,
+      expiresAt: now + 1e12,
+    });
+    await store.enrollDevice({
+      tokenHash: `sweep-token-${i}`,
+      now,
+      deviceId: `d_sweep${i}`,
+      name: `sweep device ${i}`,
+      credentialHash: createHash('sha256').update(credential).digest('hex'),
+    });
+  };
+  const credentials = Array.from({ length: 60 }, () => randomBytes(32).toString('base64url'));
+  for (const [i, credential] of credentials.entries()) await enroll(i, credential);
+  const line = 'level=minimal status=<ok> & note="expired"\n';
+  const body = new TextEncoder().encode(line.repeat(Math.ceil(1000 / line.length)).slice(0, 1000));
+  const sha256 = createHash('sha256').update(body).digest('hex');
+  const uploadedAt = now - 2 * DAY_MS;
+  // In groups of concurrent uploads, as bench/dataset.ts does, so the store commits a group at once.
+  for (let start = 0; start < runs; start += 500) {
+    const group: Array<Promise<unknown>> = [];
+    for (let i = start; i < Math.min(start + 500, runs); i++)
+      group.push(
+        store.putRun({
+          device: `d_sweep${50 + (i % 10)}`,
+          id: `expired-${i}`,
+          contentType: 'text/plain',
+          privacy: 'minimal',
+          size: body.length,
+          uploadedAt: uploadedAt + i,
+          body,
+          sha256,
+        }),
+      );
+    await Promise.all(group);
+  }
+  await store.close();
+  // The first fifty upload under load; the last ten hold the expired runs.
+  return credentials.slice(0, 50);
+}
+
+/** The minimal runs left, polled from the store file while the server sweeps it. */
+function watchSweep(dataDir: string, runs: number) {
+  const db = new DatabaseSync(join(dataDir, 'paddock.db'), { readOnly: true });
+  const count = db.prepare(`SELECT count(*) AS n FROM runs WHERE privacy = 'minimal'`);
+  const samples: Array<{ at: number; left: number }> = [];
+  const sample = () => samples.push({ at: Date.now(), left: Number((count.get() as { n: number }).n) });
+  sample();
+  const timer = setInterval(sample, 100);
+  return {
+    samples,
+    /** When the first run was seen gone, and when the last was (undefined while some are left). */
+    span() {
+      const first = samples.find((s) => s.left < runs)?.at;
+      const last = samples.find((s) => s.left === 0)?.at;
+      return { first, last };
+    },
+    /** Runs deleted between two times. */
+    deletedBetween(from: number, to: number) {
+      const at = (t: number) => samples.findLast((s) => s.at <= t)?.left ?? runs;
+      return at(from) - at(to);
+    },
+    left: () => samples.at(-1)?.left ?? runs,
+    stop() {
+      clearInterval(timer);
+      db.close();
+    },
+  };
+}
+
+async function until(condition: () => boolean, limitMs: number): Promise<boolean> {
+  const end = Date.now() + limitMs;
+  while (!condition()) {
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
+
+export async function sweepBench(opts: {
+  runs: number;
+  duration: number;
+  log: (line: string) => void;
+}): Promise<Row[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-bench-sweep-'));
+  const dataDir = join(dir, 'data');
+  const started = Date.now();
+  const credentials = await build(dataDir, opts.runs);
+  opts.log(`sweep: ${opts.runs} expired runs built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const key = randomBytes(32);
+  const codec = sessionCodec([key], 43_200);
+  const cookie = `service_admin=${codec.encode(codec.newSession({ subject: 'local:admin', display: 'admin', admin: true }, Date.now()))}`;
+  const env = {
+    PADDOCK_DATA_DIR: dataDir,
+    PADDOCK_SESSION_KEYS: key.toString('base64'),
+    PADDOCK_ADMIN_PASSWORD: 'bench password 1234',
+  };
+  let round = 0;
+  const measure = async (server: BenchServer, duration: number) => {
+    const prefix = `sweep-${round++}`;
+    const t0 = Date.now();
+    const uploads = await uploadLoad(`${SWEEP}: uploads`, server.base, credentials, {
+      duration,
+      pid: server.pid,
+      prefix,
+    });
+    const t1 = Date.now();
+    const page = await load(`${SWEEP}: GET /runs`, {
+      connections: 50,
+      duration,
+      pid: server.pid,
+      url: `${server.base}/runs`,
+      headers: { cookie },
+    });
+    const t2 = Date.now();
+    return { uploads, page, windows: [t0, t1, t2] as const };
+  };
+
+  let server = await startPaddock(env);
+  let watch: ReturnType<typeof watchSweep> | undefined;
+  try {
+    // Each process gets the same second of each load, not counted, before it is measured.
+    await measure(server, 1);
+    const without = await measure(server, opts.duration);
+    await server.stop();
+    opts.log(`sweep: without it, uploads p99 ${without.uploads.p99} ms, GET /runs p99 ${without.page.p99} ms`);
+
+    server = await startPaddock({ ...env, PADDOCK_RETENTION_MINIMAL: '1d', PADDOCK_SWEEP_INTERVAL: '1s' });
+    watch = watchSweep(dataDir, opts.runs);
+    const w = watch;
+    await measure(server, 1);
+    if (!(await until(() => w.span().first !== undefined, 5_000))) throw new Error('the sweep did not start');
+    const during = await measure(server, opts.duration);
+    const sweptAll = await until(() => w.left() === 0, 60_000);
+    const { first, last } = w.span();
+    const sweepSeconds = first !== undefined && last !== undefined ? (last - first) / 1000 : undefined;
+    opts.log(
+      `sweep: ${sweptAll ? `all ${opts.runs} deleted in about ${sweepSeconds?.toFixed(1)} s` : `${w.left()} left after 60 s`}`,
+    );
+
+    const [t0, t1, t2] = during.windows;
+    const inside = (from: number, to: number) => first !== undefined && first <= from && (last ?? Infinity) >= to;
+    const row = (kind: 'uploads' | 'page', base: LoadResult, r: LoadResult, from: number, to: number): Row => {
+      const ratio = r.p99 / Math.max(base.p99, 1);
+      const deleted = w.deletedBetween(from, to);
+      const covered = inside(from, to);
+      const failures = base.non2xx + base.errors + r.non2xx + r.errors;
+      opts.log(
+        `sweep: ${kind} p99 ${r.p99} ms during the sweep vs ${base.p99} ms without (${ratio.toFixed(2)}), ${deleted} runs deleted meanwhile${covered ? '' : ', the sweep did NOT cover the whole load'}`,
+      );
+      return {
+        ...r,
+        name: `sweep of ${opts.runs.toLocaleString('en-US')} expired runs: ${kind === 'uploads' ? 'upload' : 'GET /runs'} p99 ratio`,
+        baselineRps: base.requestsPerSecond,
+        ratio,
+        goal: `p99 ratio ≤ 2 (during ÷ without: ${base.p99} ms without; ${deleted} runs deleted during the load${covered ? '' : ', sweep ended before the load'}${sweepSeconds === undefined ? '' : `; whole sweep ${sweepSeconds.toFixed(0)} s`})`,
+        met: ratio <= 2 && covered && deleted > 0 && failures === 0,
+      };
+    };
+    return [row('uploads', without.uploads, during.uploads, t0, t1), row('page', without.page, during.page, t1, t2)];
+  } finally {
+    watch?.stop();
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename) {
+  const { values } = parseArgs({ options: { duration: { type: 'string' }, runs: { type: 'string' } } });
+  const rows = await sweepBench({
+    runs: Number(values.runs ?? 100_000),
+    duration: Number(values.duration ?? 3),
+    log: (line) => process.stderr.write(`bench: ${line}\n`),
+  });
+  for (const row of rows)
+    process.stdout.write(
+      `${row.name}: ${row.ratio?.toFixed(2)}, ${row.goal} (${row.met ? 'goal met' : 'goal NOT met'})\n`,
+    );
+}
