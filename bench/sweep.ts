@@ -10,11 +10,13 @@
  * before and after. The count of minimal runs, read from the store file opened read-only, tells when
  * the sweep deletes, so each load is checked to have run wholly inside the sweep.
  *
- * Alone: `node bench/sweep.ts [--duration 3] [--runs 100000]`; `npm run bench` runs it too
+ * The whole is done `rounds` times on copies of the same store; each row is the median round.
+ *
+ * Alone: `node bench/sweep.ts [--duration 3] [--runs 100000] [--rounds 3]`; `npm run bench` runs it too
  * (`--only sweep` for this section alone).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -120,13 +122,56 @@ async function until(condition: () => boolean, limitMs: number): Promise<boolean
 export async function sweepBench(opts: {
   runs: number;
   duration: number;
+  rounds: number;
   log: (line: string) => void;
 }): Promise<Row[]> {
   const dir = await mkdtemp(join(tmpdir(), 'paddock-bench-sweep-'));
-  const dataDir = join(dir, 'data');
-  const started = Date.now();
-  const credentials = await build(dataDir, opts.runs);
-  opts.log(`sweep: ${opts.runs} expired runs built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  try {
+    const started = Date.now();
+    const credentials = await build(join(dir, 'built'), opts.runs);
+    opts.log(`sweep: ${opts.runs} expired runs built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const rounds: RoundRow[][] = [];
+    // Each round on a fresh copy of the same store, since a round deletes it.
+    for (let i = 0; i < opts.rounds; i++) {
+      await cp(join(dir, 'built'), join(dir, `round-${i}`), { recursive: true });
+      rounds.push(await sweepRound({ ...opts, dataDir: join(dir, `round-${i}`), credentials }));
+      await rm(join(dir, `round-${i}`), { recursive: true, force: true });
+    }
+    // p99 moves a lot from run to run on a shared machine: each row is the round with the median
+    // ratio, and says every round's; the goal holds when that median does and every round was valid.
+    return [0, 1].map((k) => {
+      const of = rounds.map((r) => r[k]).filter((r) => r !== undefined);
+      const all = of.map((r) => r.row);
+      const sorted = all.toSorted((a, b) => (a.ratio ?? 0) - (b.ratio ?? 0));
+      const median = sorted[Math.floor((sorted.length - 1) / 2)];
+      if (median === undefined) throw new Error('no sweep round');
+      const valid = of.every((r) => r.valid);
+      return {
+        ...median,
+        goal: `${all.length > 1 ? `median of ${all.length} rounds (${all.map((r) => r.ratio?.toFixed(2)).join(', ')}), ` : ''}${median.goal}`,
+        met: (median.ratio ?? Infinity) <= 2 && valid,
+      };
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A round's row, and whether the round counts: its load ran inside the sweep, and nothing failed. */
+interface RoundRow {
+  row: Row;
+  valid: boolean;
+}
+
+/** One round: the loads without retention, during the sweep, and (uploads) after it. */
+async function sweepRound(opts: {
+  dataDir: string;
+  credentials: string[];
+  runs: number;
+  duration: number;
+  log: (line: string) => void;
+}): Promise<RoundRow[]> {
+  const { dataDir, credentials } = opts;
   const key = randomBytes(32);
   const codec = sessionCodec([key], 43_200);
   const cookie = `service_admin=${codec.encode(codec.newSession({ subject: 'local:admin', display: 'admin', admin: true }, Date.now()))}`;
@@ -199,7 +244,7 @@ export async function sweepBench(opts: {
 
     const [t0, t1, t2] = during.windows;
     const inside = (from: number, to: number) => first !== undefined && first <= from && (last ?? Infinity) >= to;
-    const row = (kind: 'uploads' | 'page', base: LoadResult, r: LoadResult, from: number, to: number): Row => {
+    const row = (kind: 'uploads' | 'page', base: LoadResult, r: LoadResult, from: number, to: number): RoundRow => {
       const ratio = r.p99 / Math.max(base.p99, 1);
       const deleted = w.deletedBetween(from, to);
       const covered = inside(from, to);
@@ -207,7 +252,7 @@ export async function sweepBench(opts: {
       opts.log(
         `sweep: ${kind} p99 ${r.p99} ms during the sweep vs ${base.p99.toFixed(1)} ms without (${ratio.toFixed(2)}), ${deleted} runs deleted meanwhile${covered ? '' : ', the sweep did NOT cover the whole load'}`,
       );
-      return {
+      const row: Row = {
         ...r,
         name: `sweep of ${opts.runs.toLocaleString('en-US')} expired runs: ${kind === 'uploads' ? 'upload' : 'GET /runs'} p99 ratio`,
         baselineRps: base.requestsPerSecond,
@@ -215,6 +260,7 @@ export async function sweepBench(opts: {
         goal: `p99 ratio ≤ 2 (during ÷ without: ${base.p99.toFixed(0)} ms without${kind === 'uploads' ? ', mean of before and after' : ''}; ${deleted} runs deleted during the load${covered ? '' : ', sweep ended before the load'}${sweepSeconds === undefined ? '' : `; whole sweep ${sweepSeconds.toFixed(0)} s`})`,
         met: ratio <= 2 && covered && deleted > 0 && failures === 0,
       };
+      return { row, valid: covered && deleted > 0 && failures === 0 };
     };
     return [
       row('uploads', mean(without.uploads, after), during.uploads, t1, t2),
@@ -223,15 +269,17 @@ export async function sweepBench(opts: {
   } finally {
     watch?.stop();
     await server.stop();
-    await rm(dir, { recursive: true, force: true });
   }
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename) {
-  const { values } = parseArgs({ options: { duration: { type: 'string' }, runs: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { duration: { type: 'string' }, runs: { type: 'string' }, rounds: { type: 'string' } },
+  });
   const rows = await sweepBench({
     runs: Number(values.runs ?? 100_000),
     duration: Number(values.duration ?? 3),
+    rounds: Number(values.rounds ?? 3),
     log: (line) => process.stderr.write(`bench: ${line}\n`),
   });
   for (const row of rows)
