@@ -20,6 +20,7 @@ import { postgresBench } from './postgres.ts';
 import { startPaddock } from './server.ts';
 import { uploadLoad } from './uploads.ts';
 import { AUDIT_UPLOADS, auditUploadsBench } from './audit_uploads.ts';
+import { SWEEP, sweepBench } from './sweep.ts';
 
 const { values } = parseArgs({
   options: {
@@ -132,6 +133,11 @@ if (selected('PUT /v1/runs/{id} 1 KiB')) {
 
 // Uploads with the audit decorator and without it, in processes of their own (bench/audit_uploads.ts).
 if (selected(AUDIT_UPLOADS)) rows.push(await auditUploadsBench({ duration, rounds: quick ? 1 : 3, log }));
+
+// Uploads and the runs page while the retention sweep deletes 100,000 expired runs, on a store
+// and servers of their own (bench/sweep.ts). The sweep lasts about 9 s whatever --quick says, and
+// two loads of 3 s fit inside it.
+if (selected(SWEEP)) rows.push(...(await sweepBench({ runs: 100_000, duration: 3, rounds: quick ? 1 : 3, log })));
 
 // Ten concurrent views of a 16 MiB run: resident memory must grow by less than 64 MiB.
 if (selected('GET /runs/{device}/{id} 16 MiB ×10')) {
