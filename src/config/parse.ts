@@ -33,6 +33,12 @@ export function parsePositiveInt(text: string, max: number, unit = ' of seconds'
 
 const DURATION_UNITS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
+/** A bearer token an operator chose: long enough not to be guessed, printable, no spaces. */
+export function parseMetricsToken(text: string): string {
+  if (!/^[\x21-\x7e]{32,256}$/.test(text)) throw new Error('must be 32 to 256 printable characters without spaces');
+  return text;
+}
+
 const SIZE_UNITS = { KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 } as const;
 
 /**

@@ -7,6 +7,7 @@ import {
   parseBase64Keys,
   parseBoolean,
   parseDuration,
+  parseMetricsToken,
   parseSize,
   parseHostName,
   parseHttpUrlAsWritten,
@@ -198,6 +199,13 @@ export const settings = {
     default: '30d',
     help: 'a device not seen for this long is stale (a duration: 90m, 12h, 30d)',
     parse: parseDuration,
+  },
+  metricsToken: {
+    variable: 'PADDOCK_METRICS_TOKEN',
+    unset: 'GET /metrics answers 404',
+    secret: true,
+    help: 'bearer token for GET /metrics (32 to 256 printable characters)',
+    parse: parseMetricsToken,
   },
   deviceQuotaBytes: {
     variable: 'PADDOCK_DEVICE_QUOTA',

@@ -1,4 +1,5 @@
 /** The device-facing control API of CONTRACT section 6, as a factory over its dependencies: the rows of routes.ts. */
+import type { Metrics } from '../metrics/metrics.ts';
 import type { Hono } from 'hono';
 import type { Clock } from '../clock.ts';
 import { buildApp } from '../http/router.ts';
@@ -16,6 +17,8 @@ export interface ControlDeps {
   uploadLimits?: UploadLimits | undefined;
   /** PADDOCK_DEVICE_QUOTA: the bytes a device may hold; undefined for no quota. */
   deviceQuotaBytes?: number | undefined;
+  /** Prometheus metrics (CONTRACT section 11); none when absent. */
+  metrics?: Metrics | undefined;
   /** Checks each redacted or minimal run as it is stored (CONTRACT section 10); none when absent. */
   levelCheck?: LevelCheck | undefined;
 }
@@ -27,5 +30,5 @@ export function createControlApi(deps: ControlDeps): Hono {
     middleware: [],
     handler: handler(deps),
   }));
-  return buildApp(routes, deps.logger);
+  return buildApp(routes, deps.logger, deps.metrics?.http('control'));
 }

@@ -82,6 +82,7 @@ export const FAILURES = {
   unknownCredential: { status: 401, message: 'unknown or revoked device credential' },
   badRunId: { status: 400, message: RUN_ID_RULE },
   badPrivacyLevel: { status: 400, message: `X-Privacy-Level must be ${PRIVACY_LEVELS_TEXT}` },
+  metricsToken: { status: 401, message: 'GET /metrics needs Authorization: Bearer and the metrics token' },
   badReceipt: { status: 400, message: RECEIPT_RULE },
   quotaExceeded: {
     status: 507,

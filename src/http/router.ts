@@ -18,8 +18,14 @@ export interface Route<E extends Env> {
   handler: Handler<E>;
 }
 
-export function buildApp<E extends Env>(routes: Route<E>[], logger: Logger): Hono<E> {
+export function buildApp<E extends Env>(
+  routes: Route<E>[],
+  logger: Logger,
+  /** Runs first on every request (the metrics' timer). */
+  outer?: MiddlewareHandler,
+): Hono<E> {
   const app = new Hono<E>();
+  if (outer) app.use(outer);
   app.use(securityHeaders());
   for (const route of routes) app.on(route.method, [route.path], ...route.middleware, route.handler);
 

@@ -14,6 +14,7 @@ import type { Logger } from '../log/logger.ts';
 import { createSelfTest } from '../selftest/selftest.ts';
 import { resolveSessionKeys } from '../session/keys.ts';
 import { auditLogger } from '../audit/audit_logger.ts';
+import { createMetrics, type Metrics } from '../metrics/metrics.ts';
 import { withCountCache } from '../store/count_cache.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
@@ -55,7 +56,10 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
   const clock = opts.clock ?? systemClock;
   const store = withCountCache(await openStore(configured), clock);
   // Every audited record (CONTRACT section 9) is stored through this logger; see audit/audit_logger.ts.
-  const logger = auditLogger(opts.logger, store, clock);
+  const audit = auditLogger(opts.logger, store, clock);
+  // Counted events (CONTRACT section 11) are counted from the same records; see metrics/metrics.ts.
+  const metrics = createMetrics({ store, clock, staleAfterMs: configured.staleAfterMs });
+  const logger = Object.assign(metrics.logger(audit), { flush: () => audit.flush() });
   const checks = levelCheck({ store, logger });
   try {
     const control = await loadControlIdentity(store, configured.controlHost, clock.now(), configured.controlTls);
@@ -84,7 +88,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
     try {
       // After the port is ours: a start that fails on its address prints no password it did not use.
       await ensureAdminPassword(config, store, opts.announce ?? ((line) => process.stderr.write(line)));
-      handler = await buildHandler(config, store, clock, logger, control, checks);
+      handler = await buildHandler(config, store, clock, logger, control, checks, metrics);
       ready = true;
     } catch (err) {
       server.close();
@@ -148,6 +152,7 @@ async function buildHandler(
   logger: Logger,
   control: ControlIdentity,
   checks: LevelCheck,
+  metrics: Metrics,
 ) {
   const sessionKeys = await resolveSessionKeys(config.sessionKeys, store);
   const { issuer, clientId, clientSecret } = config.oidc;
@@ -176,8 +181,16 @@ async function buildHandler(
     }),
     logger,
     clock,
+    metrics,
   });
-  const api = createControlApi({ store, logger, clock, levelCheck: checks, deviceQuotaBytes: config.deviceQuotaBytes });
+  const api = createControlApi({
+    store,
+    logger,
+    clock,
+    levelCheck: checks,
+    deviceQuotaBytes: config.deviceQuotaBytes,
+    metrics,
+  });
   return hostRouter({ ...routing(config), ui, api });
 }
 

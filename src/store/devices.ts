@@ -99,6 +99,8 @@ export const devicesSql = {
   revoke: 'UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND (? OR owner = ?)',
   rename: 'UPDATE devices SET name = ?, name_key = ? WHERE id = ? AND (? OR owner = ?)',
   revokedState: 'SELECT revoked_at FROM devices WHERE id = ? AND (? OR owner = ?)',
+  /** The stale devices, for the metrics: a range of devices_seen. */
+  staleCount: 'SELECT count(*) AS n FROM devices WHERE coalesce(last_seen_at, 0) < ? AND revoked_at IS NULL',
   deleteRuns:
     'DELETE FROM runs WHERE device_id = ? AND EXISTS (SELECT 1 FROM devices WHERE id = ? AND revoked_at IS NOT NULL)',
   deleteRevoked: 'DELETE FROM devices WHERE id = ? AND revoked_at IS NOT NULL AND (? OR owner = ?)',
@@ -157,6 +159,9 @@ export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
       // failure between them leaves the device, and deleting it again finishes the work.
       await db.critical(devicesSql.deleteRuns, id, id);
       return (await db.critical(devicesSql.deleteRevoked, id, ...scope(viewer))) === 1 ? 'deleted' : 'unknown';
+    },
+    async staleDeviceCount(before) {
+      return Number((await db.get(devicesSql.staleCount, before))?.n ?? 0);
     },
     async touchDevice(id, now) {
       await db.run(devicesSql.touch, now, id, now - SEEN_EVERY_MS);

@@ -219,6 +219,8 @@ export interface DevicesStore {
    * changed) or 'unknown' (not visible).
    */
   deleteDevice(viewer: Viewer, id: string): Promise<'deleted' | 'not-revoked' | 'unknown'>;
+  /** How many unrevoked devices have not been seen since `before` (the metrics' stale devices). */
+  staleDeviceCount(before: number): Promise<number>;
   /** Sets last seen unless it was written less than a minute ago (every authenticated control call). */
   touchDevice(id: string, now: number): Promise<void>;
   /** Revokes up to `limit` unrevoked devices not seen since `before`; their ids. */

@@ -27,8 +27,8 @@ export function createInterface(deps: InterfaceDeps): Hono<UiEnv> {
   const routes = consoleRoutes.map(({ method, path, access, handler }) => ({
     method,
     path,
-    middleware: access === 'none' ? [] : [guard(ctx, access)],
+    middleware: access === 'none' || access === 'token' ? [] : [guard(ctx, access)],
     handler: handler(ctx),
   }));
-  return buildApp(routes, deps.logger);
+  return buildApp(routes, deps.logger, deps.metrics?.http('console'));
 }

@@ -1,6 +1,7 @@
 /** What the operator interface is built from: everything is passed in, nothing is global. */
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config/config.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { FormFields } from '../http/form.ts';
 import type { LinkBuilder } from '../link/link_builder.ts';
 import type { Logger } from '../log/logger.ts';
@@ -21,6 +22,7 @@ const passedOn = [
   'sessionTtlSeconds',
   'enrollTokenTtlSeconds',
   'staleAfterMs',
+  'metricsToken',
   'retentionFullMs',
   'retentionRedactedMs',
   'retentionMinimalMs',
@@ -61,6 +63,8 @@ export interface InterfaceDeps {
   selfTest: SelfTest;
   logger: Logger;
   clock: Clock;
+  /** Prometheus metrics (CONTRACT section 11): GET /metrics answers 404 without them. */
+  metrics?: Metrics | undefined;
 }
 
 /** Deps plus what the factory derives from them once. */

@@ -18,7 +18,7 @@ export function cookieSession(ctx: Ctx, c: Context): Session | undefined {
   return value === undefined ? undefined : ctx.sessions.decode(value, ctx.clock.now());
 }
 
-export function guard(ctx: Ctx, access: Exclude<Access, 'none'>): MiddlewareHandler<UiEnv> {
+export function guard(ctx: Ctx, access: Exclude<Access, 'none' | 'token'>): MiddlewareHandler<UiEnv> {
   return async function guardMiddleware(c, next) {
     const session = cookieSession(ctx, c);
     if (!session) return seeOther(c, '/login');

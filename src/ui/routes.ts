@@ -27,14 +27,18 @@ import { healthz } from './healthz.ts';
 import { loginCheck } from './login_check.ts';
 import { loginShow } from './login_show.ts';
 import { logout } from './logout.ts';
+import { metricsScrape } from './metrics_scrape.ts';
 import { runDelete } from './run_delete.ts';
 import { runRaw } from './run_raw.ts';
 import { runShow } from './run_show.ts';
 import { runsBulk } from './runs_bulk.ts';
 import { runsList } from './runs_list.ts';
 
-/** none: anyone; guarded: a session, and `csrf` on state changes; admin: guarded and Admin. */
-export type Access = 'none' | 'guarded' | 'admin';
+/**
+ * none: anyone; token: a bearer token the handler checks itself (no session, no cookie, so no
+ * CSRF); guarded: a session, and `csrf` on state changes; admin: guarded and Admin.
+ */
+export type Access = 'none' | 'token' | 'guarded' | 'admin';
 
 export interface ConsoleRoute {
   method: Method;
@@ -47,6 +51,7 @@ export interface ConsoleRoute {
 export const consoleRoutes: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/healthz', access: 'none', handler: healthz },
   { method: 'GET', path: '/v1/discover', access: 'none', handler: discover },
+  { method: 'GET', path: '/metrics', access: 'token', handler: metricsScrape },
   { method: 'GET', path: '/login', access: 'none', handler: loginShow },
   { method: 'POST', path: '/login', access: 'none', handler: loginCheck },
   { method: 'GET', path: '/auth/start', access: 'none', handler: authStart },

@@ -11,6 +11,7 @@ import { type LevelCheck, levelCheck } from '../../src/control/level_check.ts';
 import { hashPassword } from '../../src/crypto/password.ts';
 import { defaultLinkBuilder, type LinkBuilder } from '../../src/link/link_builder.ts';
 import { auditLogger } from '../../src/audit/audit_logger.ts';
+import { createMetrics } from '../../src/metrics/metrics.ts';
 import { memoryLogger } from '../../src/log/logger.ts';
 import type { OidcClient } from '../../src/oidc/client.ts';
 import { createSelfTest, type SelfTest } from '../../src/selftest/selftest.ts';
@@ -77,11 +78,14 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
   const clock = opts.clock ?? fakeClock();
   const memory = memoryLogger();
   // As `paddock serve` does: the audited records are also stored (audit/audit_logger.ts).
-  const logger = auditLogger(memory, store, clock);
+  const audit = auditLogger(memory, store, clock);
   const config: InterfaceConfig = {
     ...interfaceConfig({ ...loadConfig(testEnvironment), version: '9.8.7-test' }, [randomBytes(32)]),
     ...opts.config,
   };
+  // As `paddock serve` does: events are counted for GET /metrics (metrics/metrics.ts).
+  const metrics = createMetrics({ store, clock, staleAfterMs: config.staleAfterMs });
+  const logger = Object.assign(metrics.logger(audit), { flush: () => audit.flush() });
   if (opts.withPassword !== false) await store.setPasswordHash('admin', await hashPassword(ADMIN_PASSWORD));
   const ui = createInterface({
     config,
@@ -101,9 +105,17 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
       }),
     logger,
     clock,
+    metrics,
   });
   const checks = levelCheck({ store, logger });
-  const api = createControlApi({ store, logger, clock, levelCheck: checks, deviceQuotaBytes: opts.deviceQuotaBytes });
+  const api = createControlApi({
+    store,
+    logger,
+    clock,
+    levelCheck: checks,
+    deviceQuotaBytes: opts.deviceQuotaBytes,
+    metrics,
+  });
   const codec = sessionCodec(config.sessionKeys, config.sessionTtlSeconds);
   return {
     ui,

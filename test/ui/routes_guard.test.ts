@@ -34,7 +34,11 @@ test('routes: no method and path appear twice', () => {
   assert.equal(new Set(labels).size, labels.length);
 });
 
-for (const route of consoleRoutes.filter((r) => r.access !== 'none')) {
+test('routes: the rows checked by a bearer token of their own are exactly /metrics (CONTRACT section 11)', () => {
+  assert.deepEqual(consoleRoutes.filter((r) => r.access === 'token').map(label), ['GET /metrics']);
+});
+
+for (const route of consoleRoutes.filter((r) => r.access !== 'none' && r.access !== 'token')) {
   const path = samplePath(route.path);
 
   test(`routes: ${label(route)} without a session → 303 /login`, async () => {

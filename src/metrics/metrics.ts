@@ -1,0 +1,156 @@
+/**
+ * Prometheus metrics (CONTRACT section 11), with prom-client on a registry of this server's own
+ * (never the library's global one, so two servers in one process never mix their counts). Every
+ * label set is bounded: routes are the routes table's patterns, never paths; statuses, levels,
+ * methods and outcomes are small fixed sets; no device, run or account ever becomes a label.
+ *
+ * Counters of events are fed by a Logger decorator (as the audit trail is): a handler that logs a
+ * sign-in is counted with no second call to forget. Gauges read the store at scrape time from its
+ * counters, so a scrape costs the same at a million runs.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { matchedRoutes } from 'hono/route';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Clock } from '../clock.ts';
+import { isPrivacyLevel, PRIVACY_LEVELS } from '../domain/privacy.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Store } from '../store/store.ts';
+
+const ADMIN = { subject: 'system:metrics', admin: true };
+
+export interface Metrics {
+  registry: Registry;
+  /** Records each request of `server` (console or control) by its route pattern. */
+  http(server: 'console' | 'control'): MiddlewareHandler;
+  /** The logger, counting the events it passes on. */
+  logger(inner: Logger): Logger;
+}
+
+export function createMetrics(deps: {
+  store: Pick<Store, 'countsVisibleTo' | 'storedBytesByLevel' | 'staleDeviceCount'>;
+  clock: Clock;
+  staleAfterMs: number;
+}): Metrics {
+  const registry = new Registry();
+  const requests = new Counter({
+    name: 'paddock_http_requests_total',
+    help: 'HTTP requests answered, by server, route pattern, method and status',
+    labelNames: ['server', 'route', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'paddock_http_request_duration_seconds',
+    help: 'Time to answer a request (to its headers), by server, route pattern and method',
+    labelNames: ['server', 'route', 'method'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const uploads = new Counter({
+    name: 'paddock_uploads_total',
+    help: 'Run uploads by privacy level and outcome (the status answered)',
+    labelNames: ['level', 'status'] as const,
+    registers: [registry],
+  });
+  const signIns = new Counter({
+    name: 'paddock_sign_ins_total',
+    help: 'Sign-ins by method (local, oidc) and outcome',
+    labelNames: ['method', 'outcome'] as const,
+    registers: [registry],
+  });
+  const storeErrors = new Counter({
+    name: 'paddock_store_errors_total',
+    help: 'Requests refused because the store failed, by kind (unavailable, full)',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  const swept = new Counter({
+    name: 'paddock_sweeper_runs_deleted_total',
+    help: 'Runs deleted by the retention sweep, by privacy level',
+    labelNames: ['level'] as const,
+    registers: [registry],
+  });
+  const revoked = new Counter({
+    name: 'paddock_devices_revoked_total',
+    help: 'Devices revoked, by who: an account or the stale sweep (system)',
+    labelNames: ['by'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'paddock_devices',
+    help: 'Devices by status (active, stale, revoked)',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      const counts = await deps.store.countsVisibleTo(ADMIN);
+      const stale = await deps.store.staleDeviceCount(deps.clock.now() - deps.staleAfterMs);
+      this.set({ status: 'active' }, counts.activeDevices - stale);
+      this.set({ status: 'stale' }, stale);
+      this.set({ status: 'revoked' }, counts.devices - counts.activeDevices);
+    },
+  });
+  new Gauge({
+    name: 'paddock_runs',
+    help: 'Stored runs',
+    registers: [registry],
+    async collect() {
+      this.set((await deps.store.countsVisibleTo(ADMIN)).runs);
+    },
+  });
+  new Gauge({
+    name: 'paddock_run_bytes',
+    help: 'Stored run bytes by privacy level',
+    labelNames: ['level'] as const,
+    registers: [registry],
+    async collect() {
+      const bytes = await deps.store.storedBytesByLevel(ADMIN);
+      for (const level of PRIVACY_LEVELS) this.set({ level }, bytes[level]);
+    },
+  });
+
+  /** Log events that are counted, and how. */
+  const onEvent: Record<string, (fields: Record<string, unknown>) => void> = {
+    'login.local.succeeded': () => signIns.inc({ method: 'local', outcome: 'succeeded' }),
+    'login.local.failed': () => signIns.inc({ method: 'local', outcome: 'failed' }),
+    'login.oidc.succeeded': () => signIns.inc({ method: 'oidc', outcome: 'succeeded' }),
+    'login.oidc.exchange_failed': () => signIns.inc({ method: 'oidc', outcome: 'exchange_failed' }),
+    'login.oidc.token_rejected': () => signIns.inc({ method: 'oidc', outcome: 'token_rejected' }),
+    'store.unavailable': () => storeErrors.inc({ kind: 'unavailable' }),
+    'store.full': () => storeErrors.inc({ kind: 'full' }),
+    'device.revoked': (f) => revoked.inc({ by: f.account === 'system' ? 'system' : 'account' }),
+    'runs.swept': (f) => {
+      for (const level of PRIVACY_LEVELS) if (typeof f[level] === 'number') swept.inc({ level }, f[level]);
+    },
+  };
+
+  return {
+    registry,
+    http(server) {
+      return async function metricsMiddleware(c, next) {
+        const started = performance.now();
+        await next();
+        // The routes table's pattern that answered, or `unmatched` (a 404 or 405): never the path a
+        // client made up. Middleware matches every path with method ALL; the route has its own.
+        const route =
+          matchedRoutes(c)
+            .filter((r) => r.method !== 'ALL')
+            .at(-1)?.path ?? 'unmatched';
+        const method = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'].includes(c.req.method) ? c.req.method : 'other';
+        const status = String(c.res.status);
+        requests.inc({ server, route, method, status });
+        latency.observe({ server, route, method }, (performance.now() - started) / 1000);
+        if (server === 'control' && method === 'PUT' && route === '/v1/runs/:id') {
+          const level = c.req.header('x-privacy-level') ?? '';
+          uploads.inc({ level: isPrivacyLevel(level) ? level : 'invalid', status });
+        }
+      };
+    },
+    logger(inner) {
+      return {
+        log: function metricsLog(level, event, fields = {}) {
+          inner.log(level, event, fields);
+          onEvent[event]?.(fields);
+        },
+      };
+    },
+  };
+}
