@@ -24,6 +24,8 @@ export interface Metrics {
   http(server: 'console' | 'control'): MiddlewareHandler;
   /** The logger, counting the events it passes on. */
   logger(inner: Logger): Logger;
+  /** Hears each break-glass sign-in attempt's throttle delay (throttle/throttle.ts). */
+  throttleDelay(ms: number): void;
 }
 
 export function createMetrics(deps: {
@@ -67,6 +69,12 @@ export function createMetrics(deps: {
     name: 'paddock_sweeper_runs_deleted_total',
     help: 'Runs deleted by the retention sweep, by privacy level',
     labelNames: ['level'] as const,
+    registers: [registry],
+  });
+  const delays = new Histogram({
+    name: 'paddock_throttle_delay_seconds',
+    help: 'Delay slept by each break-glass sign-in attempt before its answer (CONTRACT section 5)',
+    buckets: [0, 0.5, 1, 2, 4, 8, 16, 30],
     registers: [registry],
   });
   const revoked = new Counter({
@@ -143,6 +151,9 @@ export function createMetrics(deps: {
           uploads.inc({ level: isPrivacyLevel(level) ? level : 'invalid', status });
         }
       };
+    },
+    throttleDelay(ms) {
+      delays.observe(ms / 1000);
     },
     logger(inner) {
       return {

@@ -169,7 +169,7 @@ async function buildHandler(
     config: interfaceConfig(config, sessionKeys),
     store,
     linkBuilder: defaultLinkBuilder({ baseUrl: config.baseUrl, pin: control.pin }),
-    throttle: storeThrottle(store, clock),
+    throttle: storeThrottle(store, clock, (ms) => metrics.throttleDelay(ms)),
     oidc,
     selfTest: createSelfTest({
       store,

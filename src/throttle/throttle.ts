@@ -34,7 +34,8 @@ export function throttleDelayMs(failures: number): number {
   return Math.min(2 ** (failures - 3), MAX_DELAY_S) * 1000;
 }
 
-export function storeThrottle(store: Store, clock: Clock): Throttle {
+/** `onDelay` hears each attempt's delay in milliseconds, 0 included (the metrics' histogram). */
+export function storeThrottle(store: Store, clock: Clock, onDelay?: (ms: number) => void): Throttle {
   const queues = new Map<string, { tail: Promise<unknown>; waiting: number; refusing: number }>();
 
   async function run(client: string, check: () => Promise<boolean>): Promise<boolean | 'busy'> {
@@ -48,6 +49,7 @@ export function storeThrottle(store: Store, clock: Clock): Throttle {
     try {
       const failures = await store.loginFailuresSince(client, clock.now() - WINDOW_MS);
       const delay = throttleDelayMs(failures);
+      onDelay?.(delay);
       if (delay > 0) await clock.sleep(delay);
       const ok = await check();
       if (ok) await store.clearLoginFailures(client);

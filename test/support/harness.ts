@@ -92,7 +92,7 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
     store,
     linkBuilder:
       opts.linkBuilder ?? defaultLinkBuilder({ baseUrl: config.baseUrl || 'http://127.0.0.1:8080', pin: TEST_PIN }),
-    throttle: storeThrottle(store, clock),
+    throttle: storeThrottle(store, clock, (ms) => metrics.throttleDelay(ms)),
     oidc: opts.oidc,
     selfTest:
       opts.selfTest ??

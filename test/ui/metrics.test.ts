@@ -62,6 +62,8 @@ test('a scrape follows what the test did, and no device, run or account becomes 
     assert.equal(value(scrape, 'paddock_uploads_total{level="invalid",status="400"}'), 1);
     assert.equal(value(scrape, 'paddock_sign_ins_total{method="local",outcome="failed"}'), 1);
     assert.equal(value(scrape, 'paddock_sign_ins_total{method="local",outcome="succeeded"}'), 1);
+    assert.equal(value(scrape, 'paddock_throttle_delay_seconds_count'), 2, 'both attempts, no delay yet');
+    assert.equal(value(scrape, 'paddock_throttle_delay_seconds_bucket{le="0"}'), 2);
     assert.equal(
       value(scrape, 'paddock_http_requests_total{server="console",route="/devices",method="GET",status="200"}'),
       1,
