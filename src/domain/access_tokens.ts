@@ -3,6 +3,7 @@
  * create form's fields. The one place every form check, message and view reads them.
  */
 import { randomToken } from '../crypto/random.ts';
+import { VISIBLE_CHAR } from './names.ts';
 
 /**
  * `pdk_` and 43 URL-safe base64 characters (256 random bits). The prefix lets secret scanners find
@@ -27,3 +28,8 @@ export const ACCESS_EXPIRES_IN_MAX = 31_536_000;
 export const ACCESS_EXPIRES_IN_DEFAULT = 2_592_000;
 
 export const ACCESS_EXPIRES_IN_RULE = `expires_in must be a whole number of seconds from ${ACCESS_EXPIRES_IN_MIN} to ${ACCESS_EXPIRES_IN_MAX}`;
+
+/** `name`: what the account calls the token, 1 to 64 visible characters. */
+export const ACCESS_TOKEN_NAME = new RegExp(`^${VISIBLE_CHAR}{1,64}$`, 'u');
+
+export const ACCESS_TOKEN_NAME_RULE = 'name must be 1 to 64 printable characters';
