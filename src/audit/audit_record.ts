@@ -27,6 +27,9 @@ export const AUDITED_EVENTS: ReadonlySet<string> = new Set([
   'run.refused_privacy',
   'run.downloaded',
   'runs.swept',
+  // CONTRACT section 11.
+  'access_token.created',
+  'access_token.revoked',
 ]);
 
 /**

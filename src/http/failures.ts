@@ -8,6 +8,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { RUN_ID_RULE, SUBJECT_RULE } from '../domain/ids.ts';
 import { EXPIRES_IN_RULE, NOTE_RULE, USES_RULE } from '../domain/enroll_tokens.ts';
 import { DEVICE_NAME_RULE } from '../domain/names.ts';
+import { ACCESS_EXPIRES_IN_RULE, ACCESS_TOKEN_NAME_RULE } from '../domain/access_tokens.ts';
 import { PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
 import { RECEIPT_RULE } from '../domain/receipt.ts';
 import { applySecurityHeaders } from './security_headers.ts';
@@ -113,6 +114,9 @@ export const FAILURES = {
   },
   badAuditEvent: { status: 400, message: 'event must be one of the audited events listed in the form' },
   badFlaggedFilter: { status: 400, message: 'flagged must be empty or yes' },
+  badAccessTokenName: { status: 400, message: ACCESS_TOKEN_NAME_RULE },
+  badAccessTokenExpiresIn: { status: 400, message: ACCESS_EXPIRES_IN_RULE },
+  accessTokenNotFound: { status: 404, message: 'access token not found or already revoked' },
 } as const satisfies Record<string, Failure>;
 
 export type FailureName = keyof typeof FAILURES;

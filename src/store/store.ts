@@ -319,6 +319,45 @@ export interface AccountsStore {
   accountsPage(page: PageRequest): Promise<Page<AccountSummary>>;
 }
 
+/** What creating a personal access token stores: the token only as its hash. */
+export interface NewAccessToken {
+  hash: string;
+  subject: string;
+  /** The account's admin right at creation, which the token keeps. */
+  admin: boolean;
+  name: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** A personal access token as the tokens page shows it: never the token or its hash. */
+export interface AccessToken {
+  /** Random, URL-safe: how the tokens page names the token. */
+  publicId: string;
+  subject: string;
+  admin: boolean;
+  name: string;
+  createdAt: number;
+  expiresAt: number;
+  lastUsedAt: number | null;
+  lastUsedClient: string | null;
+  revokedAt: number | null;
+}
+
+/** Personal access tokens (store/access_tokens.ts, CONTRACT section 11). */
+export interface AccessTokensStore {
+  /** Stores a token (by its hash) under a new public id; the record as stored. */
+  createAccessToken(token: NewAccessToken): Promise<AccessToken>;
+  /** The account's tokens, revoked and expired ones too, newest first. */
+  accessTokensOf(subject: string, page: PageRequest): Promise<Page<AccessToken>>;
+  /** Revokes one of the account's own unrevoked tokens; false when it has none with that id. */
+  revokeAccessToken(subject: string, publicId: string, at: number): Promise<boolean>;
+  /** The token with this hash if it is neither revoked nor expired at `now`. */
+  accessTokenByHash(hash: string, now: number): Promise<AccessToken | undefined>;
+  /** Records a use, at most once a minute per token; whether it wrote. */
+  touchAccessToken(publicId: string, at: number, client: string): Promise<boolean>;
+}
+
 export interface Store
   extends
     SettingsStore,
@@ -328,6 +367,7 @@ export interface Store
     EnrollTokensStore,
     AuditStore,
     AccountsStore,
-    RetentionStore {
+    RetentionStore,
+    AccessTokensStore {
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import { clearCookie, readCookie, setCookie } from '../http/cookies.ts';
 import type { Ctx } from './deps.ts';
 import { TOKEN_PUBLIC_ID } from '../domain/enroll_tokens.ts';
+import { ACCESS_TOKEN_PUBLIC_ID } from '../domain/access_tokens.ts';
 import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
 
 export const NOTICE_COOKIE = 'service_notice';
@@ -30,6 +31,7 @@ export type Notice =
   | { kind: 'renamed'; device: string }
   | { kind: 'device-deleted'; device: string }
   | { kind: 'token-revoked'; token: string }
+  | { kind: 'access-token-revoked'; token: string }
   | ({ kind: 'bulk-revoke' | 'bulk-delete' | 'bulk-delete-runs' } & BulkCounts);
 
 const COUNT_KEYS = ['done', 'unchanged', 'notRevoked', 'unknown'] as const;
@@ -43,6 +45,7 @@ function fieldsOf(notice: Notice): unknown[] {
     case 'device-deleted':
       return [notice.kind, notice.device];
     case 'token-revoked':
+    case 'access-token-revoked':
       return [notice.kind, notice.token];
     default:
       return [notice.kind, ...COUNT_KEYS.map((k) => notice[k])];
@@ -76,6 +79,13 @@ function noticeText(fields: unknown[]): string | undefined {
   const [kind, device, run] = fields;
   if (kind === 'token-revoked' && fields.length === 2 && typeof device === 'string' && TOKEN_PUBLIC_ID.test(device))
     return `Enrollment token ${device} was revoked: it enrolls no more devices.`;
+  if (
+    kind === 'access-token-revoked' &&
+    fields.length === 2 &&
+    typeof device === 'string' &&
+    ACCESS_TOKEN_PUBLIC_ID.test(device)
+  )
+    return `Access token ${device} was revoked: it is refused from now on.`;
   if (fields.length === 2 && isDevice(device)) {
     if (kind === 'revoked') return `Device ${device} was revoked: its uploads are now refused.`;
     if (kind === 'renamed') return `Device ${device} was renamed.`;

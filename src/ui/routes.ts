@@ -6,6 +6,9 @@
  */
 import type { Handler } from 'hono';
 import type { Method } from '../http/router.ts';
+import { accessTokenCreate } from './access_token_create.ts';
+import { accessTokenRevoke } from './access_token_revoke.ts';
+import { accessTokensList } from './access_tokens_list.ts';
 import { accountsList } from './accounts_list.ts';
 import { auditJsonl } from './audit_jsonl.ts';
 import { auditList } from './audit_list.ts';
@@ -75,4 +78,7 @@ export const consoleRoutes: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/audit', access: 'admin', handler: auditList },
   { method: 'GET', path: '/audit.jsonl', access: 'admin', handler: auditJsonl },
   { method: 'GET', path: '/accounts', access: 'admin', handler: accountsList },
+  { method: 'GET', path: '/tokens', access: 'guarded', handler: accessTokensList },
+  { method: 'POST', path: '/tokens', access: 'guarded', handler: accessTokenCreate },
+  { method: 'POST', path: '/tokens/:id/revoke', access: 'guarded', handler: accessTokenRevoke },
 ];

@@ -20,6 +20,7 @@ import {
   TEST_DATABASE,
 } from '../support/postgres.ts';
 import { tcpProxy } from '../support/tcp_proxy.ts';
+import { accessTokensContract } from './access_tokens_contract.ts';
 import { auditContract } from './audit_contract.ts';
 import { storeContract } from './contract.ts';
 
@@ -59,6 +60,7 @@ if (!available) {
   test(`PostgreSQL store (skipped: ${SKIP_REASON})`, { skip: true }, () => undefined);
 } else {
   storeContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
+  accessTokensContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   auditContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
 
   test('postgres: several instances migrating at once apply each migration once', async () => {

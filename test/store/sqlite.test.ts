@@ -9,10 +9,12 @@ import { migrations, numberedMigrations } from '../../src/store/sqlite/migration
 import { openDb } from '../../src/store/sqlite/db.ts';
 import { RESERVE_BYTES } from '../../src/store/sqlite/reserve.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
+import { accessTokensContract } from './access_tokens_contract.ts';
 import { auditContract } from './audit_contract.ts';
 import { storeContract } from './contract.ts';
 
 storeContract('sqlite', async () => openSqliteStore(':memory:'));
+accessTokensContract('sqlite', async () => openSqliteStore(':memory:'));
 auditContract('sqlite', async () => openSqliteStore(':memory:'));
 
 test('sqlite: the data directory is created 0700, WAL is on, migrations are recorded and not rerun', async () => {

@@ -4,6 +4,7 @@
  * use, idempotent uploads and revokes hold across instances because each is one conditional
  * statement or one transaction.
  */
+import { accessTokensStore } from '../access_tokens.ts';
 import { accountsStore } from '../accounts.ts';
 import { auditStore } from '../audit.ts';
 import { devicesStore } from '../devices.ts';
@@ -30,6 +31,7 @@ export async function openPostgresStore(url: string, opts: PgOptions = {}): Prom
     ...pgPutRun(db),
     ...auditStore(db.sql),
     ...accountsStore(db.sql),
+    ...accessTokensStore(db.sql),
     ...retentionStore(db.sql),
     close: () => db.end(),
   };

@@ -335,6 +335,31 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX runs_unchecked ON runs (seq) WHERE findings IS NULL AND privacy <> 'full';
   `,
   },
+  {
+    name: 'access-tokens',
+    sql: `
+  -- Personal access tokens (CONTRACT section 11): stored only as the hash of the token, addressed
+  -- by a random public id. admin is the account's right when the token was made (1 or 0), which the
+  -- token keeps. last_used_* is written at most once a minute.
+  CREATE TABLE access_tokens (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    public_id TEXT NOT NULL UNIQUE,
+    subject TEXT NOT NULL,
+    admin INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    last_used_at INTEGER,
+    last_used_client TEXT,
+    revoked_at INTEGER
+  ) STRICT;
+  -- An account's tokens, newest first (keyset on seq).
+  CREATE INDEX access_tokens_subject_seq ON access_tokens (subject, seq);
+  -- The API's lookup of a bearer token by its hash.
+  CREATE UNIQUE INDEX access_tokens_hash ON access_tokens (hash);
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

@@ -2,6 +2,7 @@
  * The Store on node:sqlite: the domain files' statements on the one connection (db.ts), with
  * enrollment and uploads, which need transactions, in devices.ts and runs.ts.
  */
+import { accessTokensStore } from '../access_tokens.ts';
 import { accountsStore } from '../accounts.ts';
 import { auditStore } from '../audit.ts';
 import { devicesStore } from '../devices.ts';
@@ -29,6 +30,7 @@ export function openSqliteStore(dataDir: string | ':memory:'): Store {
     ...sqlitePutRun(db),
     ...auditStore(sql),
     ...accountsStore(sql),
+    ...accessTokensStore(sql),
     ...retentionStore(sql),
     async close() {
       db.close();

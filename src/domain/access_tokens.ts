@@ -1,0 +1,35 @@
+/**
+ * The rules of a personal access token (CONTRACT section 11): its shape, its public id, and the
+ * create form's fields. The one place every form check, message and view reads them.
+ */
+import { randomToken } from '../crypto/random.ts';
+import { VISIBLE_CHAR } from './names.ts';
+
+/**
+ * `pdk_` and 43 URL-safe base64 characters (256 random bits). The prefix lets secret scanners find
+ * a leaked token.
+ */
+export const ACCESS_TOKEN = /^pdk_[A-Za-z0-9_-]{43,}$/;
+
+export function newAccessToken(): string {
+  return `pdk_${randomToken(32)}`;
+}
+
+/** How the tokens page names a token (`a_` + 96 random bits): it says nothing of the token. */
+export const ACCESS_TOKEN_PUBLIC_ID = /^a_[A-Za-z0-9_-]{1,62}$/;
+
+export function newAccessTokenPublicId(): string {
+  return `a_${randomToken(12)}`;
+}
+
+/** `expires_in`, seconds: an hour to a year, thirty days when left empty. */
+export const ACCESS_EXPIRES_IN_MIN = 3_600;
+export const ACCESS_EXPIRES_IN_MAX = 31_536_000;
+export const ACCESS_EXPIRES_IN_DEFAULT = 2_592_000;
+
+export const ACCESS_EXPIRES_IN_RULE = `expires_in must be a whole number of seconds from ${ACCESS_EXPIRES_IN_MIN} to ${ACCESS_EXPIRES_IN_MAX}`;
+
+/** `name`: what the account calls the token, 1 to 64 visible characters. */
+export const ACCESS_TOKEN_NAME = new RegExp(`^${VISIBLE_CHAR}{1,64}$`, 'u');
+
+export const ACCESS_TOKEN_NAME_RULE = 'name must be 1 to 64 printable characters';
