@@ -287,6 +287,19 @@ if (!available) {
       assert.match(trail, /Showing 1 record\./);
       assert.match(trail, new RegExp(bob.device));
       await audit(alice, origin, 'audit');
+
+      // A personal access token: created on /tokens, shown once, listed without its value.
+      await alice.page.click('nav >> text=Access tokens');
+      await alice.page.fill('#name', 'nightly export');
+      await alice.page.click('button:has-text("Create token")');
+      const token = (await alice.page.inputValue('#token')).trim();
+      assert.match(token, /^pdk_[A-Za-z0-9_-]{43}$/);
+      await audit(alice, origin, 'access-token-created');
+      await alice.page.goto(`${origin}/tokens`);
+      const tokensText = (await alice.page.textContent('main')) ?? '';
+      assert.match(tokensText, /nightly export/);
+      assert.ok(!tokensText.includes(token), 'the token is shown once only');
+      await audit(alice, origin, 'tokens');
       const jsonl = await alice.page.request.get(`${origin}/audit.jsonl?event=device.deleted`);
       assert.equal(jsonl.status(), 200);
       const lines = (await jsonl.text()).trim().split('\n');
