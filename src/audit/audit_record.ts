@@ -29,6 +29,7 @@ export const AUDITED_EVENTS: ReadonlySet<string> = new Set([
   'runs.swept',
   // CONTRACT section 11.
   'access_token.created',
+  'access_token.used',
   'access_token.revoked',
 ]);
 

@@ -27,8 +27,10 @@ export const accessTokensSql = {
     VALUES (?, ?, ?, ?, ?, ?, ?)`,
   /** Only the account's own tokens: an admin too revokes only its own here. */
   revoke: 'UPDATE access_tokens SET revoked_at = ? WHERE public_id = ? AND subject = ? AND revoked_at IS NULL',
+  /** At most once a minute, and at once from another client address (which the API audits). */
   touch: `UPDATE access_tokens SET last_used_at = ?, last_used_client = ?
-    WHERE public_id = ? AND (last_used_at IS NULL OR last_used_at < ?)`,
+    WHERE public_id = ? AND (last_used_at IS NULL OR last_used_at < ? OR last_used_client IS NULL
+      OR last_used_client <> ?)`,
 } as const;
 
 export function accessTokensStore(db: Sql): AccessTokensStore {
@@ -77,7 +79,7 @@ export function accessTokensStore(db: Sql): AccessTokensStore {
       return token.revokedAt === null && token.expiresAt > now ? token : undefined;
     },
     async touchAccessToken(publicId, at, client) {
-      return (await db.run(accessTokensSql.touch, at, client, publicId, at - USED_EVERY_MS)) === 1;
+      return (await db.run(accessTokensSql.touch, at, client, publicId, at - USED_EVERY_MS, client)) === 1;
     },
   };
 }

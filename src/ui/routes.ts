@@ -4,6 +4,7 @@
  * (http/router.ts), and the generated guard test (test/ui/routes_guard.test.ts). Adding a page is
  * one handler file and one row here.
  */
+import { apiDevicesList } from '../api/devices_list.ts';
 import type { Handler } from 'hono';
 import type { Method } from '../http/router.ts';
 import { accessTokenCreate } from './access_token_create.ts';
@@ -55,6 +56,7 @@ export const consoleRoutes: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/healthz', access: 'none', handler: healthz },
   { method: 'GET', path: '/v1/discover', access: 'none', handler: discover },
   { method: 'GET', path: '/metrics', access: 'token', handler: metricsScrape },
+  { method: 'GET', path: '/api/v1/devices', access: 'token', handler: apiDevicesList },
   { method: 'GET', path: '/login', access: 'none', handler: loginShow },
   { method: 'POST', path: '/login', access: 'none', handler: loginCheck },
   { method: 'GET', path: '/auth/start', access: 'none', handler: authStart },

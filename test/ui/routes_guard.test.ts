@@ -34,8 +34,12 @@ test('routes: no method and path appear twice', () => {
   assert.equal(new Set(labels).size, labels.length);
 });
 
-test('routes: the rows checked by a bearer token of their own are exactly /metrics (CONTRACT section 11)', () => {
-  assert.deepEqual(consoleRoutes.filter((r) => r.access === 'token').map(label), ['GET /metrics']);
+test('routes: the rows checked by a bearer token of their own are /metrics and the API (CONTRACT section 11)', () => {
+  assert.deepEqual(
+    consoleRoutes.filter((r) => r.access === 'token').map(label),
+    consoleRoutes.filter((r) => r.path === '/metrics' || r.path.startsWith('/api/v1/')).map(label),
+  );
+  assert.ok(consoleRoutes.every((r) => !r.path.startsWith('/api/') || r.access === 'token'));
 });
 
 for (const route of consoleRoutes.filter((r) => r.access !== 'none' && r.access !== 'token')) {

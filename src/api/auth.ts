@@ -1,0 +1,35 @@
+/**
+ * The JSON API's authentication (CONTRACT section 11): `Authorization: Bearer pdk_…`, a personal
+ * access token looked up by its hash and compared in constant time by the store, refused at once
+ * when revoked or expired (every instance reads the same row). The token acts with the rights its
+ * account had when it was made. A use from a client address the token was not last used from is
+ * logged, and so audited; last use is written at most once a minute.
+ */
+import type { Context } from 'hono';
+import { secretHash } from '../crypto/random.ts';
+import { ACCESS_TOKEN } from '../domain/access_tokens.ts';
+import { clientAddress } from '../http/client_address.ts';
+import type { Viewer } from '../store/store.ts';
+import type { Ctx } from '../ui/deps.ts';
+import { problem } from './problem.ts';
+
+const BEARER = /^Bearer (\S{1,512})$/;
+
+/** The viewer the request's token stands for, or the 401 problem to answer. */
+export async function apiViewer(ctx: Ctx, c: Context): Promise<Viewer | Response> {
+  const token = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
+  const now = ctx.clock.now();
+  const record =
+    token !== undefined && ACCESS_TOKEN.test(token)
+      ? await ctx.store.accessTokenByHash(secretHash(token), now)
+      : undefined;
+  if (!record) {
+    c.header('WWW-Authenticate', 'Bearer');
+    return problem(c, 401, 'unauthorized', 'a valid personal access token is required: Authorization: Bearer pdk_…');
+  }
+  const client = clientAddress(c);
+  if (record.lastUsedClient !== client)
+    ctx.logger.log('info', 'access_token.used', { account: record.subject, client, token: record.publicId });
+  await ctx.store.touchAccessToken(record.publicId, now, client);
+  return { subject: record.subject, admin: record.admin };
+}

@@ -1,0 +1,65 @@
+/**
+ * GET /api/v1/devices (CONTRACT section 11): the device list of the console as JSON, with the same
+ * filters, sorts, keyset cursor (`before`) and scoping, for the account the token stands for.
+ * Parameters are checked strictly: an unknown one, a repeated one or a bad value is a 400 problem
+ * that names it.
+ */
+import type { Handler } from 'hono';
+import { deviceStatus } from '../domain/device_status.ts';
+import { FAILURES, type FailureName } from '../http/failures.ts';
+import type { Device } from '../store/store.ts';
+import type { Ctx, UiEnv } from '../ui/deps.ts';
+import { deviceQuery } from '../ui/list_query.ts';
+import { PAGE_SIZE } from '../ui/page_helpers.ts';
+import { apiViewer } from './auth.ts';
+import { problem } from './problem.ts';
+
+const PARAMETERS = ['q', 'owner', 'status', 'sort', 'before'] as const;
+
+/** Which parameter each failure of the shared parser is about. */
+const FIELD: Partial<Record<FailureName, string>> = {
+  badSearch: 'q',
+  badOwner: 'owner',
+  badStatus: 'status',
+  badSort: 'sort',
+  badCursor: 'before',
+};
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function apiDevicesList(ctx: Ctx): Handler<UiEnv> {
+  return async function apiDevicesListHandler(c) {
+    const viewer = await apiViewer(ctx, c);
+    if (viewer instanceof Response) return viewer;
+    const url = new URL(c.req.url);
+    for (const name of url.searchParams.keys())
+      if (!(PARAMETERS as readonly string[]).includes(name))
+        return problem(c, 400, 'unknown parameter', `${name} is not a parameter of this list`, { field: name });
+    const repeated = PARAMETERS.find((p) => url.searchParams.getAll(p).length > 1);
+    if (repeated !== undefined)
+      return problem(c, 400, 'repeated parameter', `${repeated} is given more than once`, { field: repeated });
+    const query = deviceQuery(c);
+    if (!query.ok)
+      return problem(c, 400, 'bad parameter', FAILURES[query.failure].message, { field: FIELD[query.failure] ?? '' });
+    const q = query.value;
+    const staleBefore = ctx.clock.now() - ctx.config.staleAfterMs;
+    const page = await ctx.store.devicesVisibleTo(
+      viewer,
+      { before: q.before, limit: PAGE_SIZE },
+      { q: q.q, owner: q.owner, status: q.status, sort: q.sort, staleBefore },
+    );
+    const item = (d: Device) => ({
+      id: d.id,
+      name: d.name,
+      owner: d.owner,
+      status: deviceStatus(d, staleBefore),
+      enrolled_at: iso(d.enrolledAt),
+      last_seen_at: iso(d.lastSeenAt),
+      last_upload_at: iso(d.lastUploadAt),
+      revoked_at: iso(d.revokedAt),
+      max_privacy: d.maxPrivacy,
+    });
+    c.header('Cache-Control', 'no-store');
+    return c.json({ items: page.items.map(item), ...(page.next === undefined ? {} : { next: page.next }) });
+  };
+}
