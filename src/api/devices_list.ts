@@ -6,13 +6,13 @@
  */
 import type { Handler } from 'hono';
 import { deviceStatus } from '../domain/device_status.ts';
-import { FAILURES, type FailureName } from '../http/failures.ts';
+import type { FailureName } from '../http/failures.ts';
 import type { Device } from '../store/store.ts';
 import type { Ctx, UiEnv } from '../ui/deps.ts';
 import { deviceQuery } from '../ui/list_query.ts';
 import { PAGE_SIZE } from '../ui/page_helpers.ts';
 import { apiViewer } from './auth.ts';
-import { problem } from './problem.ts';
+import { badParameter, strictParameters } from './params.ts';
 
 const PARAMETERS = ['q', 'owner', 'status', 'sort', 'before'] as const;
 
@@ -31,16 +31,10 @@ export function apiDevicesList(ctx: Ctx): Handler<UiEnv> {
   return async function apiDevicesListHandler(c) {
     const viewer = await apiViewer(ctx, c);
     if (viewer instanceof Response) return viewer;
-    const url = new URL(c.req.url);
-    for (const name of url.searchParams.keys())
-      if (!(PARAMETERS as readonly string[]).includes(name))
-        return problem(c, 400, 'unknown parameter', `${name} is not a parameter of this list`, { field: name });
-    const repeated = PARAMETERS.find((p) => url.searchParams.getAll(p).length > 1);
-    if (repeated !== undefined)
-      return problem(c, 400, 'repeated parameter', `${repeated} is given more than once`, { field: repeated });
+    const strict = strictParameters(c, PARAMETERS);
+    if (strict) return strict;
     const query = deviceQuery(c);
-    if (!query.ok)
-      return problem(c, 400, 'bad parameter', FAILURES[query.failure].message, { field: FIELD[query.failure] ?? '' });
+    if (!query.ok) return badParameter(c, query.failure, FIELD);
     const q = query.value;
     const staleBefore = ctx.clock.now() - ctx.config.staleAfterMs;
     const page = await ctx.store.devicesVisibleTo(

@@ -5,6 +5,7 @@
  * one handler file and one row here.
  */
 import { apiDevicesList } from '../api/devices_list.ts';
+import { apiRunsList } from '../api/runs_list.ts';
 import type { Handler } from 'hono';
 import type { Method } from '../http/router.ts';
 import { accessTokenCreate } from './access_token_create.ts';
@@ -57,6 +58,7 @@ export const consoleRoutes: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/v1/discover', access: 'none', handler: discover },
   { method: 'GET', path: '/metrics', access: 'token', handler: metricsScrape },
   { method: 'GET', path: '/api/v1/devices', access: 'token', handler: apiDevicesList },
+  { method: 'GET', path: '/api/v1/runs', access: 'token', handler: apiRunsList },
   { method: 'GET', path: '/login', access: 'none', handler: loginShow },
   { method: 'POST', path: '/login', access: 'none', handler: loginCheck },
   { method: 'GET', path: '/auth/start', access: 'none', handler: authStart },

@@ -1,0 +1,58 @@
+/**
+ * GET /api/v1/runs (CONTRACT section 11): the run list of the console as JSON, with the same
+ * filters (device, privacy, since, until, flagged), keyset cursor (`before`) and scoping, for the
+ * account the token stands for; parameters checked strictly (api/params.ts).
+ */
+import type { Handler } from 'hono';
+import type { FailureName } from '../http/failures.ts';
+import type { RunSummary } from '../store/store.ts';
+import type { Ctx, UiEnv } from '../ui/deps.ts';
+import { runQuery } from '../ui/list_query.ts';
+import { PAGE_SIZE } from '../ui/page_helpers.ts';
+import { apiViewer } from './auth.ts';
+import { badParameter, strictParameters } from './params.ts';
+
+const PARAMETERS = ['device', 'privacy', 'since', 'until', 'flagged', 'before'] as const;
+
+const FIELD: Partial<Record<FailureName, string>> = {
+  badDeviceFilter: 'device',
+  badPrivacyFilter: 'privacy',
+  badDate: 'since',
+  badDateRange: 'until',
+  badFlaggedFilter: 'flagged',
+  badCursor: 'before',
+};
+
+export function apiRunsList(ctx: Ctx): Handler<UiEnv> {
+  return async function apiRunsListHandler(c) {
+    const viewer = await apiViewer(ctx, c);
+    if (viewer instanceof Response) return viewer;
+    const strict = strictParameters(c, PARAMETERS);
+    if (strict) return strict;
+    const query = runQuery(c);
+    if (!query.ok) return badParameter(c, query.failure, FIELD);
+    const q = query.value;
+    const page = await ctx.store.runsVisibleTo(
+      viewer,
+      { before: q.before, limit: PAGE_SIZE },
+      {
+        device: q.device,
+        privacy: q.privacy,
+        since: q.sinceMs,
+        until: q.untilMs,
+        flagged: q.flagged === 'yes' ? true : undefined,
+      },
+    );
+    const item = (r: RunSummary) => ({
+      device: r.device,
+      id: r.id,
+      content_type: r.contentType,
+      privacy: r.privacy,
+      size: r.size,
+      uploaded_at: new Date(r.uploadedAt).toISOString(),
+      flagged: r.flagged,
+    });
+    c.header('Cache-Control', 'no-store');
+    return c.json({ items: page.items.map(item), ...(page.next === undefined ? {} : { next: page.next }) });
+  };
+}
