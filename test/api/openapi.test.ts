@@ -1,0 +1,98 @@
+// The OpenAPI 3.1 document describes every API operation, and every API response this suite makes
+// is valid against it (JSON Schema 2020-12, checked with Ajv): the document cannot drift.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { consoleRoutes } from '../../src/ui/routes.ts';
+import { enrollDevice, form, harness, type Harness, upload } from '../support/harness.ts';
+import { ACCOUNTS } from '../support/scenario.ts';
+
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: object }> }> }>>;
+  components: { schemas: Record<string, object> };
+};
+
+async function token(h: Harness, who: keyof typeof ACCOUNTS) {
+  const { cookie, csrf } = h.signIn(ACCOUNTS[who]);
+  const page = await (await h.request('/tokens', form({ csrf, name: 'openapi' }, cookie))).text();
+  return /id="token"[^>]*>(pdk_[A-Za-z0-9_-]+)</.exec(page)?.[1] ?? '';
+}
+
+test('every API response of a scripted session is valid against the served OpenAPI document', async () => {
+  const h = await harness();
+  try {
+    const { credential } = await enrollDevice(h, ACCOUNTS.user.subject, 'documented');
+    await upload(h, credential, 'r1', 'mail bob@example.com', 'redacted');
+    await h.levelCheck.idle();
+    const bearer = await token(h, 'user');
+    const docRes = await h.request('/api/v1/openapi.json', { headers: { authorization: `Bearer ${bearer}` } });
+    assert.equal(docRes.status, 200);
+    const doc = (await docRes.json()) as Doc;
+    assert.equal(doc.openapi, '3.1.0');
+    const bySession = await h.request('/api/v1/openapi.json', { headers: { cookie: h.signIn(ACCOUNTS.other).cookie } });
+    assert.equal(bySession.status, 200, 'a signed-in session may read it too');
+    assert.equal((await h.request('/api/v1/openapi.json')).status, 401);
+
+    // Every API route but the document itself is described.
+    const documented = Object.keys(doc.paths).sort();
+    const served = consoleRoutes
+      .filter((r) => r.path.startsWith('/api/v1/') && r.path !== '/api/v1/openapi.json')
+      .map((r) => r.path)
+      .sort();
+    assert.deepEqual(documented, served);
+
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    ajv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    ajv.addFormat('date', /^\d{4}-\d\d-\d\d$/);
+    for (const [name, schema] of Object.entries(doc.components.schemas))
+      ajv.addSchema(schema, `https://paddock.invalid/components/schemas/${name}`);
+    const validate = (path: string, status: number, type: string, body: unknown) => {
+      const response = doc.paths[path]?.get?.responses[String(status)];
+      assert.ok(response, `${path} documents ${status}`);
+      const media = response.content[type.split(';')[0] ?? ''];
+      assert.ok(media, `${path} ${status} documents ${type}`);
+      const schema = JSON.parse(
+        JSON.stringify(media.schema).replaceAll('"#/components/', '"https://paddock.invalid/components/'),
+      );
+      const ok = ajv.validate(schema, body);
+      assert.ok(ok, `${path} ${status}: ${ajv.errorsText()}`);
+    };
+    const calls: Array<[string, string | undefined]> = [
+      ['/api/v1/devices', bearer],
+      ['/api/v1/devices?status=active&sort=name', bearer],
+      ['/api/v1/devices?status=nope', bearer],
+      ['/api/v1/devices', undefined],
+      ['/api/v1/runs', bearer],
+      ['/api/v1/runs?flagged=yes', bearer],
+      ['/api/v1/runs?privacy=redacted&since=2020-01-01', bearer],
+      ['/api/v1/runs?colour=red', bearer],
+    ];
+    const seen = new Set<string>();
+    for (const [url, auth] of calls) {
+      const res = await h.request(url, auth ? { headers: { authorization: `Bearer ${auth}` } } : {});
+      const path = url.split('?')[0] ?? url;
+      validate(path, res.status, res.headers.get('content-type') ?? '', await res.json());
+      seen.add(`${path} ${res.status}`);
+    }
+    // The check is real: a device without its fields, or with one more, is refused.
+    assert.throws(() => validate('/api/v1/devices', 200, 'application/json', { items: [{ id: 'x' }] }), /required/);
+    assert.throws(
+      () => validate('/api/v1/runs', 200, 'application/json', { items: [], secret: 'x' }),
+      /additional properties/,
+    );
+    assert.ok(seen.has('/api/v1/runs 200') && seen.has('/api/v1/devices 400') && seen.has('/api/v1/devices 401'));
+    // The flagged run is there, with a boolean flag, as the schema says.
+    const flagged = (await (
+      await h.request('/api/v1/runs?flagged=yes', { headers: { authorization: `Bearer ${bearer}` } })
+    ).json()) as {
+      items: Array<{ id: string; flagged: boolean }>;
+    };
+    assert.deepEqual(
+      flagged.items.map((r) => [r.id, r.flagged]),
+      [['r1', true]],
+    );
+  } finally {
+    await h.close();
+  }
+});
