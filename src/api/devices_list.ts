@@ -5,7 +5,6 @@
  * that names it.
  */
 import type { Handler } from 'hono';
-import { deviceStatus } from '../domain/device_status.ts';
 import type { FailureName } from '../http/failures.ts';
 import type { Device } from '../store/store.ts';
 import type { Ctx, UiEnv } from '../ui/deps.ts';
@@ -13,6 +12,7 @@ import { deviceQuery } from '../ui/list_query.ts';
 import { PAGE_SIZE } from '../ui/page_helpers.ts';
 import { apiViewer } from './auth.ts';
 import { badParameter, strictParameters } from './params.ts';
+import { deviceJson } from './resources.ts';
 
 const PARAMETERS = ['q', 'owner', 'status', 'sort', 'before'] as const;
 
@@ -24,8 +24,6 @@ const FIELD: Partial<Record<FailureName, string>> = {
   badSort: 'sort',
   badCursor: 'before',
 };
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function apiDevicesList(ctx: Ctx): Handler<UiEnv> {
   return async function apiDevicesListHandler(c) {
@@ -42,17 +40,7 @@ export function apiDevicesList(ctx: Ctx): Handler<UiEnv> {
       { before: q.before, limit: PAGE_SIZE },
       { q: q.q, owner: q.owner, status: q.status, sort: q.sort, staleBefore },
     );
-    const item = (d: Device) => ({
-      id: d.id,
-      name: d.name,
-      owner: d.owner,
-      status: deviceStatus(d, staleBefore),
-      enrolled_at: iso(d.enrolledAt),
-      last_seen_at: iso(d.lastSeenAt),
-      last_upload_at: iso(d.lastUploadAt),
-      revoked_at: iso(d.revokedAt),
-      max_privacy: d.maxPrivacy,
-    });
+    const item = (d: Device) => deviceJson(d, staleBefore);
     c.header('Cache-Control', 'no-store');
     return c.json({ items: page.items.map(item), ...(page.next === undefined ? {} : { next: page.next }) });
   };

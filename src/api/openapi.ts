@@ -21,6 +21,14 @@ const errors = {
   },
   '401': { description: 'No valid access token', content: { 'application/problem+json': { schema: problem } } },
 } as const;
+const device = { $ref: '#/components/schemas/Device' } as const;
+const run = { $ref: '#/components/schemas/Run' } as const;
+const notFound = {
+  '404': {
+    description: 'Not found, or outside the account scope',
+    content: { 'application/problem+json': { schema: problem } },
+  },
+} as const;
 const page = (item: string) => ({
   type: 'object',
   required: ['items'],
@@ -49,6 +57,33 @@ export const OPENAPI = {
         ],
         responses: {
           '200': { description: 'A page of devices', content: { 'application/json': { schema: page('Device') } } },
+          ...errors,
+        },
+      },
+    },
+    '/api/v1/devices/{id}': {
+      get: {
+        operationId: 'getDevice',
+        summary: 'One device, if the account may see it',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': { description: 'The device', content: { 'application/json': { schema: device } } },
+          ...notFound,
+          ...errors,
+        },
+      },
+    },
+    '/api/v1/runs/{device}/{id}': {
+      get: {
+        operationId: 'getRun',
+        summary: 'One run (its description; the bytes are at …/raw in the console), if the account may see it',
+        parameters: [
+          { name: 'device', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+        ],
+        responses: {
+          '200': { description: 'The run', content: { 'application/json': { schema: run } } },
+          ...notFound,
           ...errors,
         },
       },

@@ -11,6 +11,7 @@ import { runQuery } from '../ui/list_query.ts';
 import { PAGE_SIZE } from '../ui/page_helpers.ts';
 import { apiViewer } from './auth.ts';
 import { badParameter, strictParameters } from './params.ts';
+import { runJson } from './resources.ts';
 
 const PARAMETERS = ['device', 'privacy', 'since', 'until', 'flagged', 'before'] as const;
 
@@ -43,15 +44,7 @@ export function apiRunsList(ctx: Ctx): Handler<UiEnv> {
         flagged: q.flagged === 'yes' ? true : undefined,
       },
     );
-    const item = (r: RunSummary) => ({
-      device: r.device,
-      id: r.id,
-      content_type: r.contentType,
-      privacy: r.privacy,
-      size: r.size,
-      uploaded_at: new Date(r.uploadedAt).toISOString(),
-      flagged: r.flagged,
-    });
+    const item = (r: RunSummary) => runJson(r);
     c.header('Cache-Control', 'no-store');
     return c.json({ items: page.items.map(item), ...(page.next === undefined ? {} : { next: page.next }) });
   };

@@ -7,6 +7,7 @@
 import { apiDevicesList } from '../api/devices_list.ts';
 import { apiRunsList } from '../api/runs_list.ts';
 import { apiDocument } from '../api/openapi.ts';
+import { apiDeviceGet, apiRunGet } from '../api/resources.ts';
 import type { Handler } from 'hono';
 import type { Method } from '../http/router.ts';
 import { accessTokenCreate } from './access_token_create.ts';
@@ -59,7 +60,9 @@ export const consoleRoutes: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/v1/discover', access: 'none', handler: discover },
   { method: 'GET', path: '/metrics', access: 'token', handler: metricsScrape },
   { method: 'GET', path: '/api/v1/devices', access: 'token', handler: apiDevicesList },
+  { method: 'GET', path: '/api/v1/devices/:id', access: 'token', handler: apiDeviceGet },
   { method: 'GET', path: '/api/v1/runs', access: 'token', handler: apiRunsList },
+  { method: 'GET', path: '/api/v1/runs/:device/:id', access: 'token', handler: apiRunGet },
   { method: 'GET', path: '/api/v1/openapi.json', access: 'token', handler: apiDocument },
   { method: 'GET', path: '/login', access: 'none', handler: loginShow },
   { method: 'POST', path: '/login', access: 'none', handler: loginCheck },

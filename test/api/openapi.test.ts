@@ -22,7 +22,8 @@ async function token(h: Harness, who: keyof typeof ACCOUNTS) {
 test('every API response of a scripted session is valid against the served OpenAPI document', async () => {
   const h = await harness();
   try {
-    const { credential } = await enrollDevice(h, ACCOUNTS.user.subject, 'documented');
+    const { device, credential } = await enrollDevice(h, ACCOUNTS.user.subject, 'documented');
+    const theirs = await enrollDevice(h, ACCOUNTS.other.subject, 'not yours');
     await upload(h, credential, 'r1', 'mail bob@example.com', 'redacted');
     await h.levelCheck.idle();
     const bearer = await token(h, 'user');
@@ -38,7 +39,7 @@ test('every API response of a scripted session is valid against the served OpenA
     const documented = Object.keys(doc.paths).sort();
     const served = consoleRoutes
       .filter((r) => r.path.startsWith('/api/v1/') && r.path !== '/api/v1/openapi.json')
-      .map((r) => r.path)
+      .map((r) => r.path.replace(/:([a-z]+)/g, '{$1}'))
       .sort();
     assert.deepEqual(documented, served);
 
@@ -58,7 +59,13 @@ test('every API response of a scripted session is valid against the served OpenA
       const ok = ajv.validate(schema, body);
       assert.ok(ok, `${path} ${status}: ${ajv.errorsText()}`);
     };
-    const calls: Array<[string, string | undefined]> = [
+    const calls: Array<[string, string | undefined, string?]> = [
+      [`/api/v1/devices/${device}`, bearer, '/api/v1/devices/{id}'],
+      [`/api/v1/devices/${theirs.device}`, bearer, '/api/v1/devices/{id}'],
+      ['/api/v1/devices/d_nope', undefined, '/api/v1/devices/{id}'],
+      [`/api/v1/runs/${device}/r1`, bearer, '/api/v1/runs/{device}/{id}'],
+      [`/api/v1/runs/${device}/nope`, bearer, '/api/v1/runs/{device}/{id}'],
+      [`/api/v1/runs/${device}/r1?x=1`, bearer, '/api/v1/runs/{device}/{id}'],
       ['/api/v1/devices', bearer],
       ['/api/v1/devices?status=active&sort=name', bearer],
       ['/api/v1/devices?status=nope', bearer],
@@ -69,9 +76,9 @@ test('every API response of a scripted session is valid against the served OpenA
       ['/api/v1/runs?colour=red', bearer],
     ];
     const seen = new Set<string>();
-    for (const [url, auth] of calls) {
+    for (const [url, auth, template] of calls) {
       const res = await h.request(url, auth ? { headers: { authorization: `Bearer ${auth}` } } : {});
-      const path = url.split('?')[0] ?? url;
+      const path = template ?? url.split('?')[0] ?? url;
       validate(path, res.status, res.headers.get('content-type') ?? '', await res.json());
       seen.add(`${path} ${res.status}`);
     }
@@ -81,6 +88,8 @@ test('every API response of a scripted session is valid against the served OpenA
       () => validate('/api/v1/runs', 200, 'application/json', { items: [], secret: 'x' }),
       /additional properties/,
     );
+    assert.ok(seen.has('/api/v1/devices/{id} 200') && seen.has('/api/v1/devices/{id} 404'), [...seen].join());
+    assert.ok(seen.has('/api/v1/runs/{device}/{id} 200') && seen.has('/api/v1/runs/{device}/{id} 400'));
     assert.ok(seen.has('/api/v1/runs 200') && seen.has('/api/v1/devices 400') && seen.has('/api/v1/devices 401'));
     // The flagged run is there, with a boolean flag, as the schema says.
     const flagged = (await (
