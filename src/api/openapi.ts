@@ -29,6 +29,12 @@ const notFound = {
     content: { 'application/problem+json': { schema: problem } },
   },
 } as const;
+const forbidden = {
+  '403': {
+    description: 'The account is not an administrator',
+    content: { 'application/problem+json': { schema: problem } },
+  },
+} as const;
 const page = (item: string) => ({
   type: 'object',
   required: ['items'],
@@ -73,7 +79,24 @@ export const OPENAPI = {
         },
       },
     },
+    '/api/v1/devices/{id}/revoke': {
+      post: {
+        operationId: 'revokeDevice',
+        summary: 'Revoke a device (administrators); revoking a revoked device changes nothing',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '204': { description: 'Revoked' }, ...forbidden, ...notFound, ...errors },
+      },
+    },
     '/api/v1/runs/{device}/{id}': {
+      delete: {
+        operationId: 'deleteRun',
+        summary: 'Delete a run the account may see',
+        parameters: [
+          { name: 'device', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+        ],
+        responses: { '204': { description: 'Deleted' }, ...notFound, ...errors },
+      },
       get: {
         operationId: 'getRun',
         summary: 'One run (its description; the bytes are at …/raw in the console), if the account may see it',

@@ -8,6 +8,7 @@ import { deviceStatus } from '../domain/device_status.ts';
 import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
 import type { Device, RunSummary } from '../store/store.ts';
 import type { Ctx, UiEnv } from '../ui/deps.ts';
+import { deleteRun, revokeDevice } from '../ui/fleet_actions.ts';
 import { apiViewer } from './auth.ts';
 import { strictParameters } from './params.ts';
 import { problem } from './problem.ts';
@@ -69,5 +70,35 @@ export function apiRunGet(ctx: Ctx): Handler<UiEnv> {
     if (!run) return problem(c, 404, 'not found', 'no such run in your scope');
     c.header('Cache-Control', 'no-store');
     return c.json(runJson(run));
+  };
+}
+
+/** POST /api/v1/devices/{id}/revoke: admin tokens only, as in the console; 204, logged and audited. */
+export function apiDeviceRevoke(ctx: Ctx): Handler<UiEnv> {
+  return async function apiDeviceRevokeHandler(c) {
+    const viewer = await apiViewer(ctx, c);
+    if (viewer instanceof Response) return viewer;
+    const strict = strictParameters(c, []);
+    if (strict) return strict;
+    if (!viewer.admin) {
+      ctx.logger.log('warn', 'access.admin_refused', { account: viewer.subject, path: c.req.path });
+      return problem(c, 403, 'forbidden', 'revoking a device needs a token of an administrator account');
+    }
+    const outcome = await revokeDevice(ctx, c, viewer, c.req.param('id') ?? '');
+    if (outcome === 'unknown') return problem(c, 404, 'not found', 'no such device in your scope');
+    return c.body(null, 204);
+  };
+}
+
+/** DELETE /api/v1/runs/{device}/{id}: within the token's scope, as in the console; 204, logged and audited. */
+export function apiRunDelete(ctx: Ctx): Handler<UiEnv> {
+  return async function apiRunDeleteHandler(c) {
+    const viewer = await apiViewer(ctx, c);
+    if (viewer instanceof Response) return viewer;
+    const strict = strictParameters(c, []);
+    if (strict) return strict;
+    const deleted = await deleteRun(ctx, c, viewer, c.req.param('device') ?? '', c.req.param('id') ?? '');
+    if (!deleted) return problem(c, 404, 'not found', 'no such run in your scope');
+    return c.body(null, 204);
   };
 }

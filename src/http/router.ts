@@ -9,7 +9,7 @@ import { isStorageFull, StoreError } from '../store/errors.ts';
 
 import { securityHeaders } from './security_headers.ts';
 
-export type Method = 'GET' | 'POST' | 'PUT';
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface Route<E extends Env> {
   method: Method;

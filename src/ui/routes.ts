@@ -7,7 +7,7 @@
 import { apiDevicesList } from '../api/devices_list.ts';
 import { apiRunsList } from '../api/runs_list.ts';
 import { apiDocument } from '../api/openapi.ts';
-import { apiDeviceGet, apiRunGet } from '../api/resources.ts';
+import { apiDeviceGet, apiDeviceRevoke, apiRunDelete, apiRunGet } from '../api/resources.ts';
 import type { Handler } from 'hono';
 import type { Method } from '../http/router.ts';
 import { accessTokenCreate } from './access_token_create.ts';
@@ -61,8 +61,10 @@ export const consoleRoutes: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/metrics', access: 'token', handler: metricsScrape },
   { method: 'GET', path: '/api/v1/devices', access: 'token', handler: apiDevicesList },
   { method: 'GET', path: '/api/v1/devices/:id', access: 'token', handler: apiDeviceGet },
+  { method: 'POST', path: '/api/v1/devices/:id/revoke', access: 'token', handler: apiDeviceRevoke },
   { method: 'GET', path: '/api/v1/runs', access: 'token', handler: apiRunsList },
   { method: 'GET', path: '/api/v1/runs/:device/:id', access: 'token', handler: apiRunGet },
+  { method: 'DELETE', path: '/api/v1/runs/:device/:id', access: 'token', handler: apiRunDelete },
   { method: 'GET', path: '/api/v1/openapi.json', access: 'token', handler: apiDocument },
   { method: 'GET', path: '/login', access: 'none', handler: loginShow },
   { method: 'POST', path: '/login', access: 'none', handler: loginCheck },

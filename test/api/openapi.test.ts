@@ -9,7 +9,10 @@ import { ACCOUNTS } from '../support/scenario.ts';
 
 type Doc = {
   openapi: string;
-  paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: object }> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>
+  >;
   components: { schemas: Record<string, object> };
 };
 
@@ -25,6 +28,7 @@ test('every API response of a scripted session is valid against the served OpenA
     const { device, credential } = await enrollDevice(h, ACCOUNTS.user.subject, 'documented');
     const theirs = await enrollDevice(h, ACCOUNTS.other.subject, 'not yours');
     await upload(h, credential, 'r1', 'mail bob@example.com', 'redacted');
+    await upload(h, credential, 'r2', 'to be deleted', 'full');
     await h.levelCheck.idle();
     const bearer = await token(h, 'user');
     const docRes = await h.request('/api/v1/openapi.json', { headers: { authorization: `Bearer ${bearer}` } });
@@ -37,10 +41,16 @@ test('every API response of a scripted session is valid against the served OpenA
 
     // Every API route but the document itself is described.
     const documented = Object.keys(doc.paths).sort();
-    const served = consoleRoutes
-      .filter((r) => r.path.startsWith('/api/v1/') && r.path !== '/api/v1/openapi.json')
-      .map((r) => r.path.replace(/:([a-z]+)/g, '{$1}'))
-      .sort();
+    const served = [
+      ...new Set(
+        consoleRoutes
+          .filter((r) => r.path.startsWith('/api/v1/') && r.path !== '/api/v1/openapi.json')
+          .map((r) => r.path.replace(/:([a-z]+)/g, '{$1}')),
+      ),
+    ].sort();
+    // And each method: every route's operation is in the document.
+    for (const r of consoleRoutes.filter((r) => r.path.startsWith('/api/v1/') && r.path !== '/api/v1/openapi.json'))
+      assert.ok(doc.paths[r.path.replace(/:([a-z]+)/g, '{$1}')]?.[r.method.toLowerCase()], `${r.method} ${r.path}`);
     assert.deepEqual(documented, served);
 
     const ajv = new Ajv2020({ strict: true, allErrors: true });
@@ -48,10 +58,11 @@ test('every API response of a scripted session is valid against the served OpenA
     ajv.addFormat('date', /^\d{4}-\d\d-\d\d$/);
     for (const [name, schema] of Object.entries(doc.components.schemas))
       ajv.addSchema(schema, `https://paddock.invalid/components/schemas/${name}`);
-    const validate = (path: string, status: number, type: string, body: unknown) => {
-      const response = doc.paths[path]?.get?.responses[String(status)];
-      assert.ok(response, `${path} documents ${status}`);
-      const media = response.content[type.split(';')[0] ?? ''];
+    const validate = (path: string, status: number, type: string, body: unknown, method = 'get') => {
+      const response = doc.paths[path]?.[method]?.responses[String(status)];
+      assert.ok(response, `${method} ${path} documents ${status}`);
+      if (status === 204) return assert.equal(response.content, undefined, `${path} 204 has no body`);
+      const media = response.content?.[type.split(';')[0] ?? ''];
       assert.ok(media, `${path} ${status} documents ${type}`);
       const schema = JSON.parse(
         JSON.stringify(media.schema).replaceAll('"#/components/', '"https://paddock.invalid/components/'),
@@ -82,6 +93,32 @@ test('every API response of a scripted session is valid against the served OpenA
       validate(path, res.status, res.headers.get('content-type') ?? '', await res.json());
       seen.add(`${path} ${res.status}`);
     }
+    // Writes: a non-admin's revoke is 403, a run outside the scope 404, then each succeeds as 204.
+    const admin = await token(h, 'admin');
+    const writes: Array<[string, string, string, string]> = [
+      ['POST', `/api/v1/devices/${device}/revoke`, bearer, '/api/v1/devices/{id}/revoke'],
+      ['POST', `/api/v1/devices/${device}/revoke`, admin, '/api/v1/devices/{id}/revoke'],
+      ['POST', '/api/v1/devices/d_nope/revoke', admin, '/api/v1/devices/{id}/revoke'],
+      ['DELETE', `/api/v1/runs/${theirs.device}/r2`, bearer, '/api/v1/runs/{device}/{id}'],
+      ['DELETE', `/api/v1/runs/${device}/r2`, bearer, '/api/v1/runs/{device}/{id}'],
+    ];
+    const statuses: number[] = [];
+    for (const [method, url, auth, template] of writes) {
+      const res = await h.request(url, { method, headers: { authorization: `Bearer ${auth}` } });
+      statuses.push(res.status);
+      const text = await res.text();
+      validate(
+        template,
+        res.status,
+        res.headers.get('content-type') ?? '',
+        text ? JSON.parse(text) : undefined,
+        method.toLowerCase(),
+      );
+    }
+    assert.deepEqual(statuses, [403, 204, 404, 404, 204]);
+    assert.ok(h.logs.some((r) => r.event === 'device.revoked' && r.device === device && r.account === 'local:admin'));
+    assert.ok(h.logs.some((r) => r.event === 'run.deleted' && r.run === 'r2' && r.account === ACCOUNTS.user.subject));
+
     // The check is real: a device without its fields, or with one more, is refused.
     assert.throws(() => validate('/api/v1/devices', 200, 'application/json', { items: [{ id: 'x' }] }), /required/);
     assert.throws(
