@@ -7,7 +7,7 @@ import type { Handler } from 'hono';
 import type { FailureName } from '../http/failures.ts';
 import type { RunSummary } from '../store/store.ts';
 import type { Ctx, UiEnv } from '../ui/deps.ts';
-import { runQuery } from '../ui/list_query.ts';
+import { runFilter, runQuery } from '../ui/list_query.ts';
 import { PAGE_SIZE } from '../ui/page_helpers.ts';
 import { apiViewer } from './auth.ts';
 import { badParameter, strictParameters } from './params.ts';
@@ -33,17 +33,7 @@ export function apiRunsList(ctx: Ctx): Handler<UiEnv> {
     const query = runQuery(c);
     if (!query.ok) return badParameter(c, query.failure, FIELD);
     const q = query.value;
-    const page = await ctx.store.runsVisibleTo(
-      viewer,
-      { before: q.before, limit: PAGE_SIZE },
-      {
-        device: q.device,
-        privacy: q.privacy,
-        since: q.sinceMs,
-        until: q.untilMs,
-        flagged: q.flagged === 'yes' ? true : undefined,
-      },
-    );
+    const page = await ctx.store.runsVisibleTo(viewer, { before: q.before, limit: PAGE_SIZE }, runFilter(q));
     const item = (r: RunSummary) => runJson(r);
     c.header('Cache-Control', 'no-store');
     return c.json({ items: page.items.map(item), ...(page.next === undefined ? {} : { next: page.next }) });

@@ -8,7 +8,7 @@ import { DEVICE_ID, SUBJECT } from '../domain/ids.ts';
 import { VISIBLE_CHAR } from '../domain/names.ts';
 import { isPrivacyLevel } from '../domain/privacy.ts';
 import type { FailureName } from '../http/failures.ts';
-import type { DeviceSort, DeviceStatus, PrivacyLevel } from '../store/store.ts';
+import type { DeviceSort, DeviceStatus, PrivacyLevel, RunFilter } from '../store/store.ts';
 
 export const DEVICE_STATUSES: readonly DeviceStatus[] = ['active', 'stale', 'revoked'];
 export const DEVICE_SORTS: readonly DeviceSort[] = ['newest', 'name', 'last_seen'];
@@ -102,6 +102,17 @@ export function runQuery(c: Context): Parsed<RunQuery> {
   if (q.sinceMs !== undefined && q.untilMs !== undefined && q.sinceMs >= q.untilMs)
     return { ok: false, failure: 'badDateRange' };
   return { ok: true, value: q };
+}
+
+/** The store's run filter for a parsed query: the console's list and the API's read the same. */
+export function runFilter(q: RunQuery): RunFilter {
+  return {
+    device: q.device,
+    privacy: q.privacy,
+    since: q.sinceMs,
+    until: q.untilMs,
+    flagged: q.flagged === 'yes' ? true : undefined,
+  };
 }
 
 /** The first millisecond (UTC) of a real calendar day written YYYY-MM-DD, or undefined. */

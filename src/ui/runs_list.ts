@@ -4,7 +4,7 @@ import type { Handler } from 'hono';
 import { page } from '../http/responses.ts';
 import { runsPage } from '../views/runs.ts';
 import type { Ctx, UiEnv } from './deps.ts';
-import { runQuery } from './list_query.ts';
+import { runFilter, runQuery } from './list_query.ts';
 import { chrome, PAGE_SIZE, viewer } from './page_helpers.ts';
 
 export function runsList(ctx: Ctx): Handler<UiEnv> {
@@ -12,17 +12,7 @@ export function runsList(ctx: Ctx): Handler<UiEnv> {
     const query = runQuery(c);
     if (!query.ok) return fail(c, query.failure);
     const q = query.value;
-    const runs = await ctx.store.runsVisibleTo(
-      viewer(c),
-      { before: q.before, limit: PAGE_SIZE },
-      {
-        device: q.device,
-        privacy: q.privacy,
-        since: q.sinceMs,
-        until: q.untilMs,
-        flagged: q.flagged === 'yes' ? true : undefined,
-      },
-    );
+    const runs = await ctx.store.runsVisibleTo(viewer(c), { before: q.before, limit: PAGE_SIZE }, runFilter(q));
     return page(c, runsPage(chrome(ctx, c), { page: runs, query: q }));
   };
 }
