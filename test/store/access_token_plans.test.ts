@@ -2,17 +2,11 @@
 // backends: an account's list newest first with no sort, and the API's lookup by hash. SQLite's
 // plans are read from an empty store; PostgreSQL's at 20,000 tokens of 100 accounts after ANALYZE.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { after, test } from 'node:test';
 import { accessTokenLists } from '../../src/store/access_tokens.ts';
-import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import type { Param } from '../../src/store/sql.ts';
-import { openSqliteStore } from '../../src/store/sqlite/store.ts';
-import { postgresPlan, sqlitePlan } from '../support/plans.ts';
-import { admin, dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import { postgresPlan, sqlitePlan, withPostgresSchema, withSqliteSchema } from '../support/plans.ts';
+import { dropSchemas, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 
 const queries: Array<{ name: string; sql: string; params: Param[]; sqlite: RegExp; postgres: RegExp }> = [
   {
@@ -32,19 +26,13 @@ const queries: Array<{ name: string; sql: string; params: Param[]; sqlite: RegEx
 ];
 
 test('SQLite EXPLAIN QUERY PLAN: the access token queries search their index, never scan, never sort', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'paddock-plan-'));
-  try {
-    await openSqliteStore(dir).close();
-    const db = new DatabaseSync(join(dir, 'paddock.db'));
+  await withSqliteSchema((db) => {
     for (const { name, sql, sqlite } of queries) {
       const plan = sqlitePlan(db, sql);
       assert.match(plan, sqlite, `${name}: ${plan}`);
       assert.doesNotMatch(plan, /SCAN access_tokens|TEMP B-TREE/, `${name}: ${plan}`);
     }
-    db.close();
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 const available = await postgresAvailable();
@@ -54,10 +42,7 @@ test(
   'PostgreSQL EXPLAIN at 20,000 tokens: the access token queries walk their index, no sequential scan, no sort',
   { skip: !available && SKIP_REASON },
   async () => {
-    const schema = freshSchema();
-    await (await openPostgresStore(PG_URL, { schema })).close();
-    await admin(async (c) => {
-      await c.query(`SET search_path = "${schema}"`);
+    await withPostgresSchema(async (c) => {
       await c.query(`INSERT INTO access_tokens (public_id, subject, admin, name, hash, created_at, expires_at)
         SELECT 'a_' || i, 'oidc:owner-' || (i % 100), 0, 'token ' || i, 'h-' || i, i, i + 1000
         FROM generate_series(1, 20000) AS i`);

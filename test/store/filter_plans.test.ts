@@ -2,22 +2,16 @@
 // filter, sort and later page costs what the first page of the plain list costs. SQLite's plans
 // are read from an empty store; PostgreSQL's at 20,000 devices and 200,000 runs after ANALYZE.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { after, test } from 'node:test';
 import { filteredDevices, substringPattern } from '../../src/store/devices.ts';
 import { pgSearchDevices } from '../../src/store/postgres/db.ts';
-import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { filteredRuns, runsSql } from '../../src/store/runs.ts';
 import type { Param, Sql } from '../../src/store/sql.ts';
 import { sqliteSearchDevices } from '../../src/store/sqlite/db.ts';
-import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { DeviceFilter, RunFilter, Viewer } from '../../src/store/store.ts';
-import { postgresPlan, sqlitePlan } from '../support/plans.ts';
+import { postgresPlan, sqlitePlan, withPostgresSchema, withSqliteSchema } from '../support/plans.ts';
 import { assertRetentionPlans } from './retention_plans.ts';
-import { admin, dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import { dropSchemas, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 
 const ADMIN: Viewer = { subject: 'local:admin', admin: true };
 const OWNER: Viewer = { subject: 'oidc:owner-7', admin: false };
@@ -143,19 +137,13 @@ function lists(search: Sql['searchDevices']): Array<{ name: string; query: Query
 }
 
 test('SQLite EXPLAIN QUERY PLAN: each filtered list searches its index, never scans a table, never sorts', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'paddock-plan-'));
-  try {
-    await openSqliteStore(dir).close();
-    const db = new DatabaseSync(join(dir, 'paddock.db'));
+  await withSqliteSchema((db) => {
     for (const { name, query, sqlite } of lists(sqliteSearchDevices)) {
       const plan = sqlitePlan(db, query.sql);
       assert.match(plan, sqlite, `${name}: ${plan}`);
       assert.doesNotMatch(plan, /SCAN devices( |$|\|)|SCAN runs|TEMP B-TREE FOR ORDER BY/, `${name}: ${plan}`);
     }
-    db.close();
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 const available = await postgresAvailable();
@@ -165,14 +153,7 @@ test(
   'PostgreSQL EXPLAIN at 20,000 devices and 200,000 runs: each filtered list walks its index, no sequential scan, no sort of the table',
   { skip: !available && SKIP_REASON },
   async () => {
-    const schema = freshSchema();
-    await (await openPostgresStore(PG_URL, { schema })).close();
-    await admin(async (c) => {
-      await c.query(`SET search_path = "${schema}"`);
-      // Other suites' open transactions keep VACUUM from marking pages all-visible, which moves
-      // the planner's costs at this size from run to run; with sequential scans priced out, the
-      // plan shows the index each query is built for, whatever the suite next to it is doing.
-      await c.query('SET enable_seqscan = off');
+    await withPostgresSchema(async (c) => {
       // One device in 50 revoked; last seen spread over 20,000 minutes, so about a quarter are stale.
       await c.query(`INSERT INTO devices (id, name, name_key, owner, credential_hash, enrolled_at, last_seen_at, revoked_at)
         SELECT 'd' || i, 'Device ' || i, 'device ' || i, 'oidc:owner-' || (i % 100), 'c' || i, ${T0}::bigint + i,

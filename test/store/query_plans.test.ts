@@ -2,23 +2,17 @@
 // million rows. SQLite's plans are read from an empty store (its planner does not weigh sizes);
 // PostgreSQL's at a realistic size, since its planner chooses by statistics.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { after, test } from 'node:test';
 import { accountsSql } from '../../src/store/accounts.ts';
 import { auditQuery, auditSql } from '../../src/store/audit.ts';
 import { deviceLists } from '../../src/store/devices.ts';
 import { LONGEST_TOKEN_LIFETIME_MS } from '../../src/domain/enroll_tokens.ts';
 import { enrollTokenLists } from '../../src/store/enroll_tokens.ts';
-import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { runLists, runsSql } from '../../src/store/runs.ts';
 import type { Param } from '../../src/store/sql.ts';
 import type { AuditFilter } from '../../src/store/store.ts';
-import { openSqliteStore } from '../../src/store/sqlite/store.ts';
-import { postgresPlan, sqlitePlan } from '../support/plans.ts';
-import { admin, dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import { postgresPlan, sqlitePlan, withPostgresSchema, withSqliteSchema } from '../support/plans.ts';
+import { dropSchemas, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 
 /** Every statement checked, with arguments for PostgreSQL's EXPLAIN (an owner that exists, a cursor mid-table). */
 const checked = {
@@ -38,10 +32,7 @@ const checked = {
 } as const;
 
 test('SQLite EXPLAIN QUERY PLAN: each query searches an index or the primary key, never scans a table, never sorts', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'paddock-plan-'));
-  try {
-    await openSqliteStore(dir).close();
-    const db = new DatabaseSync(join(dir, 'paddock.db'));
+  await withSqliteSchema((db) => {
     const expected: Record<keyof typeof checked, RegExp> = {
       allDevices: /^SEARCH devices USING INTEGER PRIMARY KEY \(rowid<\?\)$/,
       ownDevices: /^SEARCH devices USING INDEX devices_owner_seq \(owner=\? AND seq<\?\)$/,
@@ -62,10 +53,7 @@ test('SQLite EXPLAIN QUERY PLAN: each query searches an index or the primary key
       assert.match(plan, expected[name as keyof typeof checked], `${name}: ${plan}`);
       assert.doesNotMatch(sql, /OFFSET/i);
     }
-    db.close();
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 const available = await postgresAvailable();
@@ -75,14 +63,7 @@ test(
   'PostgreSQL EXPLAIN at 20,000 devices and 200,000 runs: index scans that stop after a page, no sequential scan, no sort',
   { skip: !available && SKIP_REASON },
   async () => {
-    const schema = freshSchema();
-    await (await openPostgresStore(PG_URL, { schema })).close();
-    await admin(async (c) => {
-      await c.query(`SET search_path = "${schema}"`);
-      // Other suites' open transactions keep VACUUM from marking pages all-visible, which moves
-      // the planner's costs at this size from run to run; with sequential scans priced out, the
-      // plan shows the index each query is built for, whatever the suite next to it is doing.
-      await c.query('SET enable_seqscan = off');
+    await withPostgresSchema(async (c) => {
       await c.query(`INSERT INTO devices (id, name, owner, credential_hash, enrolled_at)
       SELECT 'd' || i, 'device ' || i, 'oidc:owner-' || (i % 100), 'c' || i, i FROM generate_series(1, 20000) AS i`);
       await c.query(`INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, body)
@@ -146,10 +127,7 @@ const auditIndex: Record<string, string> = {
 const auditAfter: [number, number] = [Date.UTC(2026, 0, 25), 150_000];
 
 test('SQLite EXPLAIN QUERY PLAN: each audit filter searches its index in page order, never scans, never sorts', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'paddock-plan-'));
-  try {
-    await openSqliteStore(dir).close();
-    const db = new DatabaseSync(join(dir, 'paddock.db'));
+  await withSqliteSchema((db) => {
     const plan = (sql: string) => sqlitePlan(db, sql);
     for (const [name, filter] of Object.entries(auditFilters)) {
       const p = plan(auditQuery(filter, auditAfter, 51).sql);
@@ -168,24 +146,14 @@ test('SQLite EXPLAIN QUERY PLAN: each audit filter searches its index in page or
     assert.match(accounts, /^SEARCH a USING INDEX accounts_recent /, accounts);
     assert.match(accounts, /SEARCH counts USING INDEX sqlite_autoindex_counts_1 \(owner=\?\)/, accounts);
     assert.doesNotMatch(accounts, /SCAN|TEMP B-TREE/, accounts);
-    db.close();
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test(
   'PostgreSQL EXPLAIN at 200,000 audit records: each filter an index scan in page order, no sequential scan, no sort',
   { skip: !available && SKIP_REASON },
   async () => {
-    const schema = freshSchema();
-    await (await openPostgresStore(PG_URL, { schema })).close();
-    await admin(async (c) => {
-      await c.query(`SET search_path = "${schema}"`);
-      // Other suites' open transactions keep VACUUM from marking pages all-visible, which moves
-      // the planner's costs at this size from run to run; with sequential scans priced out, the
-      // plan shows the index each query is built for, whatever the suite next to it is doing.
-      await c.query('SET enable_seqscan = off');
+    await withPostgresSchema(async (c) => {
       await c.query(`INSERT INTO audit (at, event, account, client, device, run, detail)
       SELECT ${Date.UTC(2026, 0, 1)}::bigint + i::bigint * 15000,
         (ARRAY['device.revoked', 'run.deleted', 'login.local.succeeded', 'enroll_token.minted'])[i % 4 + 1],

@@ -3,21 +3,13 @@
 // sweep removes reads at most its bound, whatever the size of the table. Plans are read from an
 // empty store; PostgreSQL's are checked in filter_plans.test.ts (through retention_plans.ts).
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { PRIVACY_LEVELS } from '../../src/domain/privacy.ts';
 import { retentionSql } from '../../src/store/retention.ts';
-import { openSqliteStore } from '../../src/store/sqlite/store.ts';
-import { sqlitePlan } from '../support/plans.ts';
+import { sqlitePlan, withSqliteSchema } from '../support/plans.ts';
 
 test('SQLite EXPLAIN QUERY PLAN: a retention batch and the due count search their level index, never scan, never sort', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'paddock-plan-'));
-  try {
-    await openSqliteStore(dir).close();
-    const db = new DatabaseSync(join(dir, 'paddock.db'));
+  await withSqliteSchema((db) => {
     for (const level of PRIVACY_LEVELS) {
       const { deleteExpired, due } = retentionSql.levels[level];
       const index = `SEARCH runs USING COVERING INDEX runs_retention_${level} \\(privacy=\\? AND uploaded_at<\\?\\)`;
@@ -32,8 +24,5 @@ test('SQLite EXPLAIN QUERY PLAN: a retention batch and the due count search thei
       assert.match(count, new RegExp(index), count);
       assert.doesNotMatch(count, /SCAN runs|TEMP B-TREE/, count);
     }
-    db.close();
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });

@@ -1,7 +1,13 @@
 /** Reading query plans for the plan tests: SQLite's EXPLAIN QUERY PLAN, PostgreSQL's EXPLAIN of a prepared statement. */
-import type { DatabaseSync } from 'node:sqlite';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import type pg from 'pg';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { numbered, type Param } from '../../src/store/sql.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
+import { admin, freshSchema, PG_URL } from './postgres.ts';
 
 /** SQLite's plan, its steps joined by `|`. */
 export function sqlitePlan(db: DatabaseSync, sql: string): string {
@@ -21,4 +27,39 @@ export async function postgresPlan(c: pg.Client, name: string, sql: string, args
   const values = args.map((a) => (typeof a === 'boolean' ? String(a) : `'${String(a)}'`));
   const { rows } = await c.query(`EXPLAIN EXECUTE ${name}(${values.join(', ')})`);
   return rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+}
+
+/**
+ * Runs `work` on the schema of a freshly migrated SQLite store in a temporary directory, then
+ * removes it: SQLite's plans are read from an empty store (its planner does not weigh sizes).
+ */
+export async function withSqliteSchema(work: (db: DatabaseSync) => void | Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-plan-'));
+  try {
+    await openSqliteStore(dir).close();
+    const db = new DatabaseSync(join(dir, 'paddock.db'));
+    try {
+      await work(db);
+    } finally {
+      db.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs `work` with a connection on a freshly migrated PostgreSQL schema of its own. Other suites'
+ * open transactions keep VACUUM from marking pages all-visible, which moves the planner's costs
+ * at test sizes from run to run; with sequential scans priced out, a plan shows the index each
+ * query is built for, whatever the suite next to it is doing.
+ */
+export async function withPostgresSchema(work: (c: pg.Client) => Promise<void>): Promise<void> {
+  const schema = freshSchema();
+  await (await openPostgresStore(PG_URL, { schema })).close();
+  await admin(async (c) => {
+    await c.query(`SET search_path = "${schema}"`);
+    await c.query('SET enable_seqscan = off');
+    await work(c);
+  });
 }
