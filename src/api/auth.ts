@@ -5,13 +5,14 @@
  * account had when it was made. A use from a client address the token was not last used from is
  * logged, and so audited; last use is written at most once a minute.
  */
-import type { Context } from 'hono';
+import type { Context, Handler } from 'hono';
 import { secretHash } from '../crypto/random.ts';
 import { ACCESS_TOKEN } from '../domain/access_tokens.ts';
 import { USED_EVERY_MS } from '../store/access_tokens.ts';
 import { clientAddress } from '../http/client_address.ts';
 import type { Viewer } from '../store/store.ts';
-import type { Ctx } from '../ui/deps.ts';
+import type { Ctx, UiEnv } from '../ui/deps.ts';
+import { strictParameters } from './params.ts';
 import { problem } from './problem.ts';
 
 const BEARER = /^Bearer (\S{1,512})$/;
@@ -37,4 +38,28 @@ export async function apiViewer(ctx: Ctx, c: Context): Promise<Viewer | Response
     await ctx.store.touchAccessToken(record.publicId, now, client);
   }
   return { subject: record.subject, admin: record.admin };
+}
+
+/**
+ * An API operation: the token is checked, then the query's parameters (only `parameters`, each at
+ * most once), then `admin` operations refuse other accounts' tokens with a 403 problem, logged as
+ * the console's refusal is; `handle` runs only when all have passed.
+ */
+export function apiOperation(
+  ctx: Ctx,
+  opts: { parameters?: readonly string[]; admin?: string },
+  handle: (c: Context<UiEnv>, viewer: Viewer) => Promise<Response>,
+): Handler<UiEnv> {
+  return async function apiOperationHandler(c) {
+    const viewer = await apiViewer(ctx, c);
+    if (viewer instanceof Response) return viewer;
+    const strict = strictParameters(c, opts.parameters ?? []);
+    if (strict) return strict;
+    if (opts.admin !== undefined && !viewer.admin) {
+      ctx.logger.log('warn', 'access.admin_refused', { account: viewer.subject, path: c.req.path });
+      return problem(c, 403, 'forbidden', `${opts.admin} needs a token of an administrator account`);
+    }
+    c.header('Cache-Control', 'no-store');
+    return handle(c, viewer);
+  };
 }

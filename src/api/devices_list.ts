@@ -10,9 +10,9 @@ import type { Device } from '../store/store.ts';
 import type { Ctx, UiEnv } from '../ui/deps.ts';
 import { deviceQuery } from '../ui/list_query.ts';
 import { PAGE_SIZE } from '../ui/page_helpers.ts';
-import { apiViewer } from './auth.ts';
-import { badParameter, strictParameters } from './params.ts';
-import { deviceJson } from './resources.ts';
+import { apiOperation } from './auth.ts';
+import { badParameter } from './params.ts';
+import { deviceJson, pageJson } from './resources.ts';
 
 const PARAMETERS = ['q', 'owner', 'status', 'sort', 'before'] as const;
 
@@ -26,11 +26,7 @@ const FIELD: Partial<Record<FailureName, string>> = {
 };
 
 export function apiDevicesList(ctx: Ctx): Handler<UiEnv> {
-  return async function apiDevicesListHandler(c) {
-    const viewer = await apiViewer(ctx, c);
-    if (viewer instanceof Response) return viewer;
-    const strict = strictParameters(c, PARAMETERS);
-    if (strict) return strict;
+  return apiOperation(ctx, { parameters: PARAMETERS }, async (c, viewer) => {
     const query = deviceQuery(c);
     if (!query.ok) return badParameter(c, query.failure, FIELD);
     const q = query.value;
@@ -41,7 +37,6 @@ export function apiDevicesList(ctx: Ctx): Handler<UiEnv> {
       { q: q.q, owner: q.owner, status: q.status, sort: q.sort, staleBefore },
     );
     const item = (d: Device) => deviceJson(d, staleBefore);
-    c.header('Cache-Control', 'no-store');
-    return c.json({ items: page.items.map(item), ...(page.next === undefined ? {} : { next: page.next }) });
-  };
+    return c.json(pageJson(page, item));
+  });
 }

@@ -6,6 +6,9 @@
 import type { Handler } from 'hono';
 import { DEVICE_SORTS, DEVICE_STATUSES } from '../ui/list_query.ts';
 import { PRIVACY_LEVELS } from '../domain/privacy.ts';
+import { AUDITED_EVENTS } from '../audit/audit_record.ts';
+import { EXPIRES_IN_MAX, EXPIRES_IN_MIN, NOTE_MAX, USES_MAX, USES_MIN } from '../domain/enroll_tokens.ts';
+import { JSON_LIMIT } from './json_body.ts';
 import type { Ctx, UiEnv } from '../ui/deps.ts';
 import { cookieSession } from '../ui/guard.ts';
 import { version } from '../version.ts';
@@ -35,6 +38,26 @@ const forbidden = {
     content: { 'application/problem+json': { schema: problem } },
   },
 } as const;
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const cursor = query('before', { type: 'string' }, 'cursor: `next` of the previous page');
+const id = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
+const conflict = {
+  '409': {
+    description: 'The device is not revoked',
+    content: { 'application/problem+json': { schema: problem } },
+  },
+} as const;
+const bodyErrors = {
+  '413': {
+    description: `A body over ${JSON_LIMIT} bytes`,
+    content: { 'application/problem+json': { schema: problem } },
+  },
+  '415': {
+    description: 'A body that is not application/json',
+    content: { 'application/problem+json': { schema: problem } },
+  },
+} as const;
+const jsonBody = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
 const page = (item: string) => ({
   type: 'object',
   required: ['items'],
@@ -129,6 +152,110 @@ export const OPENAPI = {
         },
       },
     },
+    '/api/v1/devices/{id}/rename': {
+      post: {
+        operationId: 'renameDevice',
+        summary: 'Rename a device (its owner or an administrator)',
+        parameters: [id('id')],
+        requestBody: jsonBody(ref('Rename')),
+        responses: {
+          '200': { description: 'The renamed device', content: { 'application/json': { schema: device } } },
+          ...notFound,
+          ...errors,
+          ...bodyErrors,
+        },
+      },
+    },
+    '/api/v1/devices/{id}/delete': {
+      post: {
+        operationId: 'deleteDevice',
+        summary: 'Delete a revoked device and its runs (administrators)',
+        parameters: [id('id')],
+        responses: { '204': { description: 'Deleted' }, ...forbidden, ...notFound, ...conflict, ...errors },
+      },
+    },
+    '/api/v1/enroll-tokens': {
+      get: {
+        operationId: 'listEnrollTokens',
+        summary: 'Outstanding enrollment tokens, newest first (administrators)',
+        parameters: [cursor],
+        responses: {
+          '200': {
+            description: 'A page of tokens',
+            content: { 'application/json': { schema: page('EnrollToken') } },
+          },
+          ...forbidden,
+          ...errors,
+        },
+      },
+      post: {
+        operationId: 'mintEnrollToken',
+        summary: 'Mint an enrollment token (administrators); the link holds the token and is shown only here',
+        requestBody: jsonBody(ref('Mint')),
+        responses: {
+          '201': { description: 'Minted', content: { 'application/json': { schema: ref('Minted') } } },
+          ...forbidden,
+          ...errors,
+          ...bodyErrors,
+        },
+      },
+    },
+    '/api/v1/enroll-tokens/{id}/revoke': {
+      post: {
+        operationId: 'revokeEnrollToken',
+        summary: 'Revoke an outstanding enrollment token (administrators)',
+        parameters: [id('id')],
+        responses: { '204': { description: 'Revoked' }, ...forbidden, ...notFound, ...errors },
+      },
+    },
+    '/api/v1/runs/{device}/{id}/raw': {
+      get: {
+        operationId: 'downloadRun',
+        summary: 'The bytes of a run exactly as uploaded',
+        parameters: [id('device'), id('id')],
+        responses: {
+          '200': {
+            description: 'The stored bytes',
+            content: {
+              'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } },
+            },
+          },
+          ...notFound,
+          ...errors,
+        },
+      },
+    },
+    '/api/v1/audit': {
+      get: {
+        operationId: 'listAudit',
+        summary: 'The audit trail, newest first (administrators)',
+        parameters: [
+          query('actor', { type: 'string' }, 'an account subject, or `system`'),
+          query('event', { enum: [...AUDITED_EVENTS].sort() }, 'an audited event'),
+          query('device', { type: 'string' }, 'a device id'),
+          query('since', { type: 'string', format: 'date' }, 'on or after this day (UTC)'),
+          query('until', { type: 'string', format: 'date' }, 'on or before this day (UTC)'),
+          cursor,
+        ],
+        responses: {
+          '200': { description: 'A page of records', content: { 'application/json': { schema: page('AuditRecord') } } },
+          ...forbidden,
+          ...errors,
+        },
+      },
+    },
+    '/api/v1/accounts': {
+      get: {
+        operationId: 'listAccounts',
+        summary: 'Known accounts, most recent sign-in first (administrators)',
+        parameters: [cursor],
+        responses: {
+          '200': { description: 'A page of accounts', content: { 'application/json': { schema: page('Account') } } },
+          ...forbidden,
+          ...errors,
+        },
+      },
+    },
   },
   components: {
     securitySchemes: { token: { type: 'http', scheme: 'bearer', description: 'A personal access token (pdk_…)' } },
@@ -171,6 +298,86 @@ export const OPENAPI = {
           size: { type: 'integer', minimum: 0 },
           uploaded_at: { type: 'string', format: 'date-time' },
           flagged: { type: 'boolean' },
+        },
+      },
+      Rename: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name'],
+        properties: { name: { type: 'string', minLength: 1, maxLength: 128 } },
+      },
+      Mint: {
+        type: 'object',
+        additionalProperties: false,
+        description:
+          'Every field is optional: the owner defaults to the caller, uses to 1, expires_in to PADDOCK_ENROLL_TOKEN_TTL',
+        properties: {
+          owner: { type: 'string' },
+          expires_in: { type: 'integer', minimum: EXPIRES_IN_MIN, maximum: EXPIRES_IN_MAX },
+          uses: { type: 'integer', minimum: USES_MIN, maximum: USES_MAX },
+          name: { type: 'string', maxLength: 128, description: 'empty: the device names itself' },
+          note: { type: 'string', maxLength: NOTE_MAX },
+          max_privacy: { enum: PRIVACY_LEVELS },
+        },
+      },
+      Minted: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['token', 'link'],
+        properties: { token: ref('EnrollToken'), link: { type: 'string', format: 'uri' } },
+      },
+      EnrollToken: {
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'id',
+          'owner',
+          'created_by',
+          'created_at',
+          'expires_at',
+          'uses',
+          'uses_left',
+          'name',
+          'note',
+          'max_privacy',
+        ],
+        properties: {
+          id: { type: 'string' },
+          owner: { type: 'string' },
+          created_by: { type: 'string' },
+          created_at: { type: 'string', format: 'date-time' },
+          expires_at: { type: 'string', format: 'date-time' },
+          uses: { type: 'integer', minimum: USES_MIN },
+          uses_left: { type: 'integer', minimum: 0 },
+          name: { type: 'string' },
+          note: { type: 'string' },
+          max_privacy: { enum: PRIVACY_LEVELS },
+        },
+      },
+      AuditRecord: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['time', 'event', 'account', 'client', 'device', 'run', 'detail'],
+        properties: {
+          time: { type: 'string', format: 'date-time' },
+          event: { type: 'string' },
+          account: { type: ['string', 'null'], description: '`system` for automatic actions' },
+          client: { type: ['string', 'null'] },
+          device: { type: ['string', 'null'] },
+          run: { type: ['string', 'null'] },
+          detail: { type: 'string' },
+        },
+      },
+      Account: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['subject', 'display', 'last_sign_in_at', 'devices', 'runs'],
+        properties: {
+          subject: { type: 'string' },
+          display: { type: 'string' },
+          last_sign_in_at: { type: 'string', format: 'date-time' },
+          devices: { type: 'integer', minimum: 0 },
+          runs: { type: 'integer', minimum: 0 },
         },
       },
       Problem: {

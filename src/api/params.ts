@@ -23,3 +23,8 @@ export function strictParameters(c: Context, known: readonly string[]): Response
 export function badParameter(c: Context, failure: FailureName, field: Partial<Record<FailureName, string>>): Response {
   return problem(c, 400, 'bad parameter', FAILURES[failure].message, { field: field[failure] ?? '' });
 }
+
+/** The 400 problem for a body field the console's checks refused, with the console's message. */
+export function badField(c: Context, failure: FailureName, field: Partial<Record<FailureName, string>>): Response {
+  return problem(c, 400, 'bad field', FAILURES[failure].message, { field: field[failure] ?? '' });
+}

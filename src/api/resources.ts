@@ -1,19 +1,22 @@
 /**
- * Single resources of the API (CONTRACT section 11): GET /api/v1/devices/{id} and
- * GET /api/v1/runs/{device}/{id}, scoped as the console is (404 outside the scope, exactly as for
- * one that does not exist), as JSON in the shapes of the lists.
+ * Single devices and runs in the API (CONTRACT section 11), scoped as the console is (404 outside
+ * the scope, exactly as for one that does not exist), as JSON in the shapes of the lists. Every
+ * write goes through the console's own action (ui/fleet_actions.ts), so it is checked, scoped,
+ * logged and audited alike.
  */
 import type { Handler } from 'hono';
 import { deviceStatus } from '../domain/device_status.ts';
 import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
-import type { Device, RunSummary } from '../store/store.ts';
+import type { Device, Page, RunSummary } from '../store/store.ts';
 import type { Ctx, UiEnv } from '../ui/deps.ts';
-import { deleteRun, revokeDevice } from '../ui/fleet_actions.ts';
-import { apiViewer } from './auth.ts';
-import { strictParameters } from './params.ts';
+import { deleteDevice, deleteRun, renameDevice, revokeDevice } from '../ui/fleet_actions.ts';
+import { runDownload } from '../ui/run_raw.ts';
+import { apiOperation } from './auth.ts';
+import { jsonFields } from './json_body.ts';
+import { badField } from './params.ts';
 import { problem } from './problem.ts';
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** A device as the API shows it, in the list and alone. */
 export function deviceJson(d: Device, staleBefore: number) {
@@ -43,62 +46,80 @@ export function runJson(r: RunSummary) {
   };
 }
 
+/** A page of a list as the API shows it: its items, and `next` (the cursor) unless it is the last. */
+export function pageJson<T, J>(page: Page<T>, item: (t: T) => J): { items: J[]; next?: string } {
+  return { items: page.items.map(item), ...(page.next === undefined ? {} : { next: page.next }) };
+}
+
+const noDevice = 'no such device in your scope';
+const noRun = 'no such run in your scope';
+
 export function apiDeviceGet(ctx: Ctx): Handler<UiEnv> {
-  return async function apiDeviceGetHandler(c) {
-    const viewer = await apiViewer(ctx, c);
-    if (viewer instanceof Response) return viewer;
-    const strict = strictParameters(c, []);
-    if (strict) return strict;
+  return apiOperation(ctx, {}, async (c, viewer) => {
     const id = c.req.param('id') ?? '';
     const device = DEVICE_ID.test(id) ? await ctx.store.deviceVisibleTo(viewer, id) : undefined;
-    if (!device) return problem(c, 404, 'not found', 'no such device in your scope');
-    c.header('Cache-Control', 'no-store');
+    if (!device) return problem(c, 404, 'not found', noDevice);
     return c.json(deviceJson(device, ctx.clock.now() - ctx.config.staleAfterMs));
-  };
+  });
+}
+
+/** POST /api/v1/devices/{id}/rename, JSON `{"name": …}`: the owner or an admin; 200 with the device. */
+export function apiDeviceRename(ctx: Ctx): Handler<UiEnv> {
+  return apiOperation(ctx, {}, async (c, viewer) => {
+    const body = await jsonFields(c, { name: 'string' }, ['name']);
+    if (!body.ok) return body.response;
+    const id = c.req.param('id') ?? '';
+    const outcome = await renameDevice(ctx, c, viewer, id, (body.fields.get('name') ?? '').trim());
+    if (outcome === 'bad-name') return badField(c, 'badDeviceName', { badDeviceName: 'name' });
+    const device = outcome === 'renamed' ? await ctx.store.deviceVisibleTo(viewer, id) : undefined;
+    if (!device) return problem(c, 404, 'not found', noDevice);
+    return c.json(deviceJson(device, ctx.clock.now() - ctx.config.staleAfterMs));
+  });
+}
+
+/** POST /api/v1/devices/{id}/revoke: admin tokens only, as in the console; 204. */
+export function apiDeviceRevoke(ctx: Ctx): Handler<UiEnv> {
+  return apiOperation(ctx, { admin: 'revoking a device' }, async (c, viewer) => {
+    const outcome = await revokeDevice(ctx, c, viewer, c.req.param('id') ?? '');
+    if (outcome === 'unknown') return problem(c, 404, 'not found', noDevice);
+    return c.body(null, 204);
+  });
+}
+
+/** POST /api/v1/devices/{id}/delete: admin tokens only; the device must be revoked first (409); 204. */
+export function apiDeviceDelete(ctx: Ctx): Handler<UiEnv> {
+  return apiOperation(ctx, { admin: 'deleting a device' }, async (c, viewer) => {
+    const outcome = await deleteDevice(ctx, c, viewer, c.req.param('id') ?? '');
+    if (outcome === 'unknown') return problem(c, 404, 'not found', noDevice);
+    if (outcome === 'not-revoked') return problem(c, 409, 'conflict', 'revoke the device before deleting it');
+    return c.body(null, 204);
+  });
 }
 
 export function apiRunGet(ctx: Ctx): Handler<UiEnv> {
-  return async function apiRunGetHandler(c) {
-    const viewer = await apiViewer(ctx, c);
-    if (viewer instanceof Response) return viewer;
-    const strict = strictParameters(c, []);
-    if (strict) return strict;
+  return apiOperation(ctx, {}, async (c, viewer) => {
     const device = c.req.param('device') ?? '';
     const id = c.req.param('id') ?? '';
     const run =
       DEVICE_ID.test(device) && RUN_ID.test(id) ? await ctx.store.runVisibleTo(viewer, device, id) : undefined;
-    if (!run) return problem(c, 404, 'not found', 'no such run in your scope');
-    c.header('Cache-Control', 'no-store');
+    if (!run) return problem(c, 404, 'not found', noRun);
     return c.json(runJson(run));
-  };
+  });
 }
 
-/** POST /api/v1/devices/{id}/revoke: admin tokens only, as in the console; 204, logged and audited. */
-export function apiDeviceRevoke(ctx: Ctx): Handler<UiEnv> {
-  return async function apiDeviceRevokeHandler(c) {
-    const viewer = await apiViewer(ctx, c);
-    if (viewer instanceof Response) return viewer;
-    const strict = strictParameters(c, []);
-    if (strict) return strict;
-    if (!viewer.admin) {
-      ctx.logger.log('warn', 'access.admin_refused', { account: viewer.subject, path: c.req.path });
-      return problem(c, 403, 'forbidden', 'revoking a device needs a token of an administrator account');
-    }
-    const outcome = await revokeDevice(ctx, c, viewer, c.req.param('id') ?? '');
-    if (outcome === 'unknown') return problem(c, 404, 'not found', 'no such device in your scope');
-    return c.body(null, 204);
-  };
-}
-
-/** DELETE /api/v1/runs/{device}/{id}: within the token's scope, as in the console; 204, logged and audited. */
+/** DELETE /api/v1/runs/{device}/{id}: within the token's scope, as in the console; 204. */
 export function apiRunDelete(ctx: Ctx): Handler<UiEnv> {
-  return async function apiRunDeleteHandler(c) {
-    const viewer = await apiViewer(ctx, c);
-    if (viewer instanceof Response) return viewer;
-    const strict = strictParameters(c, []);
-    if (strict) return strict;
+  return apiOperation(ctx, {}, async (c, viewer) => {
     const deleted = await deleteRun(ctx, c, viewer, c.req.param('device') ?? '', c.req.param('id') ?? '');
-    if (!deleted) return problem(c, 404, 'not found', 'no such run in your scope');
+    if (!deleted) return problem(c, 404, 'not found', noRun);
     return c.body(null, 204);
-  };
+  });
+}
+
+/** GET /api/v1/runs/{device}/{id}/raw: the stored bytes, as the console's download (CONTRACT section 10). */
+export function apiRunRaw(ctx: Ctx): Handler<UiEnv> {
+  return apiOperation(ctx, {}, async (c, viewer) => {
+    const download = await runDownload(ctx, c, viewer, c.req.param('device') ?? '', c.req.param('id') ?? '');
+    return download ?? problem(c, 404, 'not found', noRun);
+  });
 }

@@ -9,9 +9,9 @@ import type { RunSummary } from '../store/store.ts';
 import type { Ctx, UiEnv } from '../ui/deps.ts';
 import { runFilter, runQuery } from '../ui/list_query.ts';
 import { PAGE_SIZE } from '../ui/page_helpers.ts';
-import { apiViewer } from './auth.ts';
-import { badParameter, strictParameters } from './params.ts';
-import { runJson } from './resources.ts';
+import { apiOperation } from './auth.ts';
+import { badParameter } from './params.ts';
+import { pageJson, runJson } from './resources.ts';
 
 const PARAMETERS = ['device', 'privacy', 'since', 'until', 'flagged', 'before'] as const;
 
@@ -25,17 +25,12 @@ const FIELD: Partial<Record<FailureName, string>> = {
 };
 
 export function apiRunsList(ctx: Ctx): Handler<UiEnv> {
-  return async function apiRunsListHandler(c) {
-    const viewer = await apiViewer(ctx, c);
-    if (viewer instanceof Response) return viewer;
-    const strict = strictParameters(c, PARAMETERS);
-    if (strict) return strict;
+  return apiOperation(ctx, { parameters: PARAMETERS }, async (c, viewer) => {
     const query = runQuery(c);
     if (!query.ok) return badParameter(c, query.failure, FIELD);
     const q = query.value;
     const page = await ctx.store.runsVisibleTo(viewer, { before: q.before, limit: PAGE_SIZE }, runFilter(q));
     const item = (r: RunSummary) => runJson(r);
-    c.header('Cache-Control', 'no-store');
-    return c.json({ items: page.items.map(item), ...(page.next === undefined ? {} : { next: page.next }) });
-  };
+    return c.json(pageJson(page, item));
+  });
 }

@@ -17,10 +17,14 @@ export const AUDIT_STREAM_BATCH = 500;
 
 export const AUDIT_JSONL_TYPE = 'application/x-ndjson';
 
-/** One line: the time as the log records write it, then the columns. */
-export function auditLine(r: AuditRecord): string {
+/** A record as JSON (here and in the API): the time as the log records write it, then the columns. */
+export function auditJson(r: AuditRecord) {
   const { at, ...rest } = r;
-  return `${JSON.stringify({ time: new Date(at).toISOString(), ...rest })}\n`;
+  return { time: new Date(at).toISOString(), ...rest };
+}
+
+export function auditLine(r: AuditRecord): string {
+  return `${JSON.stringify(auditJson(r))}\n`;
 }
 
 export function auditJsonl(ctx: Ctx): Handler<UiEnv> {

@@ -7,7 +7,18 @@
 import { apiDevicesList } from '../api/devices_list.ts';
 import { apiRunsList } from '../api/runs_list.ts';
 import { apiDocument } from '../api/openapi.ts';
-import { apiDeviceGet, apiDeviceRevoke, apiRunDelete, apiRunGet } from '../api/resources.ts';
+import { apiAccounts } from '../api/accounts.ts';
+import { apiAudit } from '../api/audit.ts';
+import { apiEnrollTokenMint, apiEnrollTokenRevoke, apiEnrollTokensList } from '../api/enroll_tokens.ts';
+import {
+  apiDeviceDelete,
+  apiDeviceGet,
+  apiDeviceRename,
+  apiDeviceRevoke,
+  apiRunDelete,
+  apiRunGet,
+  apiRunRaw,
+} from '../api/resources.ts';
 import type { Handler } from 'hono';
 import type { Method } from '../http/router.ts';
 import { accessTokenCreate } from './access_token_create.ts';
@@ -61,10 +72,18 @@ export const consoleRoutes: readonly ConsoleRoute[] = [
   { method: 'GET', path: '/metrics', access: 'token', handler: metricsScrape },
   { method: 'GET', path: '/api/v1/devices', access: 'token', handler: apiDevicesList },
   { method: 'GET', path: '/api/v1/devices/:id', access: 'token', handler: apiDeviceGet },
+  { method: 'POST', path: '/api/v1/devices/:id/rename', access: 'token', handler: apiDeviceRename },
   { method: 'POST', path: '/api/v1/devices/:id/revoke', access: 'token', handler: apiDeviceRevoke },
+  { method: 'POST', path: '/api/v1/devices/:id/delete', access: 'token', handler: apiDeviceDelete },
+  { method: 'GET', path: '/api/v1/enroll-tokens', access: 'token', handler: apiEnrollTokensList },
+  { method: 'POST', path: '/api/v1/enroll-tokens', access: 'token', handler: apiEnrollTokenMint },
+  { method: 'POST', path: '/api/v1/enroll-tokens/:id/revoke', access: 'token', handler: apiEnrollTokenRevoke },
   { method: 'GET', path: '/api/v1/runs', access: 'token', handler: apiRunsList },
   { method: 'GET', path: '/api/v1/runs/:device/:id', access: 'token', handler: apiRunGet },
   { method: 'DELETE', path: '/api/v1/runs/:device/:id', access: 'token', handler: apiRunDelete },
+  { method: 'GET', path: '/api/v1/runs/:device/:id/raw', access: 'token', handler: apiRunRaw },
+  { method: 'GET', path: '/api/v1/audit', access: 'token', handler: apiAudit },
+  { method: 'GET', path: '/api/v1/accounts', access: 'token', handler: apiAccounts },
   { method: 'GET', path: '/api/v1/openapi.json', access: 'token', handler: apiDocument },
   { method: 'GET', path: '/login', access: 'none', handler: loginShow },
   { method: 'POST', path: '/login', access: 'none', handler: loginCheck },

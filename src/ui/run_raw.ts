@@ -5,31 +5,40 @@
  * (404 outside it); logged, and so audited.
  */
 import { fail } from '../http/failures.ts';
-import type { Handler } from 'hono';
+import type { Context, Handler } from 'hono';
 import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
 import { clientAddress } from '../http/client_address.ts';
 import { SANDBOXED_POLICY } from '../http/security_headers.ts';
-import type { StoredRun } from '../store/store.ts';
+import type { StoredRun, Viewer } from '../store/store.ts';
 import type { Ctx, UiEnv } from './deps.ts';
 import { viewer } from './page_helpers.ts';
 
 export function runRaw(ctx: Ctx): Handler<UiEnv> {
   return async function runRawHandler(c) {
-    const device = c.req.param('device') ?? '';
-    const id = c.req.param('id') ?? '';
-    const v = viewer(c);
-    const run = DEVICE_ID.test(device) && RUN_ID.test(id) ? await ctx.store.runVisibleTo(v, device, id) : undefined;
-    if (!run) return fail(c, 'runNotFound');
-    ctx.logger.log('info', 'run.downloaded', { account: v.subject, client: clientAddress(c), device, run: id });
-    return c.body(pulled(run), 200, {
-      'Content-Type': 'application/octet-stream',
-      'Content-Length': String(run.size),
-      // Run ids are [A-Za-z0-9._-]: nothing in the name needs quoting or encoding.
-      'Content-Disposition': `attachment; filename="${device}_${id}.run"`,
-      'Content-Security-Policy': SANDBOXED_POLICY,
-      'Cache-Control': 'no-store',
-    });
+    const download = await runDownload(ctx, c, viewer(c), c.req.param('device') ?? '', c.req.param('id') ?? '');
+    return download ?? fail(c, 'runNotFound');
   };
+}
+
+/** The download of a run the viewer may see (logged, so audited), or undefined outside the scope. */
+export async function runDownload(
+  ctx: Ctx,
+  c: Context,
+  v: Viewer,
+  device: string,
+  id: string,
+): Promise<Response | undefined> {
+  const run = DEVICE_ID.test(device) && RUN_ID.test(id) ? await ctx.store.runVisibleTo(v, device, id) : undefined;
+  if (!run) return undefined;
+  ctx.logger.log('info', 'run.downloaded', { account: v.subject, client: clientAddress(c), device, run: id });
+  return c.body(pulled(run), 200, {
+    'Content-Type': 'application/octet-stream',
+    'Content-Length': String(run.size),
+    // Run ids are [A-Za-z0-9._-]: nothing in the name needs quoting or encoding.
+    'Content-Disposition': `attachment; filename="${device}_${id}.run"`,
+    'Content-Security-Policy': SANDBOXED_POLICY,
+    'Cache-Control': 'no-store',
+  });
 }
 
 /** The run's chunks as a stream that reads the next one only when the client has taken the last. */

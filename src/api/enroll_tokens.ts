@@ -1,0 +1,81 @@
+/**
+ * Enrollment tokens in the API (CONTRACT sections 9 and 11), admin tokens only: the outstanding
+ * tokens (`GET`, cursor `before` = the last public id shown), minting (`POST`, the fields of
+ * section 9 as JSON; 201 with the link, the only place the token ever appears) and revoking. Each
+ * goes through the console's own action, so it is checked, logged and audited alike.
+ */
+import type { Handler } from 'hono';
+import { TOKEN_PUBLIC_ID } from '../domain/enroll_tokens.ts';
+import type { FailureName } from '../http/failures.ts';
+import type { EnrollToken } from '../store/store.ts';
+import type { Ctx, UiEnv } from '../ui/deps.ts';
+import { mintEnrollToken, revokeEnrollToken } from '../ui/fleet_actions.ts';
+import { PAGE_SIZE } from '../ui/page_helpers.ts';
+import { apiOperation } from './auth.ts';
+import { type FieldType, jsonFields } from './json_body.ts';
+import { badField, badParameter } from './params.ts';
+import { problem } from './problem.ts';
+import { iso, pageJson } from './resources.ts';
+
+/** The mint fields and their JSON types; the console's checks then apply each field's rule. */
+export const MINT_FIELDS: Record<string, FieldType> = {
+  owner: 'string',
+  expires_in: 'integer',
+  uses: 'integer',
+  name: 'string',
+  note: 'string',
+  max_privacy: 'string',
+};
+
+const FIELD: Partial<Record<FailureName, string>> = {
+  badOwner: 'owner',
+  badExpiresIn: 'expires_in',
+  badUses: 'uses',
+  badDeviceName: 'name',
+  badNote: 'note',
+  badMaxPrivacy: 'max_privacy',
+};
+
+/** An enrollment token as the API shows it: never the token or its hash. */
+export function enrollTokenJson(t: EnrollToken) {
+  return {
+    id: t.publicId,
+    owner: t.owner,
+    created_by: t.createdBy,
+    created_at: iso(t.createdAt),
+    expires_at: iso(t.expiresAt),
+    uses: t.uses,
+    uses_left: t.usesLeft,
+    name: t.name,
+    note: t.note,
+    max_privacy: t.maxPrivacy,
+  };
+}
+
+export function apiEnrollTokensList(ctx: Ctx): Handler<UiEnv> {
+  return apiOperation(ctx, { parameters: ['before'], admin: 'listing enrollment tokens' }, async (c) => {
+    const before = c.req.query('before');
+    if (before !== undefined && !TOKEN_PUBLIC_ID.test(before))
+      return badParameter(c, 'badCursor', { badCursor: 'before' });
+    const page = await ctx.store.outstandingEnrollTokens({ before, limit: PAGE_SIZE }, ctx.clock.now());
+    return c.json(pageJson(page, enrollTokenJson));
+  });
+}
+
+export function apiEnrollTokenMint(ctx: Ctx): Handler<UiEnv> {
+  return apiOperation(ctx, { admin: 'minting an enrollment token' }, async (c, viewer) => {
+    const body = await jsonFields(c, MINT_FIELDS);
+    if (!body.ok) return body.response;
+    const minted = await mintEnrollToken(ctx, c, viewer.subject, body.fields);
+    if (!minted.ok) return badField(c, minted.failure, FIELD);
+    return c.json({ token: enrollTokenJson(minted.token), link: minted.link }, 201);
+  });
+}
+
+export function apiEnrollTokenRevoke(ctx: Ctx): Handler<UiEnv> {
+  return apiOperation(ctx, { admin: 'revoking an enrollment token' }, async (c, viewer) => {
+    if (!(await revokeEnrollToken(ctx, c, viewer.subject, c.req.param('id') ?? '')))
+      return problem(c, 404, 'not found', 'no such outstanding enrollment token');
+    return c.body(null, 204);
+  });
+}

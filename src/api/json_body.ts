@@ -1,0 +1,65 @@
+/**
+ * Request bodies of the JSON API, read strictly (CONTRACT section 11): `application/json`, at most
+ * 8 KiB, at the console form's minimum rate, one object whose fields are all known and of their
+ * type. Every failure is a problem naming the field at fault, so a script can tell which of its
+ * inputs to fix; nothing is acted on until the whole body has passed.
+ *
+ * The fields come back as text, as a form's would, so the API and the console hand the same values
+ * to the same checks (the console's parsers then apply each field's own rule and range).
+ */
+import type { Context } from 'hono';
+import { BodyTooLarge, readStream, TooSlow } from '../http/body.ts';
+import { FORM_RATE } from '../http/form.ts';
+import { problem } from './problem.ts';
+
+export const JSON_LIMIT = 8192;
+
+export type FieldType = 'string' | 'integer';
+
+export type JsonFields = { ok: true; fields: Map<string, string> } | { ok: false; response: Response };
+
+const MEDIA_TYPE = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
+
+/** The body's fields, each checked against `schema`; `required` ones must be present. */
+export async function jsonFields(
+  c: Context,
+  schema: Record<string, FieldType>,
+  required: readonly string[] = [],
+): Promise<JsonFields> {
+  const refuse = (status: 400 | 408 | 413 | 415, title: string, detail: string, field?: string) => ({
+    ok: false as const,
+    response: problem(c, status, title, detail, field === undefined ? {} : { field }),
+  });
+  if (!MEDIA_TYPE.test(c.req.header('content-type') ?? ''))
+    return refuse(415, 'unsupported media type', 'the body must be application/json');
+  let text: string;
+  try {
+    const bytes = await readStream(c.req.raw, JSON_LIMIT, { take: () => true, minRate: FORM_RATE });
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch (err) {
+    if (err instanceof BodyTooLarge)
+      return refuse(413, 'body too large', `the body must be at most ${JSON_LIMIT} bytes`);
+    if (err instanceof TooSlow) return refuse(408, 'request timeout', 'the body arrived too slowly');
+    return refuse(400, 'malformed body', 'the body is not UTF-8 text');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return refuse(400, 'malformed body', 'the body is not JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return refuse(400, 'malformed body', 'the body must be a JSON object');
+  const fields = new Map<string, string>();
+  for (const [name, value] of Object.entries(body)) {
+    const type = Object.hasOwn(schema, name) ? schema[name] : undefined;
+    if (type === undefined) return refuse(400, 'unknown field', `${name} is not a field of this operation`, name);
+    if (type === 'string' && typeof value !== 'string')
+      return refuse(400, 'bad field', `${name} must be a string`, name);
+    if (type === 'integer' && !Number.isSafeInteger(value))
+      return refuse(400, 'bad field', `${name} must be a whole number`, name);
+    fields.set(name, String(value));
+  }
+  for (const name of required) if (!fields.has(name)) return refuse(400, 'missing field', `${name} is required`, name);
+  return { ok: true, fields };
+}
