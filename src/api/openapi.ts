@@ -73,6 +73,19 @@ export const OPENAPI = {
   info: { title: 'Paddock API', version },
   security: [{ token: [] }],
   paths: {
+    '/api/v1/openapi.json': {
+      get: {
+        operationId: 'getDocument',
+        summary: 'This document (also to a signed-in console session)',
+        responses: {
+          '200': {
+            description: 'The OpenAPI document',
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+          '401': errors['401'],
+        },
+      },
+    },
     '/api/v1/devices': {
       get: {
         operationId: 'listDevices',

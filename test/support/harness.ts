@@ -71,10 +71,12 @@ export interface HarnessOptions {
   withPassword?: boolean;
   /** PADDOCK_DEVICE_QUOTA for the control API, in bytes. */
   deviceQuotaBytes?: number;
+  /** The store to run on (closed with the harness); an in-memory SQLite store by default. */
+  store?: Store;
 }
 
 export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
-  const store = openSqliteStore(':memory:');
+  const store = opts.store ?? openSqliteStore(':memory:');
   const clock = opts.clock ?? fakeClock();
   const memory = memoryLogger();
   // As `paddock serve` does: the audited records are also stored (audit/audit_logger.ts).

@@ -1,0 +1,486 @@
+// The JSON API as a table of scenarios (CONTRACT section 11), each on a fresh world and run on
+// both stores: one row is one request by one token, and what must come back (status, problem
+// field, body), what must have changed in the store, and what must be in the audit trail. Every
+// response is also checked against the served OpenAPI document.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { secretHash } from '../../src/crypto/random.ts';
+import { newAccessToken } from '../../src/domain/access_tokens.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
+import { OPENAPI } from '../../src/api/openapi.ts';
+import type { Store } from '../../src/store/store.ts';
+import { enrollDevice, harness, type Harness, upload } from '../support/harness.ts';
+import { responseChecker } from '../support/openapi.ts';
+import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import { ACCOUNTS } from '../support/scenario.ts';
+
+type Token = 'admin' | 'user' | 'other' | 'revoked' | 'expired';
+
+/** What every scenario starts from: three devices, three runs, tokens and one enrollment token. */
+interface World {
+  h: Harness;
+  tokens: Record<Token, string>;
+  /** The user's device (runs r1, flagged, and r2), the other account's (run t1), the user's revoked one (run g1). */
+  ids: { mine: string; theirs: string; gone: string; enroll: string };
+}
+
+interface Row {
+  name: string;
+  as?: Token;
+  method?: 'GET' | 'POST' | 'DELETE';
+  /** `{mine}`, `{theirs}`, `{gone}` and `{enroll}` stand for the world's ids. */
+  path: string;
+  json?: unknown;
+  body?: string;
+  headers?: Record<string, string>;
+  status: number;
+  /** The problem's `field`, for a 400. */
+  field?: string;
+  /** Audit records (event, account) that must be stored after the request. */
+  audited?: Array<[string, string]>;
+  check?: (w: World, body: unknown, res: Response) => Promise<void> | void;
+}
+
+type Listed = { items: Array<Record<string, unknown>>; next?: string };
+const ids = (body: unknown, key = 'id') => (body as Listed).items.map((i) => i[key]).sort();
+const RUN_BYTES = 'a full run\nline two\n';
+
+const rows: Row[] = [
+  // Authentication: only a live personal access token; a session cookie is not enough.
+  { name: 'no token', path: '/api/v1/devices', as: undefined, status: 401 },
+  { name: 'a revoked token', path: '/api/v1/devices', as: 'revoked', status: 401 },
+  { name: 'an expired token', path: '/api/v1/devices', as: 'expired', status: 401 },
+  {
+    name: 'a malformed bearer',
+    path: '/api/v1/devices',
+    headers: { authorization: 'Bearer pdk_short' },
+    status: 401,
+  },
+  {
+    name: 'a session cookie without a token',
+    path: '/api/v1/devices',
+    headers: { cookie: 'service_admin=x' },
+    status: 401,
+  },
+  // Devices.
+  {
+    name: 'a user lists its own devices only',
+    path: '/api/v1/devices',
+    as: 'user',
+    status: 200,
+    check: (w, body) => assert.deepEqual(ids(body), [w.ids.gone, w.ids.mine].sort()),
+  },
+  {
+    name: 'an admin lists every device',
+    path: '/api/v1/devices',
+    as: 'admin',
+    status: 200,
+    check: (w, body) => assert.deepEqual(ids(body), [w.ids.gone, w.ids.mine, w.ids.theirs].sort()),
+  },
+  {
+    name: 'the status filter',
+    path: '/api/v1/devices?status=revoked',
+    as: 'user',
+    status: 200,
+    check: (w, body) => assert.deepEqual(ids(body), [w.ids.gone]),
+  },
+  { name: 'a search too short', path: '/api/v1/devices?q=ab', as: 'user', status: 400, field: 'q' },
+  { name: 'a repeated filter', path: '/api/v1/devices?sort=name&sort=name', as: 'user', status: 400, field: 'sort' },
+  { name: 'an unknown parameter', path: '/api/v1/devices?limit=5', as: 'user', status: 400, field: 'limit' },
+  { name: "another account's device", path: '/api/v1/devices/{theirs}', as: 'user', status: 404 },
+  {
+    name: 'its own device',
+    path: '/api/v1/devices/{mine}',
+    as: 'user',
+    status: 200,
+    check: (w, body) =>
+      assert.deepEqual([(body as { id: string }).id, (body as { name: string }).name], [w.ids.mine, 'mine']),
+  },
+  // Rename: JSON in, checked strictly.
+  {
+    name: 'the owner renames',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/rename',
+    as: 'user',
+    json: { name: 'kitchen' },
+    status: 200,
+    audited: [['device.renamed', ACCOUNTS.user.subject]],
+    check: async (w, body) => {
+      assert.equal((body as { name: string }).name, 'kitchen');
+      assert.equal((await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.mine))?.name, 'kitchen');
+    },
+  },
+  {
+    name: "a rename of another account's device",
+    method: 'POST',
+    path: '/api/v1/devices/{theirs}/rename',
+    as: 'user',
+    json: { name: 'mine now' },
+    status: 404,
+    check: async (w) => assert.equal((await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.theirs))?.name, 'theirs'),
+  },
+  ...[
+    ['a name of the wrong type', { name: 5 }, 'name'],
+    ['an unknown field', { name: 'x', colour: 'red' }, 'colour'],
+    ['a missing field', {}, 'name'],
+    ['an empty name', { name: ' ' }, 'name'],
+  ].map(([what, json, field]): Row => ({
+    name: `rename: ${String(what)}`,
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/rename',
+    as: 'user',
+    json,
+    status: 400,
+    field: field as string,
+    check: async (w) => assert.equal((await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.mine))?.name, 'mine'),
+  })),
+  {
+    name: 'rename: a body that is not JSON',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/rename',
+    as: 'user',
+    body: '{"name": "kitchen"',
+    headers: { 'content-type': 'application/json' },
+    status: 400,
+  },
+  {
+    name: 'rename: a JSON array',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/rename',
+    as: 'user',
+    json: [{ name: 'kitchen' }],
+    status: 400,
+  },
+  {
+    name: 'rename: a form instead of JSON',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/rename',
+    as: 'user',
+    body: 'name=kitchen',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    status: 415,
+  },
+  {
+    name: 'rename: a body over 8 KiB',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/rename',
+    as: 'user',
+    json: { name: 'k'.repeat(9000) },
+    status: 413,
+  },
+  // Revoke and delete: administrators only; delete after revoke.
+  {
+    name: 'a user may not revoke',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/revoke',
+    as: 'user',
+    status: 403,
+    check: async (w) => assert.equal((await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.mine))?.revokedAt, null),
+  },
+  {
+    name: 'an admin revokes',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/revoke',
+    as: 'admin',
+    status: 204,
+    audited: [['device.revoked', ACCOUNTS.admin.subject]],
+    check: async (w) => assert.ok((await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.mine))?.revokedAt),
+  },
+  { name: 'a delete before revoke', method: 'POST', path: '/api/v1/devices/{mine}/delete', as: 'admin', status: 409 },
+  {
+    name: 'an admin deletes a revoked device and its runs',
+    method: 'POST',
+    path: '/api/v1/devices/{gone}/delete',
+    as: 'admin',
+    status: 204,
+    audited: [['device.deleted', ACCOUNTS.admin.subject]],
+    check: async (w) => {
+      assert.equal(await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.gone), undefined);
+      assert.equal(await w.h.store.runVisibleTo(ACCOUNTS.admin, w.ids.gone, 'g1'), undefined);
+    },
+  },
+  { name: 'a user may not delete', method: 'POST', path: '/api/v1/devices/{gone}/delete', as: 'user', status: 403 },
+  // Enrollment tokens.
+  { name: 'a user may not list enrollment tokens', path: '/api/v1/enroll-tokens', as: 'user', status: 403 },
+  {
+    name: 'an admin lists the outstanding tokens',
+    path: '/api/v1/enroll-tokens',
+    as: 'admin',
+    status: 200,
+    check: (w, body) => assert.deepEqual(ids(body), [w.ids.enroll]),
+  },
+  {
+    name: 'an admin mints; the link enrolls up to its uses',
+    method: 'POST',
+    path: '/api/v1/enroll-tokens',
+    as: 'admin',
+    json: { uses: 2, max_privacy: 'redacted', note: 'lab bench', owner: ACCOUNTS.other.subject },
+    status: 201,
+    audited: [['enroll_token.minted', ACCOUNTS.admin.subject]],
+    check: async (w, body) => {
+      const minted = body as { token: { id: string; uses: number; owner: string }; link: string };
+      assert.deepEqual([minted.token.uses, minted.token.owner], [2, ACCOUNTS.other.subject]);
+      const token = new URL(minted.link.replace('#', '?')).searchParams.get('token') ?? '';
+      assert.ok(token.length >= 43, minted.link);
+      assert.ok(!JSON.stringify(w.h.logs).includes(token), 'the token is in no log record');
+      const enroll = (name: string) =>
+        w.h.control('/v1/enroll', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ token, name }),
+        });
+      assert.deepEqual(
+        [(await enroll('a')).status, (await enroll('b')).status, (await enroll('c')).status],
+        [201, 201, 401],
+      );
+    },
+  },
+  ...[
+    ['uses as text', { uses: '3' }, 'uses'],
+    ['no uses', { uses: 0 }, 'uses'],
+    ['a fraction of a second', { expires_in: 1.5 }, 'expires_in'],
+    ['too short a life', { expires_in: 60 }, 'expires_in'],
+    ['a bad owner', { owner: 'no such form' }, 'owner'],
+    ['an unknown level', { max_privacy: 'secret' }, 'max_privacy'],
+    ['an unknown field', { token: 'mine' }, 'token'],
+  ].map(([what, json, field]): Row => ({
+    name: `mint: ${String(what)}`,
+    method: 'POST',
+    path: '/api/v1/enroll-tokens',
+    as: 'admin',
+    json,
+    status: 400,
+    field: field as string,
+    check: async (w) =>
+      assert.equal((await w.h.store.outstandingEnrollTokens({ limit: 5 }, w.h.clock.now())).items.length, 1),
+  })),
+  { name: 'a user may not mint', method: 'POST', path: '/api/v1/enroll-tokens', as: 'user', json: {}, status: 403 },
+  {
+    name: 'an admin revokes an enrollment token',
+    method: 'POST',
+    path: '/api/v1/enroll-tokens/{enroll}/revoke',
+    as: 'admin',
+    status: 204,
+    audited: [['enroll_token.revoked', ACCOUNTS.admin.subject]],
+    check: async (w) =>
+      assert.equal((await w.h.store.outstandingEnrollTokens({ limit: 5 }, w.h.clock.now())).items.length, 0),
+  },
+  {
+    name: 'an unknown enrollment token',
+    method: 'POST',
+    path: '/api/v1/enroll-tokens/t_unknown/revoke',
+    as: 'admin',
+    status: 404,
+  },
+  // Runs.
+  {
+    name: 'a user lists its own runs only',
+    path: '/api/v1/runs',
+    as: 'user',
+    status: 200,
+    check: (_w, body) => assert.deepEqual(ids(body), ['g1', 'r1', 'r2']),
+  },
+  {
+    name: 'the flagged filter',
+    path: '/api/v1/runs?flagged=yes',
+    as: 'user',
+    status: 200,
+    check: (_w, body) => assert.deepEqual(ids(body), ['r1']),
+  },
+  { name: 'a bad level', path: '/api/v1/runs?privacy=nope', as: 'user', status: 400, field: 'privacy' },
+  { name: "another account's run", path: '/api/v1/runs/{theirs}/t1', as: 'user', status: 404 },
+  {
+    name: 'its own run',
+    path: '/api/v1/runs/{mine}/r1',
+    as: 'user',
+    status: 200,
+    check: (_w, body) => assert.deepEqual(body, { ...(body as object), id: 'r1', privacy: 'redacted', flagged: true }),
+  },
+  {
+    name: 'the bytes of its run, as a download',
+    path: '/api/v1/runs/{mine}/r2/raw',
+    as: 'user',
+    status: 200,
+    audited: [['run.downloaded', ACCOUNTS.user.subject]],
+    check: (_w, body, res) => {
+      assert.equal(body, RUN_BYTES);
+      assert.equal(res.headers.get('content-security-policy'), "default-src 'none'; sandbox");
+      assert.match(res.headers.get('content-disposition') ?? '', /^attachment; /);
+    },
+  },
+  { name: "the bytes of another account's run", path: '/api/v1/runs/{theirs}/t1/raw', as: 'user', status: 404 },
+  {
+    name: 'a user deletes its run',
+    method: 'DELETE',
+    path: '/api/v1/runs/{mine}/r2',
+    as: 'user',
+    status: 204,
+    audited: [['run.deleted', ACCOUNTS.user.subject]],
+    check: async (w) => assert.equal(await w.h.store.runVisibleTo(ACCOUNTS.admin, w.ids.mine, 'r2'), undefined),
+  },
+  {
+    name: "a delete of another account's run",
+    method: 'DELETE',
+    path: '/api/v1/runs/{theirs}/t1',
+    as: 'user',
+    status: 404,
+    check: async (w) => assert.ok(await w.h.store.runVisibleTo(ACCOUNTS.admin, w.ids.theirs, 't1')),
+  },
+  {
+    name: "an admin deletes any account's run",
+    method: 'DELETE',
+    path: '/api/v1/runs/{theirs}/t1',
+    as: 'admin',
+    status: 204,
+    audited: [['run.deleted', ACCOUNTS.admin.subject]],
+  },
+  // Audit trail and accounts: administrators only.
+  { name: 'a user may not read the audit trail', path: '/api/v1/audit', as: 'user', status: 403 },
+  {
+    name: 'an admin reads the audit trail, filtered',
+    path: '/api/v1/audit?event=device.enrolled',
+    as: 'admin',
+    status: 200,
+    check: (w, body) => assert.deepEqual(ids(body, 'device'), [w.ids.gone, w.ids.mine, w.ids.theirs].sort()),
+  },
+  { name: 'an unknown event', path: '/api/v1/audit?event=nope', as: 'admin', status: 400, field: 'event' },
+  {
+    name: 'a day that does not exist',
+    path: '/api/v1/audit?since=2026-13-01',
+    as: 'admin',
+    status: 400,
+    field: 'since',
+  },
+  {
+    name: 'an admin lists the accounts',
+    path: '/api/v1/accounts',
+    as: 'admin',
+    status: 200,
+    check: (_w, body) =>
+      assert.deepEqual(
+        (body as Listed).items.map((a) => [a.subject, a.devices]),
+        [
+          [ACCOUNTS.other.subject, 1],
+          [ACCOUNTS.user.subject, 2],
+        ],
+      ),
+  },
+  { name: 'a user may not list the accounts', path: '/api/v1/accounts', as: 'user', status: 403 },
+  { name: 'a bad accounts cursor', path: '/api/v1/accounts?before=x', as: 'admin', status: 400, field: 'before' },
+  // A use from a new client address is audited.
+  {
+    name: 'a token used from a new address',
+    path: '/api/v1/openapi.json',
+    as: 'user',
+    status: 200,
+    audited: [['access_token.used', ACCOUNTS.user.subject]],
+  },
+];
+
+async function world(store?: Store): Promise<World> {
+  const h = await harness({ store });
+  const now = h.clock.now();
+  const tokens = {} as Record<Token, string>;
+  const make = async (name: Token, who: keyof typeof ACCOUNTS, expiresAt = now + 3_600_000) => {
+    tokens[name] = newAccessToken();
+    const a = ACCOUNTS[who];
+    return h.store.createAccessToken({
+      hash: secretHash(tokens[name]),
+      subject: a.subject,
+      admin: a.admin,
+      name,
+      createdAt: now,
+      expiresAt,
+    });
+  };
+  await make('admin', 'admin');
+  await make('user', 'user');
+  await make('other', 'other');
+  await make('expired', 'user', now + 1);
+  const revoked = await make('revoked', 'user');
+  await h.store.revokeAccessToken(ACCOUNTS.user.subject, revoked.publicId, now);
+  await h.store.recordSignIn({ ...ACCOUNTS.user, lastSignInAt: now - 2000 });
+  await h.store.recordSignIn({ ...ACCOUNTS.other, lastSignInAt: now - 1000 });
+  const mine = await enrollDevice(h, ACCOUNTS.user.subject, 'mine');
+  const theirs = await enrollDevice(h, ACCOUNTS.other.subject, 'theirs');
+  const gone = await enrollDevice(h, ACCOUNTS.user.subject, 'gone');
+  await upload(h, mine.credential, 'r1', 'mail bob@example.com', 'redacted');
+  await upload(h, mine.credential, 'r2', RUN_BYTES);
+  await upload(h, theirs.credential, 't1', 'their run');
+  await upload(h, gone.credential, 'g1', 'an old run');
+  await h.store.revokeDevice(ACCOUNTS.admin, gone.device, now);
+  const enroll = await h.store.createEnrollToken({
+    hash: secretHash('an outstanding token'),
+    owner: ACCOUNTS.user.subject,
+    createdBy: ACCOUNTS.admin.subject,
+    createdAt: now,
+    expiresAt: now + 3_600_000,
+  });
+  await h.levelCheck.idle();
+  h.clock.advance(10);
+  return { h, tokens, ids: { mine: mine.device, theirs: theirs.device, gone: gone.device, enroll: enroll.publicId } };
+}
+
+/** The document's path template a concrete path is an instance of. */
+const templates = Object.keys(OPENAPI.paths).map((t) => ({
+  t,
+  re: new RegExp(`^${t.replace(/\{[a-z]+\}/g, '[^/]+')}$`),
+}));
+const templateOf = (path: string) => templates.find(({ re }) => re.test(path.split('?')[0] ?? ''))?.t ?? path;
+
+const checkResponse = responseChecker();
+
+async function play(row: Row, store?: Store): Promise<void> {
+  const w = await world(store);
+  try {
+    const path = row.path.replace(/\{(mine|theirs|gone|enroll)\}/g, (_, k: keyof World['ids']) => w.ids[k]);
+    const headers: Record<string, string> = { ...row.headers };
+    if (row.as) headers.authorization = `Bearer ${w.tokens[row.as]}`;
+    let body = row.body;
+    if (row.json !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(row.json);
+    }
+    const method = row.method ?? 'GET';
+    const res = await w.h.request(path, { method, headers, body }, '192.0.2.44');
+    const text = await res.text();
+    assert.equal(res.status, row.status, `${method} ${path}: ${text.slice(0, 300)}`);
+    const type = res.headers.get('content-type') ?? '';
+    const parsed: unknown = type.includes('json') && text ? JSON.parse(text) : text;
+    checkResponse(method, templateOf(path), res.status, type, parsed);
+    if (res.status >= 400) {
+      assert.equal(type, 'application/problem+json');
+      assert.equal((parsed as { status: number }).status, res.status);
+      assert.equal((parsed as { field?: string }).field, row.field);
+    }
+    if (res.status === 401) assert.equal(res.headers.get('www-authenticate'), 'Bearer');
+    if (res.status === 403) assert.ok(w.h.logs.some((r) => r.event === 'access.admin_refused'));
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    await row.check?.(w, parsed, res);
+    await w.h.flushAudit();
+    for (const [event, account] of row.audited ?? []) {
+      const stored = await w.h.store.auditPage({ event }, { limit: 50 });
+      assert.ok(
+        stored.items.some((r) => r.account === account),
+        `${event} by ${account} in ${JSON.stringify(stored.items)}`,
+      );
+    }
+  } finally {
+    await w.h.close();
+  }
+}
+
+for (const row of rows) test(`sqlite: ${row.name}`, () => play(row));
+
+const available = await postgresAvailable();
+after(() => (available ? dropSchemas() : undefined));
+for (const row of rows)
+  test(`postgres: ${row.name}`, { skip: !available && SKIP_REASON }, async () =>
+    play(row, await openPostgresStore(PG_URL, { schema: freshSchema() })),
+  );
+
+test('the table covers every API operation', () => {
+  const covered = new Set(rows.map((r) => `${(r.method ?? 'GET').toLowerCase()} ${templateOf(r.path)}`));
+  for (const [path, operations] of Object.entries(OPENAPI.paths))
+    for (const method of Object.keys(operations)) assert.ok(covered.has(`${method} ${path}`), `${method} ${path}`);
+});
