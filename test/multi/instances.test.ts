@@ -149,6 +149,18 @@ if (!available) {
       assert.equal((await upload(b.base, credential, 'after')).status, 401);
     });
 
+    test('a personal access token revoked on one is refused on the other at once', async () => {
+      const { cookie, csrf } = await signIn(a.base);
+      const page = await (await fetch(`${a.base}/tokens`, form({ csrf, name: 'two instances' }, cookie))).text();
+      const token = /id="token"[^>]*>(pdk_[A-Za-z0-9_-]+)</.exec(page)?.[1] ?? '';
+      const listed = await (await fetch(`${b.base}/tokens`, { headers: { cookie } })).text();
+      const id = /action="\/tokens\/(a_[A-Za-z0-9_-]+)\/revoke"/.exec(listed)?.[1] ?? '';
+      const list = (base: string) => fetch(`${base}/api/v1/devices`, { headers: { authorization: `Bearer ${token}` } });
+      assert.deepEqual([(await list(a.base)).status, (await list(b.base)).status], [200, 200]);
+      assert.equal((await fetch(`${a.base}/tokens/${id}/revoke`, form({ csrf }, cookie))).status, 303);
+      assert.deepEqual([(await list(b.base)).status, (await list(a.base)).status], [401, 401]);
+    });
+
     test('set-admin-password with PADDOCK_DATABASE_URL changes the password every instance checks', async () => {
       const next = 'a new shared password';
       const set = paddock(
