@@ -13,8 +13,11 @@ export function comparer(ctx: {
   selected: (name: string) => boolean;
 }) {
   const opts = { connections: 50, duration: ctx.duration, pid: ctx.pid };
+  /** `c` is a session cookie, or `Bearer pdk_…` for the API. */
+  const headers = (c?: string): Record<string, string> =>
+    c === undefined ? {} : c.startsWith('Bearer ') ? { authorization: c } : { cookie: c };
   const get = async (path: string, c?: string) => {
-    const res = await fetch(`${ctx.base}${path}`, { headers: c ? { cookie: c } : {} });
+    const res = await fetch(`${ctx.base}${path}`, { headers: headers(c) });
     if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`);
     return { body: Buffer.from(await res.arrayBuffer()), type: res.headers.get('content-type') ?? '' };
   };
@@ -53,7 +56,7 @@ export function comparer(ctx: {
       const baseline = await startBaseline(ctx.dir, name.replace(/\W+/g, '-'), page.body, page.type);
       const raw = await load(`${name} (baseline)`, { ...opts, url: baseline.url, pid: baseline.pid });
       await baseline.stop();
-      const result = await load(name, { ...opts, url: `${ctx.base}${path}`, headers: c ? { cookie: c } : {} });
+      const result = await load(name, { ...opts, url: `${ctx.base}${path}`, headers: headers(c) });
       const ratio = result.requestsPerSecond / raw.requestsPerSecond;
       const met =
         (target.minRatio === undefined || ratio >= target.minRatio) &&
