@@ -17,46 +17,28 @@ import { apiViewer } from './auth.ts';
 const time = { type: ['string', 'null'], format: 'date-time' } as const;
 const problem = { $ref: '#/components/schemas/Problem' } as const;
 const query = (name: string, schema: object, description: string) => ({ name, in: 'query', schema, description });
+/** A problem answer (RFC 9457) with this description. */
+const failure = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: problem } },
+});
 const errors = {
-  '400': {
-    description: 'A bad, unknown or repeated parameter',
-    content: { 'application/problem+json': { schema: problem } },
-  },
-  '401': { description: 'No valid access token', content: { 'application/problem+json': { schema: problem } } },
+  '400': failure('A bad, unknown or repeated parameter or body field'),
+  '401': failure('No valid access token'),
 } as const;
 const device = { $ref: '#/components/schemas/Device' } as const;
 const run = { $ref: '#/components/schemas/Run' } as const;
-const notFound = {
-  '404': {
-    description: 'Not found, or outside the account scope',
-    content: { 'application/problem+json': { schema: problem } },
-  },
-} as const;
-const forbidden = {
-  '403': {
-    description: 'The account is not an administrator',
-    content: { 'application/problem+json': { schema: problem } },
-  },
+const notFound = { '404': failure('Not found, or outside the account scope') } as const;
+const forbidden = { '403': failure('The account is not an administrator') } as const;
+const conflict = { '409': failure('The device is not revoked') } as const;
+const bodyErrors = {
+  '408': failure('A body that arrived too slowly'),
+  '413': failure(`A body over ${JSON_LIMIT} bytes`),
+  '415': failure('A body that is not application/json'),
 } as const;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const cursor = query('before', { type: 'string' }, 'cursor: `next` of the previous page');
 const id = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
-const conflict = {
-  '409': {
-    description: 'The device is not revoked',
-    content: { 'application/problem+json': { schema: problem } },
-  },
-} as const;
-const bodyErrors = {
-  '413': {
-    description: `A body over ${JSON_LIMIT} bytes`,
-    content: { 'application/problem+json': { schema: problem } },
-  },
-  '415': {
-    description: 'A body that is not application/json',
-    content: { 'application/problem+json': { schema: problem } },
-  },
-} as const;
 const jsonBody = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
 const page = (item: string) => ({
   type: 'object',

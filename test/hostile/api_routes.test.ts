@@ -25,14 +25,7 @@ const BODIES: Array<string | Buffer> = [
 test('every API route on raw sockets: hostile requests never get a 500, a stack, or a change', async () => {
   const l = await live();
   try {
-    const { cookie, csrf } = await l.signIn();
-    const made = await fetch(`${l.url}/tokens`, {
-      method: 'POST',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf, name: 'hostile' }),
-    });
-    const token = /id="token"[^>]*>(pdk_[A-Za-z0-9_-]+)</.exec(await made.text())?.[1];
-    assert.ok(token, 'a token was made');
+    const token = await l.accessToken('hostile');
     const { device, credential } = await l.enroll('target');
     await fetch(`${l.url}/v1/runs/kept`, {
       method: 'PUT',
@@ -95,13 +88,7 @@ test('every API route on raw sockets: hostile requests never get a 500, a stack,
 test('a JSON body that stalls half-sent gets 408 within seconds', async () => {
   const l = await live();
   try {
-    const { cookie, csrf } = await l.signIn();
-    const made = await fetch(`${l.url}/tokens`, {
-      method: 'POST',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf, name: 'slow' }),
-    });
-    const token = /id="token"[^>]*>(pdk_[A-Za-z0-9_-]+)</.exec(await made.text())?.[1] ?? '';
+    const token = await l.accessToken('slow');
     const started = Date.now();
     const out = await new Promise<string>((resolve, reject) => {
       let text = '';

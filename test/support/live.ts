@@ -20,6 +20,8 @@ export interface Live {
   dataDir: string;
   /** Signs the admin in; returns the cookie and a CSRF token. */
   signIn(): Promise<{ cookie: string; csrf: string }>;
+  /** Creates a personal access token of the admin through the console (`pdk_…`). */
+  accessToken(name?: string): Promise<string>;
   /** Mints a token through the console and enrolls a device with it. */
   enroll(name?: string): Promise<{ device: string; credential: string }>;
   close(): Promise<void>;
@@ -56,6 +58,17 @@ export async function live(env: Record<string, string> = {}, opts: Partial<Serve
     logs: logger.records,
     dataDir,
     signIn,
+    async accessToken(name = 'live token') {
+      session ??= await signIn();
+      const made = await fetch(`${url}/tokens`, {
+        method: 'POST',
+        headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf: session.csrf, name }),
+      });
+      const token = /id="token"[^>]*>(pdk_[A-Za-z0-9_-]+)</.exec(await made.text())?.[1];
+      if (!token) throw new Error('no access token on the page');
+      return token;
+    },
     async enroll(name = 'live-device') {
       session ??= await signIn();
       const mint = await fetch(`${url}/enroll-tokens`, {
