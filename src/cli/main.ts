@@ -4,6 +4,7 @@ import { serveCommand } from './serve.ts';
 import { setAdminPasswordCommand } from './set_admin_password.ts';
 import { deviceCommand, deviceHelp } from './device.ts';
 import { settingsHelp } from './settings_help.ts';
+import { ADMIN_VERBS, adminCommand, adminHelp } from './admin.ts';
 
 const usage = `Usage: paddock <command> [options]
 
@@ -11,6 +12,10 @@ Commands:
   serve                 run the server until SIGINT or SIGTERM
   set-admin-password    read a password from stdin and store its hash for the break-glass account
   device enroll|upload  the reference device client (see paddock device --help)
+  devices               list, get, rename, revoke and delete devices      (over the JSON API,
+  enroll-tokens         list, mint and revoke enrollment tokens            with PADDOCK_URL and
+  runs                  list, get, delete and download runs                PADDOCK_TOKEN; see
+  audit                 read the audit trail                               paddock <command> --help)
 
 Options:
   -h, --help            show this help (also: paddock <command> --help)
@@ -28,6 +33,9 @@ const verbs: Record<string, { help: string; run: (args: string[]) => Promise<num
     run: setAdminPasswordCommand,
   },
   device: { help: deviceHelp, run: deviceCommand },
+  ...Object.fromEntries(
+    ADMIN_VERBS.map((verb) => [verb, { help: adminHelp(verb), run: (args: string[]) => adminCommand(verb, args) }]),
+  ),
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -46,8 +54,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`paddock: unknown command "${verb}"\n\n${usage}`);
     return 2;
   }
-  // `device` parses its own sub-commands and options; the others take only --help.
-  if (verb === 'device') return command.run(rest);
+  // `device` and the admin commands parse their own sub-commands and options; the others take only --help.
+  if (verb === 'device' || ADMIN_VERBS.includes(verb)) return command.run(rest);
   try {
     const { values } = parseArgs({ args: rest, options: { help: { type: 'boolean', short: 'h' } }, strict: true });
     if (values.help) {

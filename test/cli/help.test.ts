@@ -17,6 +17,10 @@ const helps: Array<{ args: string[]; names: RegExp }> = [
   { args: ['device', '--help'], names: /paddock device enroll[\s\S]*paddock device upload/ },
   { args: ['device', 'enroll', '--help'], names: /paddock device enroll <link>/ },
   { args: ['device', 'upload', '--help'], names: /paddock device upload <file>/ },
+  { args: ['devices', '--help'], names: /paddock devices list[\s\S]*paddock devices revoke ID[\s\S]*Exit codes/ },
+  { args: ['enroll-tokens', 'mint', '--help'], names: /paddock enroll-tokens mint \[--uses N\]/ },
+  { args: ['runs', '-h'], names: /paddock runs raw DEVICE ID/ },
+  { args: ['audit', '--help'], names: /paddock audit list \[--actor/ },
 ];
 
 for (const { args, names } of helps) {
@@ -49,6 +53,9 @@ const refusals: Array<{ args: string[]; hint: RegExp; stream: 'stdout' | 'stderr
   { args: ['device', 'reboot'], hint: /unknown command "reboot"[\s\S]*paddock device enroll/, stream: 'stderr' },
   { args: ['device', 'enroll'], hint: /paddock device enroll <link>/, stream: 'stderr' },
   { args: [], hint: /^Usage: paddock <command>/, stream: 'stderr' },
+  { args: ['devices'], hint: /^Usage:\n {2}paddock devices list/, stream: 'stderr' },
+  { args: ['devices', 'reboot'], hint: /unknown command "reboot"[\s\S]*paddock devices list/, stream: 'stderr' },
+  { args: ['runs', 'get', 'd_only'], hint: /usage: paddock runs get DEVICE ID/, stream: 'stderr' },
 ];
 
 for (const { args, hint, stream } of refusals) {

@@ -1,0 +1,33 @@
+/**
+ * Tables for people in a terminal. Every value comes from the server, and a device name could
+ * carry escape sequences that rewrite the terminal: each control character is shown as `\xNN`.
+ */
+
+/** The text with C0 and C1 control characters (and DEL) written as `\xNN`. */
+export function printable(value: unknown): string {
+  const text = value === null || value === undefined ? '-' : String(value);
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/** Columns padded to their widest cell, a header first; the last column is not padded. */
+export function table(headers: readonly string[], rows: ReadonlyArray<readonly unknown[]>): string {
+  const cells = [headers.map(String), ...rows.map((r) => r.map(printable))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => [...(r[i] ?? '')].length)));
+  return cells
+    .map((r) =>
+      r
+        .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd((widths[i] ?? 0) + cell.length - [...cell].length)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .map((line) => `${line}\n`)
+    .join('');
+}
+
+/** One record as `key: value` lines. */
+export function record(fields: Record<string, unknown>): string {
+  const width = Math.max(...Object.keys(fields).map((k) => k.length));
+  return Object.entries(fields)
+    .map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${printable(v)}\n`)
+    .join('');
+}

@@ -1,0 +1,214 @@
+// The admin CLI (CONTRACT section 11) end to end: a real `paddock serve` process, and the real
+// `paddock devices|enroll-tokens|runs|audit` commands as child processes with PADDOCK_URL and
+// PADDOCK_TOKEN. Tables for people, the API's JSON with --json, every page with --all, the bytes
+// of a run, and on failure a non-zero exit with the server's own words.
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { paddock } from '../support/process.ts';
+
+const PASSWORD = 'the admin cli test password';
+let dir: string;
+let base: string;
+let token: string;
+let stop: () => Promise<void>;
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  const p = paddock(args, { PADDOCK_URL: base, PADDOCK_TOKEN: token, ...env });
+  const code = await p.exited;
+  return { code, ...p.output() };
+}
+
+const api = async (path: string, init: RequestInit = {}) =>
+  fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
+
+async function enroll(link: string, name: string) {
+  const secret = new URL(link).searchParams.get('token');
+  const res = await fetch(`${base}/v1/enroll`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token: secret, name }),
+  });
+  assert.equal(res.status, 201);
+  return (await res.json()) as { device: string; credential: string };
+}
+
+const upload = (credential: string, id: string, body: string | Buffer) =>
+  fetch(`${base}/v1/runs/${id}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${credential}`, 'x-privacy-level': 'full' },
+    body,
+  });
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'paddock-admin-cli-'));
+  const serve = paddock(['serve'], {
+    PADDOCK_LISTEN: '127.0.0.1:0',
+    PADDOCK_DATA_DIR: join(dir, 'data'),
+    PADDOCK_ADMIN_PASSWORD: PASSWORD,
+  });
+  base = (await serve.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
+  stop = async () => {
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+  };
+  const login = await fetch(`${base}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ username: 'admin', password: PASSWORD }),
+    redirect: 'manual',
+  });
+  const cookie = (login.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+  const page = await (await fetch(`${base}/tokens`, { headers: { cookie } })).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+  const made = await fetch(`${base}/tokens`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf, name: 'cli test' }),
+  });
+  token = /id="token"[^>]*>(pdk_[A-Za-z0-9_-]+)</.exec(await made.text())?.[1] ?? '';
+  assert.ok(token, 'an access token');
+});
+
+after(async () => {
+  await stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('mint a link, enroll with it, then list, get, rename, revoke and delete devices', async () => {
+  const minted = await cli(['enroll-tokens', 'mint', '--uses', '3', '--note', 'bench', '--json']);
+  assert.equal(minted.code, 0, minted.stderr);
+  const { token: record, link } = JSON.parse(minted.stdout) as { token: { id: string; uses: number }; link: string };
+  assert.equal(record.uses, 3);
+  const listed = await cli(['enroll-tokens', 'list']);
+  assert.match(
+    listed.stdout,
+    new RegExp(`^ID +OWNER +USES LEFT[^\\n]*\\n${record.id} +local:admin +3/3 .* bench\\n`, 'm'),
+  );
+
+  const one = await enroll(link, 'first');
+  const two = await enroll(link, 'second');
+  const table = await cli(['devices', 'list']);
+  assert.equal(table.code, 0, table.stderr);
+  assert.match(table.stdout, /^ID +NAME +OWNER +STATUS +LAST SEEN\n/);
+  for (const [id, name] of [
+    [one.device, 'first'],
+    [two.device, 'second'],
+  ])
+    assert.match(table.stdout, new RegExp(`^${id} +${name} +local:admin +active +20`, 'm'));
+
+  const json = await cli(['devices', 'list', '--json']);
+  assert.deepEqual(JSON.parse(json.stdout), await (await api('/api/v1/devices')).json(), "--json is the API's JSON");
+
+  const renamed = await cli(['devices', 'rename', one.device, 'lab bench']);
+  assert.equal(renamed.code, 0, renamed.stderr);
+  assert.match(renamed.stdout, new RegExp(`^id: +${one.device}\nname: +lab bench\n`));
+  const got = await cli(['devices', 'get', one.device, '--json']);
+  assert.equal((JSON.parse(got.stdout) as { name: string }).name, 'lab bench');
+  // The server refuses control characters in a name; the CLI would print them escaped anyway.
+  const hostile = await cli(['devices', 'rename', one.device, 'lab \u001b[2J bench']);
+  assert.deepEqual(
+    [hostile.code, hostile.stderr],
+    [1, 'paddock devices: 400 bad field: name must be 1 to 128 printable characters (field: name)\n'],
+  );
+
+  const early = await cli(['devices', 'delete', two.device]);
+  assert.equal(early.code, 1);
+  assert.equal(early.stderr, 'paddock devices: 409 conflict: revoke the device before deleting it\n');
+  assert.deepEqual(await cli(['devices', 'revoke', two.device]), {
+    code: 0,
+    stdout: `revoked ${two.device}\n`,
+    stderr: '',
+  });
+  const revoked = await cli(['devices', 'list', '--status', 'revoked', '--json']);
+  assert.deepEqual(
+    (JSON.parse(revoked.stdout) as { items: Array<{ id: string }> }).items.map((d) => d.id),
+    [two.device],
+  );
+  assert.equal((await cli(['devices', 'delete', two.device])).code, 0);
+  assert.equal((await api(`/api/v1/devices/${two.device}`)).status, 404);
+  assert.match((await cli(['enroll-tokens', 'list'])).stdout, new RegExp(`^${record.id} +local:admin +1/3 `, 'm'));
+  assert.equal((await cli(['enroll-tokens', 'revoke', record.id])).code, 0);
+  assert.equal((await cli(['enroll-tokens', 'list'])).stdout, 'none\n');
+
+  const trail = await cli(['audit', '--event', 'device.revoked']);
+  assert.match(trail.stdout, new RegExp(`^20\\S+ +device\\.revoked +local:admin +${two.device} `, 'm'));
+});
+
+test('runs: a page or every page, one run, its exact bytes, and a delete', async () => {
+  const { link } = JSON.parse((await cli(['enroll-tokens', 'mint', '--json'])).stdout) as { link: string };
+  const { device, credential } = await enroll(link, 'runner');
+  for (let i = 0; i < 55; i++) assert.equal((await upload(credential, `r${i}`, `run ${i}`)).status, 201);
+  const bytes = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256));
+  assert.equal((await upload(credential, 'binary', bytes)).status, 201);
+
+  const page = await cli(['runs', 'list', '--device', device]);
+  assert.equal(page.stdout.trim().split('\n').length, 51, 'a header and 50 rows');
+  const next = /^more: --before (\d+)$/m.exec(page.stderr)?.[1];
+  assert.ok(next, page.stderr);
+  const rest = await cli(['runs', 'list', '--device', device, '--before', next, '--json']);
+  assert.equal((JSON.parse(rest.stdout) as { items: unknown[] }).items.length, 6);
+  const all = await cli(['runs', 'list', '--device', device, '--all', '--json']);
+  const items = (JSON.parse(all.stdout) as { items: Array<{ id: string }> }).items;
+  assert.equal(items.length, 56);
+  assert.equal(new Set(items.map((r) => r.id)).size, 56, 'no run twice');
+
+  const one = await cli(['runs', 'get', device, 'binary']);
+  assert.match(one.stdout, /^size: +70000$/m);
+  const out = join(dir, 'binary.run');
+  assert.equal((await cli(['runs', 'raw', device, 'binary', '--output', out])).code, 0);
+  assert.deepEqual(await readFile(out), bytes);
+  const again = await cli(['runs', 'raw', device, 'binary', '--output', out]);
+  assert.equal(again.code, 1, 'an existing file is not overwritten');
+  assert.match(again.stderr, /EEXIST/);
+  assert.deepEqual(await readFile(out), bytes);
+  assert.deepEqual(
+    (await readdir(dir)).filter((f) => f.includes('partial')),
+    [],
+    'no partial file left',
+  );
+  const stdout = paddock(['runs', 'raw', device, 'r7'], { PADDOCK_URL: base, PADDOCK_TOKEN: token });
+  assert.equal(await stdout.exited, 0);
+  assert.equal(stdout.output().stdout, 'run 7');
+
+  assert.equal((await cli(['runs', 'delete', device, 'r7'])).code, 0);
+  const gone = await cli(['runs', 'get', device, 'r7']);
+  assert.deepEqual([gone.code, gone.stderr], [1, 'paddock runs: 404 not found: no such run in your scope\n']);
+});
+
+test("failures exit non-zero with the server's words, and tell usage, refusal and unreachable apart", async () => {
+  const bad = await cli(['runs', 'list', '--privacy', 'secret']);
+  assert.deepEqual(
+    [bad.code, bad.stdout, bad.stderr],
+    [1, '', 'paddock runs: 400 bad parameter: privacy must be full, redacted or minimal (field: privacy)\n'],
+  );
+  const wrong = await cli(['devices', 'list'], { PADDOCK_TOKEN: `pdk_${'A'.repeat(43)}` });
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stderr, /^paddock devices: 401 unauthorized: a valid personal access token is required/);
+  const missing = await cli(['devices', 'list'], { PADDOCK_TOKEN: '' });
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /PADDOCK_TOKEN must hold a personal access token/);
+  const notUrl = await cli(['devices', 'list'], { PADDOCK_URL: 'ftp://example' });
+  assert.equal(notUrl.code, 2);
+  const option = await cli(['devices', 'list', '--colour', 'red']);
+  assert.equal(option.code, 2);
+  assert.match(option.stderr, /--colour/);
+  const uses = await cli(['enroll-tokens', 'mint', '--uses', 'many']);
+  assert.deepEqual([uses.code, uses.stderr], [2, 'paddock enroll-tokens: --uses must be a whole number\n']);
+
+  // A port nothing listens on: the server cannot be reached.
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const { port } = closed.address() as { port: number };
+  await new Promise((resolve) => closed.close(resolve));
+  const away = await cli(['devices', 'list'], { PADDOCK_URL: `http://127.0.0.1:${port}` });
+  assert.deepEqual(
+    [away.code, away.stderr],
+    [3, `paddock devices: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n`],
+  );
+  // The token never appears in what the CLI prints, whatever happens.
+  for (const r of [bad, wrong, option, away]) assert.ok(!`${r.stdout}${r.stderr}`.includes(token));
+});
