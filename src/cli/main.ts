@@ -5,12 +5,15 @@ import { setAdminPasswordCommand } from './set_admin_password.ts';
 import { deviceCommand, deviceHelp } from './device.ts';
 import { settingsHelp } from './settings_help.ts';
 import { ADMIN_VERBS, adminCommand, adminHelp } from './admin.ts';
+import { backupCommand, backupHelp, restoreCommand, restoreHelp } from './backup.ts';
 
 const usage = `Usage: paddock <command> [options]
 
 Commands:
   serve                 run the server until SIGINT or SIGTERM
   set-admin-password    read a password from stdin and store its hash for the break-glass account
+  backup FILE           write a consistent copy of the SQLite store while the server runs
+  restore FILE          replace the SQLite store with a backup (refused while a server runs)
   device enroll|upload  the reference device client (see paddock device --help)
   devices               list, get, rename, revoke and delete devices      (over the JSON API,
   enroll-tokens         list, mint and revoke enrollment tokens            with PADDOCK_URL and
@@ -23,7 +26,8 @@ Options:
 Configuration is read from the environment (empty counts as unset):
 ${settingsHelp()}`;
 
-const verbs: Record<string, { help: string; run: (args: string[]) => Promise<number> }> = {
+/** `positionals`: the verb takes arguments (a file name); the others take none. */
+const verbs: Record<string, { help: string; run: (args: string[]) => Promise<number>; positionals?: true }> = {
   serve: {
     help: 'Usage: paddock serve\n\nRuns the operator console, discovery, health and the control API on PADDOCK_LISTEN.\n',
     run: serveCommand,
@@ -32,6 +36,8 @@ const verbs: Record<string, { help: string; run: (args: string[]) => Promise<num
     help: 'Usage: paddock set-admin-password\n\nReads a password (at least 12 characters) from stdin, without echo on a terminal,\nand stores its argon2id hash for PADDOCK_ADMIN_USER in the store.\n',
     run: setAdminPasswordCommand,
   },
+  backup: { help: backupHelp, run: backupCommand, positionals: true },
+  restore: { help: restoreHelp, run: restoreCommand, positionals: true },
   device: { help: deviceHelp, run: deviceCommand },
   ...Object.fromEntries(
     ADMIN_VERBS.map((verb) => [verb, { help: adminHelp(verb), run: (args: string[]) => adminCommand(verb, args) }]),
@@ -57,7 +63,12 @@ async function main(argv: string[]): Promise<number> {
   // `device` and the admin commands parse their own sub-commands and options; the others take only --help.
   if (verb === 'device' || ADMIN_VERBS.includes(verb)) return command.run(rest);
   try {
-    const { values } = parseArgs({ args: rest, options: { help: { type: 'boolean', short: 'h' } }, strict: true });
+    const { values } = parseArgs({
+      args: rest,
+      options: { help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: command.positionals === true,
+    });
     if (values.help) {
       process.stdout.write(command.help);
       return 0;

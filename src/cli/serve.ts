@@ -3,6 +3,7 @@ import { flushCompileCache } from 'node:module';
 import { ConfigError } from '../config/parse.ts';
 import { type Config, loadConfig } from '../config/config.ts';
 import { jsonLogger } from '../log/logger.ts';
+import { holdPidFile } from '../server/pid_file.ts';
 import { startServer } from '../server/serve.ts';
 
 export async function serveCommand(): Promise<number> {
@@ -31,12 +32,15 @@ export async function serveCommand(): Promise<number> {
   }
   // Everything a request needs is loaded now: keep it for the next start even if this one is killed.
   flushCompileCache();
+  // `paddock restore` refuses to replace a SQLite store while this file names a live server.
+  const release = config.databaseUrl === undefined ? holdPidFile(config.dataDir) : () => undefined;
   process.stderr.write(`paddock: serving on ${server.url} (console at ${server.baseUrl.replace(/\/$/, '')}/)\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
   await server.close();
+  release();
   logger.log('info', 'server.stopped');
   return 0;
 }

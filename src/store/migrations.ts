@@ -16,10 +16,7 @@ export interface Migration {
 export function pendingMigrations(known: readonly Migration[], applied: readonly string[]): Migration[] {
   const names = new Set(known.map((m) => m.name));
   const unknown = applied.filter((name) => !names.has(name));
-  if (unknown.length > 0)
-    throw new Error(
-      `the store's schema is newer than this build (it has migration ${unknown.map((n) => `"${n}"`).join(', ')}); run the newer Paddock or restore a backup`,
-    );
+  if (unknown.length > 0) throw new Error(newerSchema(applied.length, known.length, unknown));
   const done = new Set(applied);
   return known.filter((m) => !done.has(m.name));
 }
@@ -39,4 +36,15 @@ export function numberedName(numbered: readonly string[], version: number): stri
       `the store's schema is newer than this build (numbered migration ${version}); run the newer Paddock or restore a backup`,
     );
   return name;
+}
+
+/**
+ * The schema version of a store is the number of migrations applied to it (released entries are
+ * never edited or removed, so it only grows); a build's is the number it knows.
+ */
+export function newerSchema(storeVersion: number, buildVersion: number, unknown: readonly string[]): string {
+  return `the store's schema is version ${storeVersion}, newer than this build's ${buildVersion} (it has migration ${unknown
+    .slice(0, 3)
+    .map((n) => `"${n}"`)
+    .join(', ')}); run the newer Paddock or restore a backup made before the upgrade`;
 }

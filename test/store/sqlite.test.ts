@@ -84,7 +84,7 @@ test('sqlite: a database from a newer build is refused rather than half-used', a
       () => openSqliteStore(dir),
       (err: Error) =>
         /store: unable to open/.test(err.message) &&
-        /schema is newer than this build \(it has migration "from-the-future"\)/.test(
+        /schema is version \d+, newer than this build.s \d+ \(it has migration "from-the-future"\)/.test(
           String((err.cause as Error).message),
         ),
     );

@@ -1,0 +1,170 @@
+/**
+ * `paddock backup FILE` and `paddock restore FILE` for the SQLite store (PostgreSQL has pg_dump
+ * and pg_restore, see the README).
+ *
+ * backup: a consistent copy while the server runs, through SQLite's online backup (node:sqlite),
+ * every page in one step, so the copy is one moment of the database even while uploads go on.
+ * It is written beside FILE and linked to its name when whole: never half a file, never over one.
+ *
+ * restore: refused while a server holds the store. The file must pass its integrity check and
+ * hold a schema this build can use; the database it replaces is kept beside it, with its log.
+ */
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { backup, DatabaseSync } from 'node:sqlite';
+import { type Config, loadConfig } from '../config/config.ts';
+import { ConfigError } from '../config/parse.ts';
+import { serverHolding } from '../server/pid_file.ts';
+import { schemaRefusal, sqliteSchema } from '../store/schema.ts';
+
+export const backupHelp = `Usage: paddock backup FILE
+
+Writes a consistent copy of the SQLite store in PADDOCK_DATA_DIR to FILE while the server runs
+(FILE must not exist). For a PostgreSQL store (PADDOCK_DATABASE_URL), use pg_dump (see README).
+Exit codes: 0 written; 1 the copy failed; 2 a usage or configuration mistake.
+`;
+
+export const restoreHelp = `Usage: paddock restore FILE
+
+Replaces the SQLite store in PADDOCK_DATA_DIR with FILE, a copy made by paddock backup. Refused
+while a server holds the store. FILE must pass its integrity check and hold a schema this build
+can use. The database it replaces is kept as paddock.db.before-restore-<time> (with its log).
+Exit codes: 0 restored; 1 refused (a server runs, or FILE is not a usable store); 2 a usage or
+configuration mistake.
+`;
+
+/** Every page in one step: the copy is a single read transaction, so a consistent snapshot. */
+const ALL_PAGES = 2 ** 31 - 1;
+
+class Refusal extends Error {
+  readonly code: number;
+  constructor(message: string, code = 1) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export async function backupCommand(args: string[]): Promise<number> {
+  return run('backup', args, async (config, file) => {
+    const source = databasePath(config);
+    if (!existsSync(source)) throw new Refusal(`there is no store in ${config.dataDir} to back up`);
+    if (existsSync(file)) throw new Refusal(`${file} exists; choose a new file name`);
+    const partial = join(dirname(file), `.${basename(file)}.partial-${process.pid}`);
+    // The store holds the session keys, the control private key and the password hash: so does the copy.
+    closeSync(openSync(partial, 'wx', 0o600));
+    const db = new DatabaseSync(source, { readOnly: true });
+    try {
+      await backup(db, partial, { rate: ALL_PAGES });
+      selfContained(partial);
+      check(partial);
+      linkSync(partial, file);
+    } finally {
+      db.close();
+      for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(partial + suffix, { force: true });
+    }
+    const { version } = sqliteSchema(file) ?? { version: 0 };
+    process.stdout.write(`paddock: wrote ${file} (${statSync(file).size} bytes, schema version ${version})\n`);
+  });
+}
+
+export async function restoreCommand(args: string[]): Promise<number> {
+  return run('restore', args, async (config, file) => {
+    const pid = serverHolding(config.dataDir);
+    if (pid !== undefined)
+      throw new Refusal(`a server (pid ${pid}) holds the store in ${config.dataDir}; stop it, then restore`);
+    if (!existsSync(file)) throw new Refusal(`${file} does not exist`);
+    check(file);
+    const target = databasePath(config);
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    // Copied next to the database first, so the swap below is two renames on one filesystem.
+    const incoming = `${target}.restoring-${process.pid}`;
+    copyFileSync(file, incoming, constants.COPYFILE_EXCL);
+    chmodSync(incoming, 0o600);
+    const kept = `${target}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    try {
+      // The old database leaves with its write-ahead log and index: a log left behind would be
+      // replayed into the restored file.
+      for (const suffix of ['', '-wal', '-shm'])
+        if (existsSync(target + suffix)) renameSync(target + suffix, kept + suffix);
+      renameSync(incoming, target);
+    } finally {
+      rmSync(incoming, { force: true });
+    }
+    process.stdout.write(
+      `paddock: restored ${file} into ${config.dataDir}${existsSync(kept) ? `; the previous database is ${kept}` : ''}\n`,
+    );
+  });
+}
+
+/** Reads the configuration and the one FILE argument; maps failures to exit codes and one line. */
+async function run(
+  verb: string,
+  args: string[],
+  work: (config: Config, file: string) => Promise<void>,
+): Promise<number> {
+  try {
+    if (args.length !== 1 || args[0]?.startsWith('-')) throw new Refusal(`usage: paddock ${verb} FILE`, 2);
+    const config = loadConfig(process.env);
+    if (config.databaseUrl !== undefined)
+      throw new Refusal(
+        `the store is PostgreSQL (PADDOCK_DATABASE_URL): use pg_dump and pg_restore, as the README shows`,
+        2,
+      );
+    await work(config, resolve(args[0] ?? ''));
+    return 0;
+  } catch (err) {
+    const code = err instanceof Refusal ? err.code : err instanceof ConfigError ? 2 : 1;
+    process.stderr.write(`paddock ${verb}: ${(err as Error).message}\n`);
+    return code;
+  }
+}
+
+/**
+ * The copy keeps the store's write-ahead-log mode in its header; a rollback journal instead makes
+ * it one self-contained file that opens read-only anywhere, and restores as it is.
+ */
+function selfContained(file: string): void {
+  const db = new DatabaseSync(file);
+  try {
+    db.exec('PRAGMA journal_mode = DELETE');
+  } finally {
+    db.close();
+  }
+}
+
+function databasePath(config: Config): string {
+  return join(config.dataDir, 'paddock.db');
+}
+
+/** FILE is a whole SQLite database holding a Paddock schema this build can use. */
+function check(file: string): void {
+  let result: string;
+  try {
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      const rows = db.prepare('PRAGMA integrity_check(1)').all() as Array<Record<string, unknown>>;
+      result = String(Object.values(rows[0] ?? {})[0] ?? 'no answer');
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    throw new Refusal(`${file} is not a SQLite database (${(err as Error).message})`);
+  }
+  if (result !== 'ok') throw new Refusal(`${file} fails its integrity check: ${result.slice(0, 200)}`);
+  const schema = sqliteSchema(file);
+  if (!schema || schema.version === 0) throw new Refusal(`${file} holds no Paddock store`);
+  const refusal = schemaRefusal(schema);
+  if (refusal) throw new Refusal(refusal);
+}
