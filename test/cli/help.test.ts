@@ -21,6 +21,9 @@ const helps: Array<{ args: string[]; names: RegExp }> = [
   { args: ['enroll-tokens', 'mint', '--help'], names: /paddock enroll-tokens mint \[--uses N\]/ },
   { args: ['runs', '-h'], names: /paddock runs raw DEVICE ID/ },
   { args: ['audit', '--help'], names: /paddock audit list \[--actor/ },
+  { args: ['check', '--help'], names: /^Usage: paddock check\n[\s\S]*Exit codes: 0/ },
+  { args: ['backup', '--help'], names: /^Usage: paddock backup FILE/ },
+  { args: ['restore', '-h'], names: /^Usage: paddock restore FILE/ },
 ];
 
 for (const { args, names } of helps) {

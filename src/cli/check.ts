@@ -1,0 +1,125 @@
+/**
+ * `paddock check`: what `paddock serve` needs, checked without serving and without changing
+ * anything (no migration, no generated key): the configuration, the store and its schema version,
+ * the identity provider's discovery, and the certificates. One line per check, for people and
+ * init containers alike; the exit code says which kind of failure it was.
+ */
+import { X509Certificate } from 'node:crypto';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { type Config, loadConfig } from '../config/config.ts';
+import { ConfigError } from '../config/parse.ts';
+import { discoverProvider } from '../oidc/discovery.ts';
+import { postgresSchema, schemaRefusal, type SchemaState, sqliteSchema } from '../store/schema.ts';
+
+export const checkHelp = `Usage: paddock check
+
+Checks the configuration, reaches the store (and reads its schema version), the identity
+provider's discovery document and the certificates, without serving or changing anything.
+Prints one line per check: "ok", "skip" (not configured) or "FAIL", and what it found.
+
+Exit codes: 0 every check passed; 1 a check failed (store, identity provider or certificate);
+2 the configuration is invalid (nothing else is checked).
+`;
+
+type Line = { ok: boolean | 'skip'; what: string; found: string };
+
+const DAY_MS = 86_400_000;
+/** Discovery is allowed what the server allows it at start. */
+const DISCOVERY_TIMEOUT_MS = 5_000;
+
+export async function checkCommand(): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    print({ ok: false, what: 'configuration', found: err.message });
+    return 2;
+  }
+  print({ ok: true, what: 'configuration', found: `valid; console at ${config.baseUrl}` });
+  const lines = [await store(config), await identityProvider(config), ...certificates(config, Date.now())];
+  lines.forEach(print);
+  return lines.some((l) => l.ok === false) ? 1 : 0;
+}
+
+function print(line: Line): void {
+  const mark = line.ok === 'skip' ? 'skip' : line.ok ? 'ok  ' : 'FAIL';
+  process.stdout.write(`${mark} ${line.what}: ${line.found.replace(/\s+/g, ' ')}\n`);
+}
+
+async function store(config: Config): Promise<Line> {
+  const what = 'store';
+  let kind: string;
+  let schema: SchemaState | undefined;
+  try {
+    if (config.databaseUrl !== undefined) {
+      kind = `PostgreSQL ${new URL(config.databaseUrl).host}`;
+      schema = await postgresSchema(config.databaseUrl);
+    } else {
+      const path = join(config.dataDir, 'paddock.db');
+      kind = `SQLite ${path}`;
+      schema = sqliteSchema(path);
+      if (schema) quickCheck(path);
+    }
+  } catch (err) {
+    return { ok: false, what, found: `cannot use the store: ${reason(err)}` };
+  }
+  if (!schema) return { ok: true, what, found: `${kind}, none yet: created at the first start` };
+  const refusal = schemaRefusal(schema);
+  if (refusal) return { ok: false, what, found: `${kind}: ${refusal}` };
+  const pending = schema.known - schema.version;
+  const upgrade = pending > 0 ? `; the next start migrates it to ${schema.known}` : '';
+  return { ok: true, what, found: `${kind}, schema version ${schema.version}${upgrade}` };
+}
+
+function quickCheck(path: string): void {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const row = db.prepare('PRAGMA quick_check(1)').get() as Record<string, unknown> | undefined;
+    const result = String(Object.values(row ?? {})[0] ?? 'no answer');
+    if (result !== 'ok') throw new Error(`the database fails its integrity check (${result.slice(0, 200)})`);
+  } finally {
+    db.close();
+  }
+}
+
+async function identityProvider(config: Config): Promise<Line> {
+  const what = 'identity provider';
+  const { issuer } = config.oidc;
+  if (issuer === undefined) return { ok: 'skip', what, found: 'not configured: the break-glass password only' };
+  try {
+    const found = await discoverProvider(issuer, fetch, DISCOVERY_TIMEOUT_MS);
+    return { ok: true, what, found: `${issuer} discovery answered; authorization at ${found.authorizationEndpoint}` };
+  } catch (err) {
+    return { ok: false, what, found: `${issuer}: ${reason(err)}` };
+  }
+}
+
+function certificates(config: Config, now: number): Line[] {
+  const pairs = [
+    ['PADDOCK_TLS_CERT', config.tls?.certPem],
+    ['PADDOCK_CONTROL_TLS_CERT', config.controlTls?.certPem],
+  ] as const;
+  if (config.tls === undefined)
+    return [{ ok: 'skip', what: 'certificates', found: 'no TLS configured: plain HTTP on a loopback address' }];
+  return pairs.map(([variable, pem]): Line => {
+    const what = `certificate ${variable}`;
+    // Unset with TLS on: the control certificate is generated once and kept in the store.
+    if (pem === undefined) return { ok: 'skip', what, found: 'self-signed, generated once and kept in the store' };
+    const cert = new X509Certificate(pem);
+    const from = Date.parse(cert.validFrom);
+    const to = Date.parse(cert.validTo);
+    const names = cert.subjectAltName ?? cert.subject;
+    if (now < from) return { ok: false, what, found: `${names}: not valid before ${cert.validFrom}` };
+    if (now >= to) return { ok: false, what, found: `${names}: expired on ${cert.validTo}` };
+    const days = Math.floor((to - now) / DAY_MS);
+    return { ok: true, what, found: `${names}, valid until ${cert.validTo} (${days} days left)` };
+  });
+}
+
+function reason(err: unknown): string {
+  let e = err as { message?: unknown; cause?: unknown; code?: unknown } | undefined;
+  while (e?.cause instanceof Error) e = e.cause as typeof e;
+  return String(e?.message || e?.code || err);
+}

@@ -1,0 +1,165 @@
+// `paddock check` (issue 16) as a real process: one line per check, nothing served or changed,
+// and exit codes a script or an init container can act on (0 all passed, 1 a check failed,
+// 2 the configuration is invalid).
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, test } from 'node:test';
+import { generateSelfSignedCertificate } from '../../src/tls/self_signed.ts';
+import { startFakeProvider } from '../support/fake_oidc_provider.ts';
+import { databaseUrl, dropDatabase, freshDatabase, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import { paddock } from '../support/process.ts';
+import { tlsFixture } from '../support/tls_fixture.ts';
+
+const dirs: string[] = [];
+after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+async function check(env: Record<string, string>) {
+  const p = paddock(['check'], { PADDOCK_LISTEN: '127.0.0.1:0', ...env });
+  const code = await p.exited;
+  return { code, ...p.output() };
+}
+
+async function workspace() {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-check-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address() as { port: number };
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
+test('a new installation: every check passes, and the data directory is left as it was', async () => {
+  const dir = await workspace();
+  const r = await check({ PADDOCK_DATA_DIR: join(dir, 'data'), PADDOCK_LISTEN: '127.0.0.1:8080' });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.equal(
+    r.stdout,
+    [
+      'ok   configuration: valid; console at http://127.0.0.1:8080',
+      `ok   store: SQLite ${join(dir, 'data', 'paddock.db')}, none yet: created at the first start`,
+      'skip identity provider: not configured: the break-glass password only',
+      'skip certificates: no TLS configured: plain HTTP on a loopback address',
+      '',
+    ].join('\n'),
+  );
+  assert.deepEqual(await readdir(dir), [], 'nothing was created');
+});
+
+test('a served store, a reachable provider and valid certificates: ok with what was found', async () => {
+  const fx = await tlsFixture();
+  dirs.push(fx.dir);
+  const provider = await startFakeProvider();
+  try {
+    const data = join(fx.dir, 'data');
+    // A store as a server leaves it.
+    const serve = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: data });
+    await serve.waitFor(/serving on/);
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    const r = await check({
+      PADDOCK_DATA_DIR: data,
+      PADDOCK_BASE_URL: 'https://admin.test:8443',
+      PADDOCK_CONTROL_HOST: 'control.test',
+      PADDOCK_TLS_CERT: fx.admin.certFile,
+      PADDOCK_TLS_KEY: fx.admin.keyFile,
+      PADDOCK_CONTROL_TLS_CERT: fx.control.certFile,
+      PADDOCK_CONTROL_TLS_KEY: fx.control.keyFile,
+      PADDOCK_OIDC_ISSUER: provider.issuer,
+      PADDOCK_OIDC_CLIENT_ID: provider.clientId,
+      PADDOCK_OIDC_CLIENT_SECRET: provider.clientSecret,
+    });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^ok {3}store: SQLite .*paddock\.db, schema version \d+$/m);
+    assert.match(r.stdout, new RegExp(`^ok {3}identity provider: ${provider.issuer} discovery answered`, 'm'));
+    assert.match(r.stdout, /^ok {3}certificate PADDOCK_TLS_CERT: DNS:admin\.test, valid until .* \(2\d days left\)$/m);
+    assert.match(r.stdout, /^ok {3}certificate PADDOCK_CONTROL_TLS_CERT: DNS:control\.test, valid until/m);
+    assert.ok(!r.stdout.includes(provider.clientSecret), 'no secret is printed');
+  } finally {
+    await provider.close();
+  }
+});
+
+test('an invalid setting: exit 2 with one line naming it, nothing else checked', async () => {
+  const r = await check({ PADDOCK_DATA_DIR: '/nonexistent/check', PADDOCK_SWEEP_INTERVAL: 'often' });
+  assert.equal(r.code, 2);
+  assert.match(r.stdout, /^FAIL configuration: PADDOCK_SWEEP_INTERVAL: [^\n]+\n$/);
+});
+
+test('an unreachable provider, a newer schema and an expired certificate each fail: exit 1', async () => {
+  const dir = await workspace();
+  const data = join(dir, 'data');
+  const serve = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: data });
+  await serve.waitFor(/serving on/);
+  serve.child.kill('SIGTERM');
+  await serve.exited;
+  const db = new DatabaseSync(join(data, 'paddock.db'));
+  db.prepare("INSERT INTO migrations (name, applied_at) VALUES ('from-the-future', 0)").run();
+  db.close();
+  const expired = generateSelfSignedCertificate({
+    commonName: 'admin.test',
+    dnsNames: ['admin.test'],
+    notBefore: new Date(Date.now() - 40 * 86_400_000),
+    days: 30,
+  });
+  await writeFile(join(dir, 'old.crt'), expired.certPem);
+  await writeFile(join(dir, 'old.key'), expired.keyPem);
+  const port = await closedPort();
+  const r = await check({
+    PADDOCK_DATA_DIR: data,
+    PADDOCK_BASE_URL: 'https://admin.test:8443',
+    PADDOCK_CONTROL_HOST: 'control.test',
+    PADDOCK_TLS_CERT: join(dir, 'old.crt'),
+    PADDOCK_TLS_KEY: join(dir, 'old.key'),
+    PADDOCK_OIDC_ISSUER: `http://127.0.0.1:${port}`,
+    PADDOCK_OIDC_CLIENT_ID: 'paddock',
+  });
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /^FAIL store: SQLite .*: the store's schema is version \d+, newer than this build's \d+/m);
+  assert.match(r.stdout, new RegExp(`^FAIL identity provider: http://127\\.0\\.0\\.1:${port}: .+$`, 'm'));
+  assert.match(r.stdout, /^FAIL certificate PADDOCK_TLS_CERT: DNS:admin\.test: expired on /m);
+  assert.equal(r.stdout.trim().split('\n').length, 5, 'one line per check');
+});
+
+const available = await postgresAvailable();
+
+test(
+  'PostgreSQL: the schema version is read; a database that does not answer fails',
+  {
+    skip: !available && SKIP_REASON,
+  },
+  async () => {
+    const dir = await workspace();
+    const name = await freshDatabase();
+    try {
+      const env = { PADDOCK_DATA_DIR: join(dir, 'data'), PADDOCK_DATABASE_URL: databaseUrl(name) };
+      const empty = await check(env);
+      assert.equal(empty.code, 0, empty.stdout);
+      assert.match(
+        empty.stdout,
+        /^ok {3}store: PostgreSQL 127\.0\.0\.1:5432, schema version 0; the next start migrates it to \d+$/m,
+      );
+      const serve = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', ...env });
+      await serve.waitFor(/serving on/);
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+      const served = await check(env);
+      assert.match(served.stdout, /^ok {3}store: PostgreSQL 127\.0\.0\.1:5432, schema version \d+$/m);
+      const port = await closedPort();
+      const away = await check({ ...env, PADDOCK_DATABASE_URL: `postgres://postgres:hunter2@127.0.0.1:${port}/x` });
+      assert.equal(away.code, 1);
+      assert.match(away.stdout, /^FAIL store: cannot use the store: .*ECONNREFUSED/m);
+      assert.ok(!away.stdout.includes('hunter2'), 'the password in the URL is never printed');
+    } finally {
+      await dropDatabase(name);
+    }
+  },
+);
