@@ -50,7 +50,7 @@ test('the unit runs as a dynamic user in its state directory, sandboxed, with se
     ['EnvironmentFile', '/etc/paddock/paddock.env'],
     ['KillSignal', 'SIGTERM'],
     ['CapabilityBoundingSet', ''],
-  ])
+  ] as const)
     assert.deepEqual(values(key), [value], key);
   assert.deepEqual(values('SystemCallFilter'), [
     '@system-service',

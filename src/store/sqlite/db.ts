@@ -32,6 +32,9 @@ export function openDb(dataDir: string | ':memory:'): Db {
     // the busy timeout covers other processes (such as a backup) holding the lock briefly.
     db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
     db.exec('PRAGMA synchronous = NORMAL;');
+    // Statement journals and sorts in memory, never in /tmp: a container's root (and /tmp with
+    // it) may be read-only, and then a transaction that needed a temporary file would fail.
+    db.exec('PRAGMA temp_store = MEMORY;');
     migrate(db);
   } catch (err) {
     throw new StoreError('open', `unable to open ${path}`, err);
