@@ -94,11 +94,10 @@ export async function restoreCommand(args: string[]): Promise<number> {
     chmodSync(incoming, 0o600);
     const kept = `${target}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     try {
-      // The old database leaves with its write-ahead log and index: a log left behind would be
-      // replayed into the restored file.
-      for (const suffix of ['', '-wal', '-shm'])
-        if (existsSync(target + suffix)) renameSync(target + suffix, kept + suffix);
+      if (existsSync(target)) keepAside(target, kept);
+      // One rename replaces the database: at every moment there is a whole one in place.
       renameSync(incoming, target);
+      for (const suffix of ['-wal', '-shm']) rmSync(target + suffix, { force: true });
     } finally {
       rmSync(incoming, { force: true });
     }
@@ -106,6 +105,28 @@ export async function restoreCommand(args: string[]): Promise<number> {
       `paddock: restored ${file} into ${config.dataDir}${existsSync(kept) ? `; the previous database is ${kept}` : ''}\n`,
     );
   });
+}
+
+/**
+ * Keeps the current database as `kept`. Its write-ahead log is folded in first (a checkpoint that
+ * empties it), so the kept file is whole and no log is left
+ * that would be replayed into the restored one; the database itself stays in place, linked, until
+ * the restored file replaces it. A database too damaged to open leaves with its files as they are.
+ */
+function keepAside(target: string, kept: string): void {
+  try {
+    const db = new DatabaseSync(target);
+    try {
+      const { busy } = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as { busy: number };
+      if (busy !== 0) throw new Refusal(`${target} is busy: is a server still using it?`);
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    if (err instanceof Refusal) throw err;
+    for (const suffix of ['-wal', '-shm']) if (existsSync(target + suffix)) renameSync(target + suffix, kept + suffix);
+  }
+  linkSync(target, kept);
 }
 
 /** Reads the configuration and the one FILE argument; maps failures to exit codes and one line. */

@@ -123,7 +123,24 @@ test('restore: refused while a server holds the store; after a stop, and after a
   // A server killed leaves its pid file behind; it names a process that is gone, so restore goes on.
   server.p.child.kill('SIGKILL');
   await server.p.exited;
-  assert.equal((await command(['restore', file], env)).code, 0);
+  const again = await command(['restore', file], env);
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual(
+    (await readdir(env.PADDOCK_DATA_DIR)).filter((f) => /-(wal|shm)$/.test(f)),
+    [],
+    'no log is left to be replayed into the restored database',
+  );
+  // The database it replaced is kept whole: its log, unchecked at the kill, was folded in.
+  const kept = /the previous database is (\S+)\n/.exec(again.stdout)?.[1] ?? '';
+  const old = new DatabaseSync(kept, { readOnly: true });
+  try {
+    assert.ok(
+      old.prepare("SELECT 1 FROM runs WHERE id = 'after-the-restore'").get(),
+      'the last upload is in the kept file',
+    );
+  } finally {
+    old.close();
+  }
 });
 
 test('restore refuses what is not a usable store, and backup sends PostgreSQL to pg_dump', async () => {
