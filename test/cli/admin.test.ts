@@ -4,11 +4,11 @@
 // of a run, and on failure a non-zero exit with the server's own words.
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { paddock } from '../support/process.ts';
+import { freePort } from '../support/tls_fixture.ts';
 
 const PASSWORD = 'the admin cli test password';
 let dir: string;
@@ -200,10 +200,7 @@ test("failures exit non-zero with the server's words, and tell usage, refusal an
   assert.deepEqual([uses.code, uses.stderr], [2, 'paddock enroll-tokens: --uses must be a whole number\n']);
 
   // A port nothing listens on: the server cannot be reached.
-  const closed = createServer();
-  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-  const { port } = closed.address() as { port: number };
-  await new Promise((resolve) => closed.close(resolve));
+  const port = await freePort();
   const away = await cli(['devices', 'list'], { PADDOCK_URL: `http://127.0.0.1:${port}` });
   assert.deepEqual(
     [away.code, away.stderr],

@@ -3,7 +3,6 @@
 // 2 the configuration is invalid).
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -12,7 +11,7 @@ import { generateSelfSignedCertificate } from '../../src/tls/self_signed.ts';
 import { startFakeProvider } from '../support/fake_oidc_provider.ts';
 import { databaseUrl, dropDatabase, freshDatabase, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 import { paddock } from '../support/process.ts';
-import { tlsFixture } from '../support/tls_fixture.ts';
+import { freePort, tlsFixture } from '../support/tls_fixture.ts';
 
 const dirs: string[] = [];
 after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
@@ -27,14 +26,6 @@ async function workspace() {
   const dir = await mkdtemp(join(tmpdir(), 'paddock-check-'));
   dirs.push(dir);
   return dir;
-}
-
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as { port: number };
-  await new Promise((resolve) => s.close(resolve));
-  return port;
 }
 
 test('a new installation: every check passes, and the data directory is left as it was', async () => {
@@ -112,7 +103,7 @@ test('an unreachable provider, a newer schema and an expired certificate each fa
   });
   await writeFile(join(dir, 'old.crt'), expired.certPem);
   await writeFile(join(dir, 'old.key'), expired.keyPem);
-  const port = await closedPort();
+  const port = await freePort();
   const r = await check({
     PADDOCK_DATA_DIR: data,
     PADDOCK_BASE_URL: 'https://admin.test:8443',
@@ -153,7 +144,7 @@ test(
       await serve.exited;
       const served = await check(env);
       assert.match(served.stdout, /^ok {3}store: PostgreSQL 127\.0\.0\.1:5432, schema version \d+$/m);
-      const port = await closedPort();
+      const port = await freePort();
       const away = await check({ ...env, PADDOCK_DATABASE_URL: `postgres://postgres:hunter2@127.0.0.1:${port}/x` });
       assert.equal(away.code, 1);
       assert.match(away.stdout, /^FAIL store: cannot use the store: .*ECONNREFUSED/m);

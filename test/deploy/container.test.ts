@@ -10,10 +10,10 @@ import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_pr
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { freePort } from '../support/tls_fixture.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const BASE = 'localhost/paddock-base:bookworm-minbase';
@@ -43,14 +43,6 @@ async function timed<T>(what: string, times: Record<string, number>, work: () =>
   const result = await work();
   times[what] = Math.round(performance.now() - started);
   return result;
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as { port: number };
-  await new Promise((resolve) => s.close(resolve));
-  return port;
 }
 
 /** The base image: a debootstrap minbase of bookworm, imported once and then reused. */
