@@ -4,6 +4,8 @@
 // Exit 0 when it answers 200, 1 otherwise. No dependency, no shell, no curl in the image.
 import { request as http } from 'node:http';
 import { request as https } from 'node:https';
+import process from 'node:process';
+import { URL } from 'node:url';
 
 const listen = process.env.PADDOCK_LISTEN || '127.0.0.1:8080';
 const at = listen.lastIndexOf(':');
