@@ -320,8 +320,9 @@ ${Object.entries(subs)
 Lists take --before CURSOR (a page's "next") and --all (every page). Every command takes --json
 (print the API's JSON instead of a table). Days are YYYY-MM-DD, UTC.
 
-Reads PADDOCK_URL (the console address, e.g. https://paddock.example) and PADDOCK_TOKEN (a personal
-access token from the console's Access tokens page; never given as an argument).
+Reads PADDOCK_URL (the console address, e.g. https://paddock.example; http:// only on this machine)
+and PADDOCK_TOKEN (a personal access token from the console's Access tokens page; never given as
+an argument). A certificate from a private CA: NODE_EXTRA_CA_CERTS=/path/to/ca.pem.
 
 Exit codes: 0 done; 1 the server refused or failed (its message on stderr), or the output file
 could not be written; 2 a usage or configuration mistake; 3 the server could not be reached.

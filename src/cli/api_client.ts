@@ -5,6 +5,7 @@
  * scripts can tell apart: 1 the server refused or failed (with its problem's words), 2 a usage or
  * configuration mistake, 3 the server could not be reached.
  */
+import { isLoopbackHost } from '../config/parse.ts';
 import { ACCESS_TOKEN } from '../domain/access_tokens.ts';
 
 export const EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3 } as const;
@@ -77,12 +78,20 @@ export function apiClient(env: NodeJS.ProcessEnv): ApiClient {
   };
 }
 
-/** PADDOCK_URL: an http or https URL without credentials, query or fragment. */
+/**
+ * PADDOCK_URL: an https URL without credentials, query or fragment; http only on a loopback host,
+ * as the server itself serves it, since the token would cross the network in the clear.
+ */
 function serverUrl(text: string | undefined): URL {
   const url = text ? URL.parse(text) : null;
   if (!url || !/^https?:$/.test(url.protocol) || url.username || url.password || url.search || url.hash)
     throw new CliFailure(
       'PADDOCK_URL must be the console address, such as https://paddock.example (no credentials, query or fragment)',
+      EXIT.usage,
+    );
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
+    throw new CliFailure(
+      'PADDOCK_URL must be https:// unless it names this machine: the token would cross the network in the clear',
       EXIT.usage,
     );
   return url;

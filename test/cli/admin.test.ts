@@ -193,6 +193,14 @@ test("failures exit non-zero with the server's words, and tell usage, refusal an
   assert.match(missing.stderr, /PADDOCK_TOKEN must hold a personal access token/);
   const notUrl = await cli(['devices', 'list'], { PADDOCK_URL: 'ftp://example' });
   assert.equal(notUrl.code, 2);
+  const clear = await cli(['devices', 'list'], { PADDOCK_URL: 'http://paddock.example.org' });
+  assert.deepEqual(
+    [clear.code, clear.stderr],
+    [
+      2,
+      'paddock devices: PADDOCK_URL must be https:// unless it names this machine: the token would cross the network in the clear\n',
+    ],
+  );
   const option = await cli(['devices', 'list', '--colour', 'red']);
   assert.equal(option.code, 2);
   assert.match(option.stderr, /--colour/);
