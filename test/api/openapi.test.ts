@@ -117,3 +117,20 @@ test('every API response of a scripted session is valid against the served OpenA
     await h.close();
   }
 });
+
+test('the document is valid OpenAPI 3.1 by the specification schema, and the check refuses a broken one', async () => {
+  const { Validator } = await import('@seriousme/openapi-schema-validator');
+  const { OPENAPI } = await import('../../src/api/openapi.ts');
+  const served = JSON.parse(JSON.stringify(OPENAPI)) as Doc;
+  const validator = new Validator();
+  const result = await validator.validate(served);
+  assert.deepEqual(result, { valid: true }, JSON.stringify(result.errors));
+  assert.equal(validator.version, '3.1');
+  const broken = JSON.parse(JSON.stringify(OPENAPI)) as {
+    paths: Record<string, { get?: { parameters?: Array<{ in: string }> } }>;
+  };
+  const first = broken.paths['/api/v1/devices']?.get?.parameters?.[0];
+  assert.ok(first);
+  first.in = 'body';
+  assert.equal((await new Validator().validate(broken)).valid, false);
+});
