@@ -1,6 +1,7 @@
 // A full disk, for real: the data directory on a 24 MiB tmpfs filled by uploads and a filler file.
 // Uploads answer 507 and lose nothing acknowledged; the log names the full disk (never "cannot
-// rollback"); an operator can still sign in, revoke and delete (the store's reserve), and uploads
+// rollback"); an operator can still sign in, revoke and delete, in the console and through the API
+// (the store's reserve), and uploads
 // resume by themselves once there is room. Needs root to mount; on CI that is a failure, not a skip.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -45,6 +46,13 @@ test('a full disk: 507 for uploads, nothing acknowledged lost, sign-in, revoke a
   try {
     const { device, credential } = await l.enroll('filler');
     const spare = await l.enroll('to-revoke');
+    const token = await l.accessToken('full disk');
+    const api = (method: string, path: string, json?: object) =>
+      fetch(`${l.url}/api/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(json ? { 'content-type': 'application/json' } : {}) },
+        body: json ? JSON.stringify(json) : undefined,
+      });
     const put = (id: string, bytes: number) =>
       fetch(`${l.url}/v1/runs/${id}`, {
         method: 'PUT',
@@ -101,6 +109,20 @@ test('a full disk: 507 for uploads, nothing acknowledged lost, sign-in, revoke a
       });
       assert.equal(del.status, 303, `delete ${id}`);
     }
+
+    // The same through the API, still on a full disk: a rename, a run deleted, a token minted.
+    const apiVictim = stored.shift() ?? '';
+    const writes = [
+      await api('POST', `/devices/${device}/rename`, { name: 'renamed on a full disk' }),
+      await api('DELETE', `/runs/${device}/${apiVictim}`),
+      await api('POST', '/enroll-tokens', { uses: 1 }),
+    ];
+    assert.deepEqual(
+      writes.map((r) => r.status),
+      [200, 204, 201],
+      'API writes use the reserve as the console does',
+    );
+    victims.push(apiVictim);
 
     // Space returns: uploads are stored again, without a restart.
     await unlink(join(mount, 'filler'));
