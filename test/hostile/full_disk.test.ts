@@ -1,7 +1,8 @@
 // A full disk, for real: the data directory on a 24 MiB tmpfs filled by uploads and a filler file.
 // Uploads answer 507 and lose nothing acknowledged; the log names the full disk (never "cannot
 // rollback"); an operator can still sign in, revoke and delete, in the console and through the API
-// (the store's reserve), and uploads resume by themselves once there is room. Needs root to mount; on CI that is a failure, not a skip.
+// (the store's reserve), and uploads resume by themselves once there is room. Needs root to mount;
+// on CI that is a failure, not a skip.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, open, rm, unlink, writeFile } from 'node:fs/promises';
