@@ -1,5 +1,5 @@
 /** The results table: printed, and written to bench/results.md with the machine's description. */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, totalmem, release } from 'node:os';
 import type { LoadResult } from './load.ts';
 import type { PostgresSection } from './postgres.ts';
@@ -44,7 +44,23 @@ ${lines.join('\n')}
 ${r.postgres ? postgresLines(r.postgres).join('\n') : '\n(The PostgreSQL section was not run.)\n'}
 ${ANALYSIS}`;
   process.stdout.write(`${lines.join('\n')}\n`);
-  await writeFile(new URL('./results.md', import.meta.url), doc);
+  const file = new URL('./results.md', import.meta.url);
+  const before = await readFile(file, 'utf8').catch(() => '');
+  await writeFile(file, keepSeparateSections(doc, before));
+}
+
+/**
+ * Sections of the old results measured by their own scripts (the metrics' cost, the sweep, the
+ * API's lists, the container image) are kept after the new ones: a full run rewrites only what it
+ * measured itself.
+ */
+export function keepSeparateSections(doc: string, before: string): string {
+  const headings = new Set([...doc.matchAll(/^## (.*)$/gm)].map((m) => m[1]));
+  const kept = before
+    .split(/^(?=## )/m)
+    .slice(1)
+    .filter((section) => !headings.has(/^## (.*)$/m.exec(section)?.[1]));
+  return kept.length ? `${doc.trimEnd()}\n\n${kept.map((k) => k.trimEnd()).join('\n\n')}\n` : doc;
 }
 
 function postgresLines(section: PostgresSection): string[] {
