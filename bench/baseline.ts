@@ -1,4 +1,7 @@
-/** Baselines measured in the same run: a raw node:http server in its own process, answering from memory. */
+/**
+ * Baselines measured in the same run: raw node:http servers in their own process, answering the
+ * same bytes from memory, or (for the API) doing the same query and render (api_baseline_server.ts).
+ */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
@@ -18,13 +21,12 @@ export async function startBaseline(
 ): Promise<Baseline> {
   const file = join(dir, `${name}.body`);
   await writeFile(file, body);
-  const child = spawn(
-    process.execPath,
-    [new URL('./baseline_server.ts', import.meta.url).pathname, file, contentType],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  return startBaselineServer(new URL('./baseline_server.ts', import.meta.url).pathname, [file, contentType]);
+}
+
+/** A baseline server script of this folder, in its own process; it prints its port when it listens. */
+export async function startBaselineServer(script: string, args: string[]): Promise<Baseline> {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
   return {
     url: `http://127.0.0.1:${chunk.toString().trim()}`,

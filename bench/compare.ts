@@ -1,5 +1,5 @@
 /** Targets measured next to their baseline in the same run, against one `paddock serve`. */
-import { startBaseline } from './baseline.ts';
+import { type Baseline, startBaseline } from './baseline.ts';
 import { load } from './load.ts';
 import type { Row } from './report.ts';
 
@@ -21,6 +21,50 @@ export function comparer(ctx: {
     if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`);
     return { body: Buffer.from(await res.arrayBuffer()), type: res.headers.get('content-type') ?? '' };
   };
+  async function measure(
+    name: string,
+    path: string,
+    c: string | undefined,
+    target: { minRatio?: number; maxP99?: number },
+    start: () => Promise<Baseline>,
+    sameBody = false,
+  ) {
+    const baseline = await start();
+    if (sameBody) {
+      // A baseline doing the same query and render must answer the same bytes, or it measures something else.
+      const [theirs, ours] = await Promise.all([
+        fetch(`${baseline.url}${path}`, { headers: headers(c) }).then((r) => r.text()),
+        fetch(`${ctx.base}${path}`, { headers: headers(c) }).then((r) => r.text()),
+      ]);
+      if (theirs !== ours) {
+        await baseline.stop();
+        throw new Error(`${name}: the baseline answers other bytes than the server`);
+      }
+    }
+    const raw = await load(`${name} (baseline)`, {
+      ...opts,
+      url: `${baseline.url}${path}`,
+      headers: headers(c),
+      pid: baseline.pid,
+    });
+    await baseline.stop();
+    const result = await load(name, { ...opts, url: `${ctx.base}${path}`, headers: headers(c) });
+    const ratio = result.requestsPerSecond / raw.requestsPerSecond;
+    const met =
+      (target.minRatio === undefined || ratio >= target.minRatio) &&
+      (target.maxP99 === undefined || result.p99 < target.maxP99) &&
+      result.non2xx === 0 &&
+      result.errors === 0 &&
+      raw.non2xx === 0;
+    const goal = [target.minRatio && `≥ ${target.minRatio} of baseline`, target.maxP99 && `p99 < ${target.maxP99} ms`]
+      .filter(Boolean)
+      .join(', ');
+    ctx.rows.push({ ...result, baselineRps: raw.requestsPerSecond, ratio, goal, met });
+    ctx.log(
+      `${name}: ${result.requestsPerSecond.toFixed(0)} req/s vs ${raw.requestsPerSecond.toFixed(0)} (${ratio.toFixed(2)}), p99 ${result.p99} ms${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`,
+    );
+  }
+
   return {
     /**
      * A later keyset page, `hops` "older" links from the first: the last page on the way that is
@@ -53,23 +97,21 @@ export function comparer(ctx: {
     ) {
       if (!ctx.selected(name)) return;
       const page = baselineBody ? { body: baselineBody, type: baselineType ?? 'text/plain' } : await get(path, c);
-      const baseline = await startBaseline(ctx.dir, name.replace(/\W+/g, '-'), page.body, page.type);
-      const raw = await load(`${name} (baseline)`, { ...opts, url: baseline.url, pid: baseline.pid });
-      await baseline.stop();
-      const result = await load(name, { ...opts, url: `${ctx.base}${path}`, headers: headers(c) });
-      const ratio = result.requestsPerSecond / raw.requestsPerSecond;
-      const met =
-        (target.minRatio === undefined || ratio >= target.minRatio) &&
-        (target.maxP99 === undefined || result.p99 < target.maxP99) &&
-        result.non2xx === 0 &&
-        result.errors === 0;
-      const goal = [target.minRatio && `≥ ${target.minRatio} of baseline`, target.maxP99 && `p99 < ${target.maxP99} ms`]
-        .filter(Boolean)
-        .join(', ');
-      ctx.rows.push({ ...result, baselineRps: raw.requestsPerSecond, ratio, goal, met });
-      ctx.log(
-        `${name}: ${result.requestsPerSecond.toFixed(0)} req/s vs ${raw.requestsPerSecond.toFixed(0)} (${ratio.toFixed(2)}), p99 ${result.p99} ms${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`,
+      await measure(name, path, c, target, () =>
+        startBaseline(ctx.dir, name.replace(/\W+/g, '-'), page.body, page.type),
       );
+    },
+
+    /** As compare, against a baseline server of the caller's (one doing the same query and render). */
+    async compareTo(
+      name: string,
+      path: string,
+      c: string | undefined,
+      target: { minRatio?: number; maxP99?: number },
+      baseline: () => Promise<Baseline>,
+    ) {
+      if (!ctx.selected(name)) return;
+      await measure(name, path, c, target, baseline, true);
     },
   };
 }

@@ -9,11 +9,13 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import { secretHash } from '../src/crypto/random.ts';
 import { newAccessToken } from '../src/domain/access_tokens.ts';
 import { sessionCodec } from '../src/session/session.ts';
 import { openSqliteStore } from '../src/store/sqlite/store.ts';
+import { startBaselineServer } from './baseline.ts';
 import { comparer } from './compare.ts';
 import { buildDataset } from './dataset.ts';
 import { load, peakRssMiB, rssMiB } from './load.ts';
@@ -65,6 +67,12 @@ await store.createAccessToken({
   expiresAt: Date.now() + 86_400_000,
 });
 await store.close();
+// The level check has seen every run an upload through the server stores; the dataset's runs were
+// stored directly, so they are marked as checked (nothing found) rather than left to the backfill
+// at start, which would check 10,000 of them under the first measured loads.
+const db = new DatabaseSync(join(dataDir, 'paddock.db'));
+db.exec("UPDATE runs SET findings = '{}', flagged = 0 WHERE findings IS NULL AND privacy <> 'full'");
+db.close();
 const buildSeconds = (Date.now() - started) / 1000;
 log(`dataset built in ${buildSeconds.toFixed(1)} s`);
 
@@ -93,7 +101,7 @@ log(`paddock serve on ${base} (pid ${pid}), RSS ${rssMiB(pid).toFixed(0)} MiB`);
 
 const rows: Row[] = [];
 const selected = (name: string) => values.only === undefined || name.includes(values.only);
-const { compare, laterPage } = comparer({ dir, base, pid, duration, rows, log, selected });
+const { compare, compareTo, laterPage } = comparer({ dir, base, pid, duration, rows, log, selected });
 
 await compare('GET /healthz', '/healthz', undefined, { minRatio: 0.75 }, Buffer.from('hello world\n'), 'text/plain');
 for (const [who, c] of [
@@ -124,9 +132,11 @@ for (const [who, c] of [
     if (later !== path) await compare(`GET ${path} later page, ${who}`, later, c, { minRatio: 0.8, maxP99: 15 });
   }
 }
-// The same lists as JSON through the API, with a bearer token (its last use is written at most once a minute).
+// The same lists as JSON through the API, with a bearer token (its last use is written at most once
+// a minute), against a minimal server doing the same token lookup, query and JSON render.
+const apiBaseline = () => startBaselineServer(new URL('./api_baseline_server.ts', import.meta.url).pathname, [dataDir]);
 for (const path of ['/api/v1/devices', '/api/v1/devices?status=active&sort=last_seen', '/api/v1/runs?privacy=minimal'])
-  await compare(`GET ${path} first page, admin token`, path, `Bearer ${apiToken}`, { minRatio: 0.8, maxP99: 15 });
+  await compareTo(`GET ${path} first page, admin token`, path, `Bearer ${apiToken}`, { minRatio: 0.8 }, apiBaseline);
 await compare('GET /runs/{device}/{id} 8 KiB', `/runs/${dataset.smallRun.device}/${dataset.smallRun.id}`, adminCookie, {
   minRatio: 0.8,
 });

@@ -1,0 +1,61 @@
+/**
+ * The baseline of the API's list rows: a raw node:http server doing the same queries and the same
+ * render, and nothing else. It looks the bearer token up by its hash (as the API does on every
+ * call), runs the list's query through the same store, and writes the same JSON (the API's own
+ * shapes); no router, no middleware, no parameter checks, no security headers, no metrics.
+ * Usage: api_baseline_server.ts <dataDir>; prints its port once it listens.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { deviceJson, pageJson, runJson } from '../src/api/resources.ts';
+import { secretHash } from '../src/crypto/random.ts';
+import type { PrivacyLevel } from '../src/domain/privacy.ts';
+import { openSqliteStore } from '../src/store/sqlite/store.ts';
+import type { DeviceSort, DeviceStatus } from '../src/store/store.ts';
+
+const [dataDir = ''] = process.argv.slice(2);
+const store = openSqliteStore(dataDir);
+const STALE_AFTER_MS = 30 * 86_400_000;
+
+const server = createServer((req, res) => {
+  void (async () => {
+    const url = new URL(req.url ?? '/', 'http://baseline');
+    const bearer = (req.headers.authorization ?? '').slice('Bearer '.length);
+    const token = await store.accessTokenByHash(secretHash(bearer), Date.now());
+    if (!token) {
+      res.writeHead(401).end();
+      return;
+    }
+    const viewer = { subject: token.subject, admin: token.admin };
+    const q = url.searchParams;
+    let body: unknown;
+    if (url.pathname === '/api/v1/devices') {
+      const staleBefore = Date.now() - STALE_AFTER_MS;
+      const page = await store.devicesVisibleTo(
+        viewer,
+        { before: q.get('before') ?? undefined, limit: 50 },
+        {
+          status: (q.get('status') ?? undefined) as DeviceStatus | undefined,
+          sort: (q.get('sort') ?? undefined) as DeviceSort | undefined,
+          staleBefore,
+        },
+      );
+      body = pageJson(page, (d) => deviceJson(d, staleBefore));
+    } else if (url.pathname === '/api/v1/runs') {
+      const page = await store.runsVisibleTo(
+        viewer,
+        { before: q.get('before') ?? undefined, limit: 50 },
+        { privacy: (q.get('privacy') ?? undefined) as PrivacyLevel | undefined },
+      );
+      body = pageJson(page, runJson);
+    } else {
+      res.writeHead(404).end();
+      return;
+    }
+    const bytes = Buffer.from(JSON.stringify(body));
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
+    res.end(bytes);
+  })();
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(`${(server.address() as AddressInfo).port}\n`));
+process.on('SIGTERM', () => server.close(() => void store.close().then(() => process.exit(0))));
