@@ -34,11 +34,15 @@ export async function serveCommand(): Promise<number> {
   flushCompileCache();
   // `paddock restore` refuses to replace a SQLite store while this file names a live server.
   const release = config.databaseUrl === undefined ? holdPidFile(config.dataDir) : () => undefined;
-  process.stderr.write(`paddock: serving on ${server.url} (console at ${server.baseUrl.replace(/\/$/, '')}/)\n`);
-  await new Promise<void>((resolve) => {
+  // The handlers go in before the line that says the server is ready: a supervisor (or a test)
+  // that stops it as soon as it reads that line must get a drain and exit 0, not Node's default
+  // death by signal.
+  const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  process.stderr.write(`paddock: serving on ${server.url} (console at ${server.baseUrl.replace(/\/$/, '')}/)\n`);
+  await stopped;
   await server.close();
   release();
   logger.log('info', 'server.stopped');
