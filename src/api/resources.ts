@@ -69,11 +69,10 @@ export function apiDeviceRename(ctx: Ctx): Handler<UiEnv> {
     const body = await jsonFields(c, { name: 'string' }, ['name']);
     if (!body.ok) return body.response;
     const id = c.req.param('id') ?? '';
-    const outcome = await renameDevice(ctx, c, viewer, id, (body.fields.get('name') ?? '').trim());
-    if (outcome === 'bad-name') return badField(c, 'badDeviceName', { badDeviceName: 'name' });
-    const device = outcome === 'renamed' ? await ctx.store.deviceVisibleTo(viewer, id) : undefined;
-    if (!device) return problem(c, 404, 'not found', noDevice);
-    return c.json(deviceJson(device, ctx.clock.now() - ctx.config.staleAfterMs));
+    const renamed = await renameDevice(ctx, c, viewer, id, (body.fields.get('name') ?? '').trim());
+    if (renamed === 'bad-name') return badField(c, 'badDeviceName', { badDeviceName: 'name' });
+    if (renamed === 'unknown') return problem(c, 404, 'not found', noDevice);
+    return c.json(deviceJson(renamed, ctx.clock.now() - ctx.config.staleAfterMs));
   });
 }
 

@@ -5,7 +5,6 @@
  */
 import type { Handler } from 'hono';
 import type { FailureName } from '../http/failures.ts';
-import type { RunSummary } from '../store/store.ts';
 import type { Ctx, UiEnv } from '../ui/deps.ts';
 import { runFilter, runQuery } from '../ui/list_query.ts';
 import { PAGE_SIZE } from '../ui/page_helpers.ts';
@@ -30,7 +29,6 @@ export function apiRunsList(ctx: Ctx): Handler<UiEnv> {
     if (!query.ok) return badParameter(c, query.failure, FIELD);
     const q = query.value;
     const page = await ctx.store.runsVisibleTo(viewer, { before: q.before, limit: PAGE_SIZE }, runFilter(q));
-    const item = (r: RunSummary) => runJson(r);
-    return c.json(pageJson(page, item));
+    return c.json(pageJson(page, runJson));
   });
 }

@@ -28,6 +28,7 @@ import { type Config, loadConfig } from '../config/config.ts';
 import { ConfigError } from '../config/parse.ts';
 import { serverHolding } from '../server/pid_file.ts';
 import { schemaRefusal, sqliteSchema } from '../store/schema.ts';
+import { databaseFile, integrityFault } from '../store/sqlite/db.ts';
 
 export const backupHelp = `Usage: paddock backup FILE
 
@@ -58,7 +59,7 @@ class Refusal extends Error {
 
 export async function backupCommand(args: string[]): Promise<number> {
   return run('backup', args, async (config, file) => {
-    const source = databasePath(config);
+    const source = databaseFile(config.dataDir);
     if (!existsSync(source)) throw new Refusal(`there is no store in ${config.dataDir} to back up`);
     if (existsSync(file)) throw new Refusal(`${file} exists; choose a new file name`);
     const partial = join(dirname(file), `.${basename(file)}.partial-${process.pid}`);
@@ -86,7 +87,7 @@ export async function restoreCommand(args: string[]): Promise<number> {
       throw new Refusal(`a server (pid ${pid}) holds the store in ${config.dataDir}; stop it, then restore`);
     if (!existsSync(file)) throw new Refusal(`${file} does not exist`);
     check(file);
-    const target = databasePath(config);
+    const target = databaseFile(config.dataDir);
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     // Copied next to the database first, so the swap below is two renames on one filesystem.
     const incoming = `${target}.restoring-${process.pid}`;
@@ -165,25 +166,20 @@ function selfContained(file: string): void {
   }
 }
 
-function databasePath(config: Config): string {
-  return join(config.dataDir, 'paddock.db');
-}
-
 /** FILE is a whole SQLite database holding a Paddock schema this build can use. */
 function check(file: string): void {
-  let result: string;
+  let fault: string | undefined;
   try {
     const db = new DatabaseSync(file, { readOnly: true });
     try {
-      const rows = db.prepare('PRAGMA integrity_check(1)').all() as Array<Record<string, unknown>>;
-      result = String(Object.values(rows[0] ?? {})[0] ?? 'no answer');
+      fault = integrityFault(db, 'integrity_check');
     } finally {
       db.close();
     }
   } catch (err) {
     throw new Refusal(`${file} is not a SQLite database (${(err as Error).message})`);
   }
-  if (result !== 'ok') throw new Refusal(`${file} fails its integrity check: ${result.slice(0, 200)}`);
+  if (fault) throw new Refusal(`${file} fails its integrity check: ${fault}`);
   const schema = sqliteSchema(file);
   if (!schema || schema.version === 0) throw new Refusal(`${file} holds no Paddock store`);
   const refusal = schemaRefusal(schema);

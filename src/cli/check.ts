@@ -5,11 +5,12 @@
  * init containers alike; the exit code says which kind of failure it was.
  */
 import { X509Certificate } from 'node:crypto';
-import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { type Config, loadConfig } from '../config/config.ts';
 import { ConfigError } from '../config/parse.ts';
 import { discoverProvider } from '../oidc/discovery.ts';
+import { innermostReason } from '../store/errors.ts';
+import { databaseFile, integrityFault } from '../store/sqlite/db.ts';
 import { postgresSchema, schemaRefusal, type SchemaState, sqliteSchema } from '../store/schema.ts';
 
 export const checkHelp = `Usage: paddock check
@@ -57,13 +58,13 @@ async function store(config: Config): Promise<Line> {
       kind = `PostgreSQL ${new URL(config.databaseUrl).host}`;
       schema = await postgresSchema(config.databaseUrl);
     } else {
-      const path = join(config.dataDir, 'paddock.db');
+      const path = databaseFile(config.dataDir);
       kind = `SQLite ${path}`;
       schema = sqliteSchema(path);
       if (schema) quickCheck(path);
     }
   } catch (err) {
-    return { ok: false, what, found: `cannot use the store: ${reason(err)}` };
+    return { ok: false, what, found: `cannot use the store: ${innermostReason(err)}` };
   }
   if (!schema) return { ok: true, what, found: `${kind}, none yet: created at the first start` };
   const refusal = schemaRefusal(schema);
@@ -76,9 +77,8 @@ async function store(config: Config): Promise<Line> {
 function quickCheck(path: string): void {
   const db = new DatabaseSync(path, { readOnly: true });
   try {
-    const row = db.prepare('PRAGMA quick_check(1)').get() as Record<string, unknown> | undefined;
-    const result = String(Object.values(row ?? {})[0] ?? 'no answer');
-    if (result !== 'ok') throw new Error(`the database fails its integrity check (${result.slice(0, 200)})`);
+    const fault = integrityFault(db);
+    if (fault) throw new Error(`the database fails its integrity check (${fault})`);
   } finally {
     db.close();
   }
@@ -92,7 +92,7 @@ async function identityProvider(config: Config): Promise<Line> {
     const found = await discoverProvider(issuer, fetch, DISCOVERY_TIMEOUT_MS);
     return { ok: true, what, found: `${issuer} discovery answered; authorization at ${found.authorizationEndpoint}` };
   } catch (err) {
-    return { ok: false, what, found: `${issuer}: ${reason(err)}` };
+    return { ok: false, what, found: `${issuer}: ${innermostReason(err)}` };
   }
 }
 
@@ -116,10 +116,4 @@ function certificates(config: Config, now: number): Line[] {
     const days = Math.floor((to - now) / DAY_MS);
     return { ok: true, what, found: `${names}, valid until ${cert.validTo} (${days} days left)` };
   });
-}
-
-function reason(err: unknown): string {
-  let e = err as { message?: unknown; cause?: unknown; code?: unknown } | undefined;
-  while (e?.cause instanceof Error) e = e.cause as typeof e;
-  return String(e?.message || e?.code || err);
 }

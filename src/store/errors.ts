@@ -18,3 +18,14 @@ export function isStorageFull(err: unknown): boolean {
   if (e?.code === '53100' || e?.code === 'ENOSPC') return true;
   return e?.cause !== undefined && e.cause !== err && isStorageFull(e.cause);
 }
+
+/**
+ * What went wrong, in the driver's or the system's own words: the innermost cause's message (a
+ * StoreError wraps the driver's, which says what is wrong), or its code when it has no message
+ * (a refused connection to every address of a host is an AggregateError with only a code).
+ */
+export function innermostReason(err: unknown): string {
+  let e = err as { message?: unknown; cause?: unknown; code?: unknown } | undefined;
+  while (e?.cause instanceof Error) e = e.cause as typeof e;
+  return String(e?.message || e?.code || err);
+}

@@ -1,6 +1,7 @@
 /** Opens the store the configuration names: PostgreSQL when PADDOCK_DATABASE_URL is set, else SQLite. */
 import type { Config } from '../config/config.ts';
 import { ConfigError } from '../config/parse.ts';
+import { innermostReason } from './errors.ts';
 import { openSqliteStore } from './sqlite/store.ts';
 import type { Store } from './store.ts';
 
@@ -12,19 +13,12 @@ export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl' |
     try {
       return await openPostgresStore(config.databaseUrl, { poolSize: config.databasePool });
     } catch (err) {
-      throw new ConfigError('PADDOCK_DATABASE_URL', `cannot use the database: ${reason(err)}`);
+      throw new ConfigError('PADDOCK_DATABASE_URL', `cannot use the database: ${innermostReason(err)}`);
     }
   }
   try {
     return openSqliteStore(config.dataDir);
   } catch (err) {
-    throw new ConfigError('PADDOCK_DATA_DIR', `cannot use ${config.dataDir}: ${reason(err)}`);
+    throw new ConfigError('PADDOCK_DATA_DIR', `cannot use ${config.dataDir}: ${innermostReason(err)}`);
   }
-}
-
-/** The innermost message: a StoreError wraps the driver's own, which says what is wrong. */
-function reason(err: unknown): string {
-  let e = err as { message?: unknown; cause?: unknown } | undefined;
-  while (e?.cause instanceof Error) e = e.cause;
-  return String(e?.message ?? err);
 }

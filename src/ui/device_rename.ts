@@ -11,9 +11,9 @@ export function deviceRename(ctx: Ctx): Handler<UiEnv> {
   return async function deviceRenameHandler(c) {
     const id = c.req.param('id') ?? '';
     const name = (c.get('form').get('name') ?? '').trim();
-    const outcome = await renameDevice(ctx, c, viewer(c), id, name);
-    if (outcome === 'unknown') return fail(c, 'deviceNotFound');
-    if (outcome === 'bad-name') return fail(c, 'badDeviceName');
+    const renamed = await renameDevice(ctx, c, viewer(c), id, name);
+    if (renamed === 'unknown') return fail(c, 'deviceNotFound');
+    if (renamed === 'bad-name') return fail(c, 'badDeviceName');
     setNotice(ctx, c, { kind: 'renamed', device: id });
     return seeOther(c, `/devices/${encodeURIComponent(id)}`);
   };

@@ -10,14 +10,13 @@ import { DEVICE_ID, RUN_ID, SUBJECT } from '../domain/ids.ts';
 import { DEVICE_NAME } from '../domain/names.ts';
 import { clientAddress } from '../http/client_address.ts';
 import type { FailureName } from '../http/failures.ts';
-import type { EnrollToken, Viewer } from '../store/store.ts';
+import type { Device, EnrollToken, Viewer } from '../store/store.ts';
 import type { Ctx } from './deps.ts';
 import { readMintFields } from './enroll_token_fields.ts';
 
 /** 'unknown' covers what does not exist and what the account may not see: scoping reveals nothing. */
 export type RevokeOutcome = 'revoked' | 'already-revoked' | 'unknown';
 export type DeleteDeviceOutcome = 'deleted' | 'not-revoked' | 'unknown';
-export type RenameOutcome = 'renamed' | 'bad-name' | 'unknown';
 
 export async function revokeDevice(ctx: Ctx, c: Context, v: Viewer, id: string): Promise<RevokeOutcome> {
   if (!DEVICE_ID.test(id) || !(await ctx.store.deviceVisibleTo(v, id))) return 'unknown';
@@ -41,13 +40,20 @@ export async function deleteRun(ctx: Ctx, c: Context, v: Viewer, device: string,
   return deleted;
 }
 
-/** The owner or an admin renames a device; the scope is checked before the name. */
-export async function renameDevice(ctx: Ctx, c: Context, v: Viewer, id: string, name: string): Promise<RenameOutcome> {
-  if (!DEVICE_ID.test(id) || !(await ctx.store.deviceVisibleTo(v, id))) return 'unknown';
+/** The owner or an admin renames a device; the scope is checked before the name. The renamed device. */
+export async function renameDevice(
+  ctx: Ctx,
+  c: Context,
+  v: Viewer,
+  id: string,
+  name: string,
+): Promise<Device | 'bad-name' | 'unknown'> {
+  const device = DEVICE_ID.test(id) ? await ctx.store.deviceVisibleTo(v, id) : undefined;
+  if (!device) return 'unknown';
   if (!DEVICE_NAME.test(name)) return 'bad-name';
   if (!(await ctx.store.renameDevice(v, id, name))) return 'unknown';
   ctx.logger.log('info', 'device.renamed', { account: v.subject, client: clientAddress(c), device: id, name });
-  return 'renamed';
+  return { ...device, name };
 }
 
 export type MintOutcome = { ok: true; token: EnrollToken; link: string } | { ok: false; failure: FailureName };

@@ -2,19 +2,12 @@
 // filters as JSON, strict parameters, errors as RFC 9457 problem details.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { enrollDevice, form, harness, type Harness } from '../support/harness.ts';
+import { consoleAccessToken, enrollDevice, form, harness, type Harness } from '../support/harness.ts';
 import { ACCOUNTS } from '../support/scenario.ts';
 
-/** Creates a token through the console as `who`; returns it and its revoke path. */
-async function token(h: Harness, who: keyof typeof ACCOUNTS, expiresIn = '86400') {
-  const { cookie, csrf } = h.signIn(ACCOUNTS[who]);
-  const page = await (
-    await h.request('/tokens', form({ csrf, name: `${who} script`, expires_in: expiresIn }, cookie))
-  ).text();
-  const value = /id="token"[^>]*>(pdk_[A-Za-z0-9_-]+)</.exec(page)?.[1];
-  assert.ok(value, 'the token is shown once');
-  return { value, cookie, csrf };
-}
+/** Creates a token through the console as `who` (a day's token unless told otherwise). */
+const token = (h: Harness, who: keyof typeof ACCOUNTS, expiresIn = '86400') =>
+  consoleAccessToken(h, ACCOUNTS[who], { name: `${who} script`, expires_in: expiresIn });
 
 const api = (h: Harness, path: string, bearer?: string, client?: string) =>
   h.request(path, bearer === undefined ? {} : { headers: { authorization: `Bearer ${bearer}` } }, client);

@@ -3,15 +3,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { consoleRoutes } from '../../src/ui/routes.ts';
-import { enrollDevice, form, harness, type Harness, upload } from '../support/harness.ts';
+import { consoleAccessToken, enrollDevice, harness, upload } from '../support/harness.ts';
 import { type Doc, responseChecker } from '../support/openapi.ts';
 import { ACCOUNTS } from '../support/scenario.ts';
-
-async function token(h: Harness, who: keyof typeof ACCOUNTS) {
-  const { cookie, csrf } = h.signIn(ACCOUNTS[who]);
-  const page = await (await h.request('/tokens', form({ csrf, name: 'openapi' }, cookie))).text();
-  return /id="token"[^>]*>(pdk_[A-Za-z0-9_-]+)</.exec(page)?.[1] ?? '';
-}
 
 test('every API response of a scripted session is valid against the served OpenAPI document', async () => {
   const h = await harness();
@@ -21,7 +15,7 @@ test('every API response of a scripted session is valid against the served OpenA
     await upload(h, credential, 'r1', 'mail bob@example.com', 'redacted');
     await upload(h, credential, 'r2', 'to be deleted', 'full');
     await h.levelCheck.idle();
-    const bearer = await token(h, 'user');
+    const bearer = (await consoleAccessToken(h, ACCOUNTS.user)).value;
     const docRes = await h.request('/api/v1/openapi.json', { headers: { authorization: `Bearer ${bearer}` } });
     assert.equal(docRes.status, 200);
     const doc = (await docRes.json()) as Doc;
@@ -69,7 +63,7 @@ test('every API response of a scripted session is valid against the served OpenA
       seen.add(`${path} ${res.status}`);
     }
     // Writes: a non-admin's revoke is 403, a run outside the scope 404, then each succeeds as 204.
-    const admin = await token(h, 'admin');
+    const admin = (await consoleAccessToken(h, ACCOUNTS.admin)).value;
     const writes: Array<[string, string, string, string]> = [
       ['POST', `/api/v1/devices/${device}/revoke`, bearer, '/api/v1/devices/{id}/revoke'],
       ['POST', `/api/v1/devices/${device}/revoke`, admin, '/api/v1/devices/{id}/revoke'],

@@ -2,14 +2,8 @@
 // account, with its filters and cursor; strict parameters as problems naming the field.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { enrollDevice, form, harness, type Harness, upload } from '../support/harness.ts';
+import { consoleAccessToken, enrollDevice, harness, type Harness, upload } from '../support/harness.ts';
 import { ACCOUNTS } from '../support/scenario.ts';
-
-async function token(h: Harness, who: keyof typeof ACCOUNTS) {
-  const { cookie, csrf } = h.signIn(ACCOUNTS[who]);
-  const page = await (await h.request('/tokens', form({ csrf, name: 'runs script' }, cookie))).text();
-  return /id="token"[^>]*>(pdk_[A-Za-z0-9_-]+)</.exec(page)?.[1] ?? '';
-}
 
 const get = async (h: Harness, path: string, bearer: string) =>
   h.request(path, { headers: { authorization: `Bearer ${bearer}` } });
@@ -21,7 +15,7 @@ test('runs as JSON: scoped, filtered, newest first, paged by the cursor', async 
     const theirs = await enrollDevice(h, ACCOUNTS.other.subject);
     for (let i = 0; i < 55; i++) await upload(h, mine.credential, `r${i}`, `run ${i}`, i % 2 ? 'minimal' : 'full');
     await upload(h, theirs.credential, 'not-mine', 'x');
-    const bearer = await token(h, 'user');
+    const bearer = (await consoleAccessToken(h, ACCOUNTS.user)).value;
     const first = (await (await get(h, '/api/v1/runs', bearer)).json()) as {
       items: Array<{ id: string; device: string; privacy: string; uploaded_at: string; flagged: boolean }>;
       next?: string;
@@ -57,7 +51,7 @@ test('runs as JSON: scoped, filtered, newest first, paged by the cursor', async 
 test('bad run parameters are 400 problems naming the field', async () => {
   const h = await harness();
   try {
-    const bearer = await token(h, 'user');
+    const bearer = (await consoleAccessToken(h, ACCOUNTS.user)).value;
     for (const [path, field] of [
       ['/api/v1/runs?privacy=secret', 'privacy'],
       ['/api/v1/runs?since=2026-02-30', 'since'],

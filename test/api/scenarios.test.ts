@@ -214,12 +214,30 @@ const rows: Row[] = [
     method: 'POST',
     path: '/api/v1/enroll-tokens',
     as: 'admin',
-    json: { uses: 2, max_privacy: 'redacted', note: 'lab bench', owner: ACCOUNTS.other.subject },
+    json: {
+      uses: 2,
+      max_privacy: 'redacted',
+      note: 'lab bench',
+      name: 'bench unit',
+      expires_in: 7200,
+      owner: ACCOUNTS.other.subject,
+    },
     status: 201,
     audited: [['enroll_token.minted', ACCOUNTS.admin.subject]],
     check: async (w, body) => {
-      const minted = body as { token: { id: string; uses: number; owner: string }; link: string };
-      assert.deepEqual([minted.token.uses, minted.token.owner], [2, ACCOUNTS.other.subject]);
+      const minted = body as {
+        token: Record<'id' | 'owner' | 'note' | 'name' | 'max_privacy' | 'created_at' | 'expires_at', string> & {
+          uses: number;
+        };
+        link: string;
+      };
+      const t = minted.token;
+      assert.deepEqual(
+        [t.uses, t.owner, t.note, t.name, t.max_privacy],
+        [2, ACCOUNTS.other.subject, 'lab bench', 'bench unit', 'redacted'],
+      );
+      assert.equal(Date.parse(t.expires_at) - Date.parse(t.created_at), 7_200_000, 'expires_in is kept');
+      assert.match(minted.link, /[?&]max_privacy=redacted(&|$)/, 'the link carries the ceiling');
       const token = new URL(minted.link.replace('#', '?')).searchParams.get('token') ?? '';
       assert.ok(token.length >= 43, minted.link);
       assert.ok(!JSON.stringify(w.h.logs).includes(token), 'the token is in no log record');

@@ -7,6 +7,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { consoleClient } from '../multi/client.ts';
 import { paddock } from '../support/process.ts';
 import { freePort } from '../support/tls_fixture.ts';
 
@@ -55,22 +56,7 @@ before(async () => {
     serve.child.kill('SIGTERM');
     await serve.exited;
   };
-  const login = await fetch(`${base}/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ username: 'admin', password: PASSWORD }),
-    redirect: 'manual',
-  });
-  const cookie = (login.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
-  const page = await (await fetch(`${base}/tokens`, { headers: { cookie } })).text();
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
-  const made = await fetch(`${base}/tokens`, {
-    method: 'POST',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf, name: 'cli test' }),
-  });
-  token = /id="token"[^>]*>(pdk_[A-Za-z0-9_-]+)</.exec(await made.text())?.[1] ?? '';
-  assert.ok(token, 'an access token');
+  token = await consoleClient(() => PASSWORD).accessToken(base, 'cli test');
 });
 
 after(async () => {

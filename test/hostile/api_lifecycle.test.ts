@@ -7,6 +7,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { consoleClient } from '../multi/client.ts';
 import { paddock, type PaddockProcess } from '../support/process.ts';
 import { freePort } from '../support/tls_fixture.ts';
 import { PROCESS_PASSWORD, serveEnv, signInAndEnroll } from './process_load.ts';
@@ -72,23 +73,7 @@ async function setUp(port: number, runs: number) {
     });
     assert.equal(res.status, 201);
   }
-  const login = await fetch(`${base}/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ username: 'admin', password: PROCESS_PASSWORD }),
-    redirect: 'manual',
-  });
-  const cookie = (login.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
-  const csrf = /name="csrf" value="([^"]+)"/.exec(
-    await (await fetch(`${base}/tokens`, { headers: { cookie } })).text(),
-  )?.[1];
-  const made = await fetch(`${base}/tokens`, {
-    method: 'POST',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf: csrf ?? '', name: 'lifecycle' }),
-  });
-  const token = /id="token"[^>]*>(pdk_[A-Za-z0-9_-]+)</.exec(await made.text())?.[1] ?? '';
-  assert.ok(token);
+  const token = await consoleClient(() => PROCESS_PASSWORD).accessToken(base, 'lifecycle');
   return { device, ids, token };
 }
 
@@ -120,60 +105,26 @@ async function audited(port: number, token: string, device: string): Promise<Set
   return runs;
 }
 
-async function stop(p: PaddockProcess, signal: NodeJS.Signals) {
-  p.child.kill(signal);
-  return p.exited;
-}
-
-test('SIGTERM while API deletes are in flight: they finish, exit 0, each acknowledged delete kept and audited', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'paddock-api-term-'));
+/**
+ * A server stopped by `signal` once 30 of 100 API deletes are acknowledged (20 more runs nobody
+ * deletes), then started again: what was acknowledged, which runs are there now, and the exit code.
+ */
+async function stopMidway(signal: NodeJS.Signals, check: (r: Midway) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-api-stop-'));
   const port = await freePort();
-  let p = paddock(['serve'], serveEnv(dir, port));
+  let p: PaddockProcess = paddock(['serve'], serveEnv(dir, port));
   try {
     await p.waitFor(/serving on/);
     const { device, ids, token } = await setUp(port, 120);
     const server = p;
-    const { acknowledged, unsent } = await deleteLoad(port, token, device, ids, 30, () => server.child.kill('SIGTERM'));
-    assert.equal(await p.exited, 0, p.output().stderr);
-    assert.ok(unsent > 0, 'the stop came in the middle of the load');
+    const load = await deleteLoad(port, token, device, ids.slice(0, 100), 30, () => server.child.kill(signal));
+    const code = await p.exited;
+    assert.ok(load.unsent > 0, 'the stop came in the middle of the load');
     p = paddock(['serve'], serveEnv(dir, port));
     await p.waitFor(/serving on/);
     const there = await present(port, token, device, ids);
     assert.deepEqual(
-      acknowledged.filter((id) => there.includes(id)),
-      [],
-      'no acknowledged delete came back',
-    );
-    const trail = await audited(port, token, device);
-    assert.deepEqual(
-      acknowledged.filter((id) => !trail.has(id)),
-      [],
-      'each acknowledged delete is in the audit trail',
-    );
-  } finally {
-    await stop(p, 'SIGKILL');
-    await rm(dir, { recursive: true, force: true });
-  }
-});
-
-test('kill -9 during API deletes: no acknowledged delete is lost, no other run is', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'paddock-api-kill-'));
-  const port = await freePort();
-  let p = paddock(['serve'], serveEnv(dir, port));
-  try {
-    await p.waitFor(/serving on/);
-    const { device, ids, token } = await setUp(port, 120);
-    const server = p;
-    const { acknowledged, unsent } = await deleteLoad(port, token, device, ids.slice(0, 100), 30, () =>
-      server.child.kill('SIGKILL'),
-    );
-    await p.exited;
-    assert.ok(unsent > 0, 'the kill came in the middle of the load');
-    p = paddock(['serve'], serveEnv(dir, port));
-    await p.waitFor(/serving on/);
-    const there = await present(port, token, device, ids);
-    assert.deepEqual(
-      acknowledged.filter((id) => there.includes(id)),
+      load.acknowledged.filter((id) => there.includes(id)),
       [],
       'no acknowledged delete came back',
     );
@@ -182,8 +133,33 @@ test('kill -9 during API deletes: no acknowledged delete is lost, no other run i
       [],
       'the runs nobody deleted are all there',
     );
+    await check({ code, stderr: server.output().stderr, acknowledged: load.acknowledged, port, token, device });
   } finally {
-    await stop(p, 'SIGKILL');
+    p.child.kill('SIGKILL');
+    await p.exited;
     await rm(dir, { recursive: true, force: true });
   }
-});
+}
+
+interface Midway {
+  code: number | null;
+  stderr: string;
+  acknowledged: string[];
+  port: number;
+  token: string;
+  device: string;
+}
+
+test('SIGTERM while API deletes are in flight: they finish, exit 0, each acknowledged delete kept and audited', () =>
+  stopMidway('SIGTERM', async ({ code, stderr, acknowledged, port, token, device }) => {
+    assert.equal(code, 0, stderr);
+    const trail = await audited(port, token, device);
+    assert.deepEqual(
+      acknowledged.filter((id) => !trail.has(id)),
+      [],
+      'each acknowledged delete is in the audit trail',
+    );
+  }));
+
+test('kill -9 during API deletes: no acknowledged delete is lost, no other run is', () =>
+  stopMidway('SIGKILL', async () => undefined));

@@ -1,5 +1,6 @@
 /** What the two-instance tests do over HTTP: sign in as admin, mint, enroll and upload. */
 import assert from 'node:assert/strict';
+import { shownAccessToken } from '../support/harness.ts';
 
 export function consoleClient(password: () => string) {
   const form = (fields: Record<string, string>, cookie?: string): RequestInit => ({
@@ -40,11 +41,20 @@ export function consoleClient(password: () => string) {
       body,
     });
 
+  /** Creates a personal access token of the admin through the console (`pdk_…`). */
+  async function accessToken(base: string, name = 'a script'): Promise<string> {
+    const { cookie, csrf } = await signIn(base);
+    const page = await (await fetch(`${base}/tokens`, form({ csrf, name }, cookie))).text();
+    const token = shownAccessToken(page);
+    assert.ok(token, 'the token is shown once');
+    return token;
+  }
+
   async function device(base: string) {
     const res = await enroll(base, await mintToken(base));
     assert.equal(res.status, 201);
     return (await res.json()) as { device: string; credential: string };
   }
 
-  return { form, login, signIn, mintToken, enroll, upload, device };
+  return { form, login, signIn, mintToken, accessToken, enroll, upload, device };
 }

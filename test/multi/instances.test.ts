@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { shownAccessToken } from '../support/harness.ts';
 import { type PaddockProcess, paddock } from '../support/process.ts';
 import { consoleClient } from './client.ts';
 import {
@@ -152,7 +153,7 @@ if (!available) {
     test('a personal access token revoked on one is refused on the other at once', async () => {
       const { cookie, csrf } = await signIn(a.base);
       const page = await (await fetch(`${a.base}/tokens`, form({ csrf, name: 'two instances' }, cookie))).text();
-      const token = /id="token"[^>]*>(pdk_[A-Za-z0-9_-]+)</.exec(page)?.[1] ?? '';
+      const token = shownAccessToken(page) ?? '';
       const listed = await (await fetch(`${b.base}/tokens`, { headers: { cookie } })).text();
       const id = /action="\/tokens\/(a_[A-Za-z0-9_-]+)\/revoke"/.exec(listed)?.[1] ?? '';
       const list = (base: string) => fetch(`${base}/api/v1/devices`, { headers: { authorization: `Bearer ${token}` } });

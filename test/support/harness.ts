@@ -153,6 +153,27 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
   };
 }
 
+/** The personal access token a page shows once (in the element `id="token"`), if it shows one. */
+export function shownAccessToken(page: string): string | undefined {
+  return /id="token"[^>]*>(pdk_[A-Za-z0-9_-]+)</.exec(page)?.[1];
+}
+
+/**
+ * Creates a personal access token through the console as `who` (POST /tokens): the token, and the
+ * session that made it.
+ */
+export async function consoleAccessToken(
+  h: Harness,
+  who: { subject: string; display?: string; admin: boolean },
+  fields: Record<string, string> = {},
+): Promise<{ value: string; cookie: string; csrf: string }> {
+  const { cookie, csrf } = h.signIn(who);
+  const page = await (await h.request('/tokens', form({ csrf, name: 'a script', ...fields }, cookie))).text();
+  const value = shownAccessToken(page);
+  if (value === undefined) throw new Error('no access token on the page');
+  return { value, cookie, csrf };
+}
+
 /** An urlencoded form post. */
 export function form(fields: Record<string, string>, cookie?: string): RequestInit {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };

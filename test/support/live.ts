@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config/config.ts';
 import { memoryLogger } from '../../src/log/logger.ts';
 import { type RunningServer, type ServeOptions, startServer } from '../../src/server/serve.ts';
+import { shownAccessToken } from './harness.ts';
 
 export const LIVE_PASSWORD = 'a live server password';
 
@@ -65,7 +66,7 @@ export async function live(env: Record<string, string> = {}, opts: Partial<Serve
         headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ csrf: session.csrf, name }),
       });
-      const token = /id="token"[^>]*>(pdk_[A-Za-z0-9_-]+)</.exec(await made.text())?.[1];
+      const token = shownAccessToken(await made.text());
       if (!token) throw new Error('no access token on the page');
       return token;
     },

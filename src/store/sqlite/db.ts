@@ -12,13 +12,18 @@ import type { Param, Row, Sql } from '../sql.ts';
 import { migrations, numberedMigrations } from './migrations.ts';
 import { DiskReserve } from './reserve.ts';
 
+/** The database file of a data directory. */
+export function databaseFile(dataDir: string): string {
+  return join(dataDir, 'paddock.db');
+}
+
 /** Opens (creating if needed) `<dataDir>/paddock.db`; `:memory:` opens a private in-memory database. */
 export function openDb(dataDir: string | ':memory:'): Db {
   let path = ':memory:';
   let reserve: DiskReserve | undefined;
   if (dataDir !== ':memory:') {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    path = join(dataDir, 'paddock.db');
+    path = databaseFile(dataDir);
     const emptied = wasEmptied(path);
     if (emptied) throw new StoreError('open', `unable to open ${path}`, new Error(emptied));
     keepPrivate(path);
@@ -65,12 +70,24 @@ function wasEmptied(path: string): string | undefined {
  * reads every page once (about a second per GiB here) and names the first fault.
  */
 function checkIntegrity(db: DatabaseSync): void {
-  const rows = db.prepare('PRAGMA quick_check(1)').all() as Array<Record<string, unknown>>;
+  const fault = integrityFault(db);
+  if (fault) throw new Error(`the database fails its integrity check (${fault}): restore it from a backup`);
+}
+
+/**
+ * The first fault `PRAGMA quick_check` (or the slower, more thorough `integrity_check`) names, on
+ * one line; undefined when the database is sound.
+ */
+export function integrityFault(
+  db: DatabaseSync,
+  pragma: 'quick_check' | 'integrity_check' = 'quick_check',
+): string | undefined {
+  const rows = db.prepare(`PRAGMA ${pragma}(1)`).all() as Array<Record<string, unknown>>;
   const first = String(Object.values(rows[0] ?? {})[0] ?? 'no answer')
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, 200);
-  if (first !== 'ok') throw new Error(`the database fails its integrity check (${first}): restore it from a backup`);
+  return first === 'ok' ? undefined : first;
 }
 
 /**
