@@ -1,0 +1,145 @@
+/**
+ * The schemas of the API's OpenAPI document (api/openapi.ts): each resource and request body as
+ * JSON Schema 2020-12, built from the same constants the parsers use, closed to extra fields.
+ */
+import { EXPIRES_IN_MAX, EXPIRES_IN_MIN, NOTE_MAX, USES_MAX, USES_MIN } from '../domain/enroll_tokens.ts';
+import { PRIVACY_LEVELS } from '../domain/privacy.ts';
+import { DEVICE_STATUSES } from '../ui/list_query.ts';
+
+const time = { type: ['string', 'null'], format: 'date-time' } as const;
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+export const SCHEMAS = {
+  Device: {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+      'id',
+      'name',
+      'owner',
+      'status',
+      'enrolled_at',
+      'last_seen_at',
+      'last_upload_at',
+      'revoked_at',
+      'max_privacy',
+    ],
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      owner: { type: 'string' },
+      status: { enum: DEVICE_STATUSES },
+      enrolled_at: { type: 'string', format: 'date-time' },
+      last_seen_at: time,
+      last_upload_at: time,
+      revoked_at: time,
+      max_privacy: { enum: PRIVACY_LEVELS },
+    },
+  },
+  Run: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['device', 'id', 'content_type', 'privacy', 'size', 'uploaded_at', 'flagged'],
+    properties: {
+      device: { type: 'string' },
+      id: { type: 'string' },
+      content_type: { type: 'string' },
+      privacy: { enum: PRIVACY_LEVELS },
+      size: { type: 'integer', minimum: 0 },
+      uploaded_at: { type: 'string', format: 'date-time' },
+      flagged: { type: 'boolean' },
+    },
+  },
+  Rename: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name'],
+    properties: { name: { type: 'string', minLength: 1, maxLength: 128 } },
+  },
+  Mint: {
+    type: 'object',
+    additionalProperties: false,
+    description:
+      'Every field is optional: the owner defaults to the caller, uses to 1, expires_in to PADDOCK_ENROLL_TOKEN_TTL',
+    properties: {
+      owner: { type: 'string' },
+      expires_in: { type: 'integer', minimum: EXPIRES_IN_MIN, maximum: EXPIRES_IN_MAX },
+      uses: { type: 'integer', minimum: USES_MIN, maximum: USES_MAX },
+      name: { type: 'string', maxLength: 128, description: 'empty: the device names itself' },
+      note: { type: 'string', maxLength: NOTE_MAX },
+      max_privacy: { enum: PRIVACY_LEVELS },
+    },
+  },
+  Minted: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['token', 'link'],
+    properties: { token: ref('EnrollToken'), link: { type: 'string', format: 'uri' } },
+  },
+  EnrollToken: {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+      'id',
+      'owner',
+      'created_by',
+      'created_at',
+      'expires_at',
+      'uses',
+      'uses_left',
+      'name',
+      'note',
+      'max_privacy',
+    ],
+    properties: {
+      id: { type: 'string' },
+      owner: { type: 'string' },
+      created_by: { type: 'string' },
+      created_at: { type: 'string', format: 'date-time' },
+      expires_at: { type: 'string', format: 'date-time' },
+      uses: { type: 'integer', minimum: USES_MIN },
+      uses_left: { type: 'integer', minimum: 0 },
+      name: { type: 'string' },
+      note: { type: 'string' },
+      max_privacy: { enum: PRIVACY_LEVELS },
+    },
+  },
+  AuditRecord: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['time', 'event', 'account', 'client', 'device', 'run', 'detail'],
+    properties: {
+      time: { type: 'string', format: 'date-time' },
+      event: { type: 'string' },
+      account: { type: ['string', 'null'], description: '`system` for automatic actions' },
+      client: { type: ['string', 'null'] },
+      device: { type: ['string', 'null'] },
+      run: { type: ['string', 'null'] },
+      detail: { type: 'string' },
+    },
+  },
+  Account: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['subject', 'display', 'last_sign_in_at', 'devices', 'runs'],
+    properties: {
+      subject: { type: 'string' },
+      display: { type: 'string' },
+      last_sign_in_at: { type: 'string', format: 'date-time' },
+      devices: { type: 'integer', minimum: 0 },
+      runs: { type: 'integer', minimum: 0 },
+    },
+  },
+  Problem: {
+    type: 'object',
+    description: 'RFC 9457 problem details; `field` names the parameter at fault',
+    required: ['type', 'title', 'status'],
+    properties: {
+      type: { type: 'string' },
+      title: { type: 'string' },
+      status: { type: 'integer' },
+      detail: { type: 'string' },
+      field: { type: 'string' },
+    },
+  },
+} as const;

@@ -1,0 +1,305 @@
+/**
+ * The admin CLI's sub-commands (CONTRACT section 11), one row each: its arguments, its options
+ * (each option is the API parameter or body field of the same name), the API call, and what it
+ * prints (a list with its columns, one record, or a confirmation). Run by cli/admin.ts.
+ */
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { link, rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { type ApiClient, CliFailure, EXIT } from './api_client.ts';
+import { printable } from './table.ts';
+
+export type Values = Record<string, string | boolean | undefined>;
+export type Item = Record<string, unknown>;
+export type Page = { items: Item[]; next?: string };
+
+export interface SubCommand {
+  /** After `paddock <verb> <name>`: positional arguments and options. */
+  usage: string;
+  positionals: number;
+  options: Record<string, { type: 'string' | 'boolean' }>;
+  run(api: ApiClient, args: string[], values: Values): Promise<Output>;
+}
+
+export type Output =
+  | { kind: 'list'; page: Page; columns: Columns }
+  | { kind: 'one'; item: Item }
+  | { kind: 'done'; message: string; json?: unknown };
+
+export type Columns = ReadonlyArray<readonly [header: string, field: (i: Item) => unknown]>;
+
+const path = (...segments: string[]) => segments.map(encodeURIComponent).join('/');
+const text = (v: Values, name: string) => (typeof v[name] === 'string' ? (v[name] as string) : undefined);
+
+/** `--before` starts at a cursor; `--all` follows `next` to the end. */
+const paging = { before: { type: 'string' }, all: { type: 'boolean' } } as const;
+
+async function list(api: ApiClient, at: string, query: Record<string, string | undefined>, v: Values): Promise<Page> {
+  const first = (await api.get(at, { ...query, before: text(v, 'before') })) as Page;
+  if (!v.all) return first;
+  const items = [...first.items];
+  for (let next = first.next; next !== undefined;) {
+    const page = (await api.get(at, { ...query, before: next })) as Page;
+    items.push(...page.items);
+    next = page.next;
+  }
+  return { items };
+}
+
+const DEVICE_COLUMNS: Columns = [
+  ['ID', (d) => d.id],
+  ['NAME', (d) => d.name],
+  ['OWNER', (d) => d.owner],
+  ['STATUS', (d) => d.status],
+  ['LAST SEEN', (d) => d.last_seen_at],
+];
+const RUN_COLUMNS: Columns = [
+  ['DEVICE', (r) => r.device],
+  ['ID', (r) => r.id],
+  ['PRIVACY', (r) => r.privacy],
+  ['SIZE', (r) => r.size],
+  ['UPLOADED', (r) => r.uploaded_at],
+  ['FLAGGED', (r) => (r.flagged ? 'yes' : '')],
+];
+const TOKEN_COLUMNS: Columns = [
+  ['ID', (t) => t.id],
+  ['OWNER', (t) => t.owner],
+  ['USES LEFT', (t) => `${String(t.uses_left)}/${String(t.uses)}`],
+  ['EXPIRES', (t) => t.expires_at],
+  ['MAX PRIVACY', (t) => t.max_privacy],
+  ['NAME', (t) => t.name || '-'],
+  ['NOTE', (t) => t.note || '-'],
+];
+const AUDIT_COLUMNS: Columns = [
+  ['TIME', (r) => r.time],
+  ['EVENT', (r) => r.event],
+  ['ACCOUNT', (r) => r.account],
+  ['DEVICE', (r) => r.device],
+  ['RUN', (r) => r.run],
+  ['DETAIL', (r) => r.detail || '-'],
+];
+
+const wholeNumber = (v: Values, name: string): number | undefined => {
+  const given = text(v, name);
+  if (given === undefined) return undefined;
+  if (!/^[0-9]{1,10}$/.test(given)) throw new CliFailure(`--${name} must be a whole number`, EXIT.usage);
+  return Number(given);
+};
+
+export const VERBS: Record<string, Record<string, SubCommand>> = {
+  devices: {
+    list: {
+      usage: 'list [--q TEXT] [--owner SUBJECT] [--status active|stale|revoked]\n' + '[--sort newest|name|last_seen]',
+      positionals: 0,
+      options: {
+        q: { type: 'string' },
+        owner: { type: 'string' },
+        status: { type: 'string' },
+        sort: { type: 'string' },
+        ...paging,
+      },
+      run: async (api, _, v) => ({
+        kind: 'list',
+        page: await list(
+          api,
+          '/api/v1/devices',
+          { q: text(v, 'q'), owner: text(v, 'owner'), status: text(v, 'status'), sort: text(v, 'sort') },
+          v,
+        ),
+        columns: DEVICE_COLUMNS,
+      }),
+    },
+    get: {
+      usage: 'get ID',
+      positionals: 1,
+      options: {},
+      run: async (api, [id = '']) => ({ kind: 'one', item: (await api.get(`/api/v1/devices/${path(id)}`)) as Item }),
+    },
+    rename: {
+      usage: 'rename ID NAME',
+      positionals: 2,
+      options: {},
+      run: async (api, [id = '', name = '']) => ({
+        kind: 'one',
+        item: (await api.send('POST', `/api/v1/devices/${path(id)}/rename`, { name })) as Item,
+      }),
+    },
+    revoke: {
+      usage: 'revoke ID',
+      positionals: 1,
+      options: {},
+      run: async (api, [id = '']) => {
+        await api.send('POST', `/api/v1/devices/${path(id)}/revoke`);
+        return { kind: 'done', message: `revoked ${id}` };
+      },
+    },
+    delete: {
+      usage: 'delete ID          (a revoked device, with its runs)',
+      positionals: 1,
+      options: {},
+      run: async (api, [id = '']) => {
+        await api.send('POST', `/api/v1/devices/${path(id)}/delete`);
+        return { kind: 'done', message: `deleted ${id}` };
+      },
+    },
+  },
+  'enroll-tokens': {
+    list: {
+      usage: 'list',
+      positionals: 0,
+      options: { ...paging },
+      run: async (api, _, v) => ({
+        kind: 'list',
+        page: await list(api, '/api/v1/enroll-tokens', {}, v),
+        columns: TOKEN_COLUMNS,
+      }),
+    },
+    mint: {
+      usage:
+        'mint [--uses N] [--expires-in SECONDS] [--name NAME] [--note TEXT]\n' +
+        '[--max-privacy full|redacted|minimal] [--owner SUBJECT]',
+      positionals: 0,
+      options: {
+        uses: { type: 'string' },
+        'expires-in': { type: 'string' },
+        name: { type: 'string' },
+        note: { type: 'string' },
+        'max-privacy': { type: 'string' },
+        owner: { type: 'string' },
+      },
+      run: async (api, _, v) => {
+        const body = Object.fromEntries(
+          Object.entries({
+            uses: wholeNumber(v, 'uses'),
+            expires_in: wholeNumber(v, 'expires-in'),
+            name: text(v, 'name'),
+            note: text(v, 'note'),
+            max_privacy: text(v, 'max-privacy'),
+            owner: text(v, 'owner'),
+          }).filter(([, value]) => value !== undefined),
+        );
+        const minted = (await api.send('POST', '/api/v1/enroll-tokens', body)) as { token: Item; link: string };
+        const t = minted.token;
+        return {
+          kind: 'done',
+          json: minted,
+          message:
+            `minted ${printable(t.id)} for ${printable(t.owner)}: ${printable(t.uses)} use(s), expires ${printable(t.expires_at)}\n` +
+            `enrollment link (shown only now; it holds the token):\n${printable(minted.link)}`,
+        };
+      },
+    },
+    revoke: {
+      usage: 'revoke ID',
+      positionals: 1,
+      options: {},
+      run: async (api, [id = '']) => {
+        await api.send('POST', `/api/v1/enroll-tokens/${path(id)}/revoke`);
+        return { kind: 'done', message: `revoked ${id}` };
+      },
+    },
+  },
+  runs: {
+    list: {
+      usage: 'list [--device ID] [--privacy full|redacted|minimal] [--since DAY]\n' + '[--until DAY] [--flagged]',
+      positionals: 0,
+      options: {
+        device: { type: 'string' },
+        privacy: { type: 'string' },
+        since: { type: 'string' },
+        until: { type: 'string' },
+        flagged: { type: 'boolean' },
+        ...paging,
+      },
+      run: async (api, _, v) => ({
+        kind: 'list',
+        page: await list(
+          api,
+          '/api/v1/runs',
+          {
+            device: text(v, 'device'),
+            privacy: text(v, 'privacy'),
+            since: text(v, 'since'),
+            until: text(v, 'until'),
+            flagged: v.flagged ? 'yes' : undefined,
+          },
+          v,
+        ),
+        columns: RUN_COLUMNS,
+      }),
+    },
+    get: {
+      usage: 'get DEVICE ID',
+      positionals: 2,
+      options: {},
+      run: async (api, [device = '', id = '']) => ({
+        kind: 'one',
+        item: (await api.get(`/api/v1/runs/${path(device, id)}`)) as Item,
+      }),
+    },
+    delete: {
+      usage: 'delete DEVICE ID',
+      positionals: 2,
+      options: {},
+      run: async (api, [device = '', id = '']) => {
+        await api.send('DELETE', `/api/v1/runs/${path(device, id)}`);
+        return { kind: 'done', message: `deleted ${device}/${id}` };
+      },
+    },
+    raw: {
+      usage: 'raw DEVICE ID [--output FILE]   (the bytes as uploaded; to stdout without --output)',
+      positionals: 2,
+      options: { output: { type: 'string' } },
+      run: async (api, [device = '', id = ''], v) => {
+        const body = await api.download(`/api/v1/runs/${path(device, id)}/raw`);
+        const output = text(v, 'output');
+        if (output === undefined) {
+          for await (const chunk of body) if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
+          return { kind: 'done', message: '' };
+        }
+        // Written beside the file and linked to its name when whole: a failed download leaves
+        // nothing behind, and an existing file is never replaced (link fails with EEXIST).
+        const partial = `${output}.partial-${process.pid}`;
+        try {
+          await pipeline(Readable.fromWeb(body), createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
+          await link(partial, output);
+        } finally {
+          await rm(partial, { force: true });
+        }
+        return { kind: 'done', message: `wrote ${output}` };
+      },
+    },
+  },
+  audit: {
+    list: {
+      usage: 'list [--actor SUBJECT|system] [--event EVENT] [--device ID]\n' + '[--since DAY] [--until DAY]',
+      positionals: 0,
+      options: {
+        actor: { type: 'string' },
+        event: { type: 'string' },
+        device: { type: 'string' },
+        since: { type: 'string' },
+        until: { type: 'string' },
+        ...paging,
+      },
+      run: async (api, _, v) => ({
+        kind: 'list',
+        page: await list(
+          api,
+          '/api/v1/audit',
+          {
+            actor: text(v, 'actor'),
+            event: text(v, 'event'),
+            device: text(v, 'device'),
+            since: text(v, 'since'),
+            until: text(v, 'until'),
+          },
+          v,
+        ),
+        columns: AUDIT_COLUMNS,
+      }),
+    },
+  },
+};
