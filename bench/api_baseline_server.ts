@@ -11,7 +11,7 @@ import { deviceJson, pageJson, runJson } from '../src/api/resources.ts';
 import { secretHash } from '../src/crypto/random.ts';
 import type { PrivacyLevel } from '../src/domain/privacy.ts';
 import { openSqliteStore } from '../src/store/sqlite/store.ts';
-import type { DeviceSort, DeviceStatus } from '../src/store/store.ts';
+import type { DeviceSort, DeviceStatus } from '../src/domain/devices.ts';
 
 const [dataDir = ''] = process.argv.slice(2);
 const store = openSqliteStore(dataDir);

@@ -3,10 +3,10 @@
  * recent sign-in first, with their device and run counts, paged by `before`.
  */
 import type { Handler } from 'hono';
-import type { AccountSummary } from '../store/store.ts';
+import type { AccountSummary } from '../domain/accounts.ts';
 import { ACCOUNTS_CURSOR } from '../store/accounts.ts';
-import type { Ctx, UiEnv } from '../ui/deps.ts';
-import { PAGE_SIZE } from '../ui/page_helpers.ts';
+import type { Ctx, UiEnv } from '../context/deps.ts';
+import { PAGE_SIZE } from '../console/page_helpers.ts';
 import { apiOperation } from './auth.ts';
 import { badParameter } from './params.ts';
 import { iso, pageJson } from './resources.ts';

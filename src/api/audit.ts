@@ -5,10 +5,10 @@
 import type { Handler } from 'hono';
 import { AUDIT_PARAMETERS } from '../audit/audit_query.ts';
 import type { FailureName } from '../http/failures.ts';
-import { auditRequest } from '../ui/audit_filter.ts';
-import { auditJson } from '../ui/audit_jsonl.ts';
-import type { Ctx, UiEnv } from '../ui/deps.ts';
-import { PAGE_SIZE } from '../ui/page_helpers.ts';
+import { auditRequest } from '../lists/audit.ts';
+import { auditJson } from '../console/audit_jsonl.ts';
+import type { Ctx, UiEnv } from '../context/deps.ts';
+import { PAGE_SIZE } from '../console/page_helpers.ts';
 import { apiOperation } from './auth.ts';
 import { badParameter } from './params.ts';
 import { pageJson } from './resources.ts';

@@ -10,8 +10,8 @@ import { secretHash } from '../crypto/random.ts';
 import { ACCESS_TOKEN } from '../domain/access_tokens.ts';
 import { USED_EVERY_MS } from '../store/access_tokens.ts';
 import { clientAddress } from '../http/client_address.ts';
-import type { Viewer } from '../store/store.ts';
-import type { Ctx, UiEnv } from '../ui/deps.ts';
+import type { Viewer } from '../domain/accounts.ts';
+import type { Ctx, UiEnv } from '../context/deps.ts';
 import { strictParameters } from './params.ts';
 import { problem } from './problem.ts';
 

@@ -6,10 +6,10 @@
  */
 import type { Handler } from 'hono';
 import type { FailureName } from '../http/failures.ts';
-import type { Device } from '../store/store.ts';
-import type { Ctx, UiEnv } from '../ui/deps.ts';
-import { deviceQuery } from '../ui/list_query.ts';
-import { PAGE_SIZE } from '../ui/page_helpers.ts';
+import type { Device } from '../domain/devices.ts';
+import type { Ctx, UiEnv } from '../context/deps.ts';
+import { deviceQuery } from '../lists/query.ts';
+import { PAGE_SIZE } from '../console/page_helpers.ts';
 import { apiOperation } from './auth.ts';
 import { badParameter } from './params.ts';
 import { deviceJson, pageJson } from './resources.ts';

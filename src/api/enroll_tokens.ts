@@ -5,12 +5,11 @@
  * goes through the console's own action, so it is checked, logged and audited alike.
  */
 import type { Handler } from 'hono';
-import { TOKEN_PUBLIC_ID } from '../domain/enroll_tokens.ts';
+import { TOKEN_PUBLIC_ID, type EnrollToken } from '../domain/enroll_tokens.ts';
 import type { FailureName } from '../http/failures.ts';
-import type { EnrollToken } from '../store/store.ts';
-import type { Ctx, UiEnv } from '../ui/deps.ts';
-import { mintEnrollToken, revokeEnrollToken } from '../ui/fleet_actions.ts';
-import { PAGE_SIZE } from '../ui/page_helpers.ts';
+import type { Ctx, UiEnv } from '../context/deps.ts';
+import { mintEnrollToken, revokeEnrollToken } from '../actions/fleet.ts';
+import { PAGE_SIZE } from '../console/page_helpers.ts';
 import { apiOperation } from './auth.ts';
 import { type FieldType, jsonFields } from './json_body.ts';
 import { badField, badParameter } from './params.ts';

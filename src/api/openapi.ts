@@ -4,13 +4,13 @@
  * (test/api/openapi.test.ts), so the document cannot drift from what the server answers.
  */
 import type { Handler } from 'hono';
-import { DEVICE_SORTS, DEVICE_STATUSES } from '../ui/list_query.ts';
+import { DEVICE_SORTS, DEVICE_STATUSES } from '../domain/devices.ts';
 import { PRIVACY_LEVELS } from '../domain/privacy.ts';
 import { AUDITED_EVENTS } from '../audit/audit_record.ts';
 import { JSON_LIMIT } from './json_body.ts';
 import { SCHEMAS } from './openapi_schemas.ts';
-import type { Ctx, UiEnv } from '../ui/deps.ts';
-import { cookieSession } from '../ui/guard.ts';
+import type { Ctx, UiEnv } from '../context/deps.ts';
+import { cookieSession } from '../console/guard.ts';
 import { version } from '../version.ts';
 import { apiViewer } from './auth.ts';
 

@@ -4,7 +4,7 @@
  */
 import { EXPIRES_IN_MAX, EXPIRES_IN_MIN, NOTE_MAX, USES_MAX, USES_MIN } from '../domain/enroll_tokens.ts';
 import { PRIVACY_LEVELS } from '../domain/privacy.ts';
-import { DEVICE_STATUSES } from '../ui/list_query.ts';
+import { DEVICE_STATUSES } from '../domain/devices.ts';
 
 const time = { type: ['string', 'null'], format: 'date-time' } as const;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

@@ -5,12 +5,13 @@
  * logged and audited alike.
  */
 import type { Handler } from 'hono';
-import { deviceStatus } from '../domain/device_status.ts';
+import { deviceStatus, type Device } from '../domain/devices.ts';
 import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
-import type { Device, Page, RunSummary } from '../store/store.ts';
-import type { Ctx, UiEnv } from '../ui/deps.ts';
-import { deleteDevice, deleteRun, renameDevice, revokeDevice } from '../ui/fleet_actions.ts';
-import { runDownload } from '../ui/run_raw.ts';
+import type { Page } from '../domain/paging.ts';
+import type { RunSummary } from '../domain/runs.ts';
+import type { Ctx, UiEnv } from '../context/deps.ts';
+import { deleteDevice, deleteRun, renameDevice, revokeDevice } from '../actions/fleet.ts';
+import { runDownload } from '../console/run_raw.ts';
 import { apiOperation } from './auth.ts';
 import { jsonFields } from './json_body.ts';
 import { badField } from './params.ts';

@@ -9,7 +9,8 @@
  */
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log/logger.ts';
-import type { AuditRecord, AuditStore } from '../store/store.ts';
+import type { AuditStore } from '../store/store.ts';
+import type { AuditRecord } from '../domain/audit.ts';
 import { AUDITED_EVENTS, auditRecord } from './audit_record.ts';
 
 /** Records waiting beyond this (a store down for long) are dropped and counted, so memory stays bounded. */

@@ -4,7 +4,7 @@
  * its actor, client, device and run in columns and the other fields in a short `detail`.
  */
 import type { LogFields } from '../log/logger.ts';
-import type { AuditRecord } from '../store/store.ts';
+import type { AuditRecord } from '../domain/audit.ts';
 
 /** The audited events; uploads and operational records (server.*, store.*) are not among them. */
 export const AUDITED_EVENTS: ReadonlySet<string> = new Set([

@@ -1,5 +1,5 @@
 /** The settings table as `paddock --help` prints it: each variable with its help, its default below. */
-import { settings } from '../config/settings.ts';
+import { settings } from '../config/variables.ts';
 
 export function settingsHelp(): string {
   const rows = Object.values(settings);

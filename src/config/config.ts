@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { ConfigError, isLoopbackHost } from './parse.ts';
 import { type PemPair, pemPair } from './pem.ts';
 import { type Env, readAll, reader } from './read.ts';
-import { type SettingName, type Settings, settings } from './settings.ts';
+import { type SettingName, type Settings, settings } from './variables.ts';
 import { version } from '../version.ts';
 
 /** Settings that the rules below combine into the derived fields, rather than passing them on. */

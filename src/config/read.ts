@@ -1,6 +1,6 @@
 /** Reading the settings table's variables from an environment, each one checked by its row's parser. */
 import { ConfigError } from './parse.ts';
-import { type Setting, type SettingName, type Settings, settings } from './settings.ts';
+import { type Setting, type SettingName, type Settings, settings } from './variables.ts';
 
 export type Env = Record<string, string | undefined>;
 

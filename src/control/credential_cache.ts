@@ -5,7 +5,8 @@
  * is still enrolled and not revoked, and a refusal there forgets the entry.
  */
 import type { Clock } from '../clock.ts';
-import type { Device, Store } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
+import type { Device } from '../domain/devices.ts';
 
 type Found = Device & { credentialHash: string };
 

@@ -11,7 +11,7 @@ import { plainText } from '../http/responses.ts';
 import { RUN_ID } from '../domain/ids.ts';
 import { parseReceipt, type Receipt, RECEIPT_HEADER } from '../domain/receipt.ts';
 import { isPrivacyLevel, type PrivacyLevel, withinCeiling } from '../domain/privacy.ts';
-import type { Device } from '../store/store.ts';
+import type { Device } from '../domain/devices.ts';
 import type { ControlDeps } from './app.ts';
 import { credentialCache } from './credential_cache.ts';
 import { lastSeen } from './last_seen.ts';

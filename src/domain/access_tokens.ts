@@ -33,3 +33,28 @@ export const ACCESS_EXPIRES_IN_RULE = `expires_in must be a whole number of seco
 export const ACCESS_TOKEN_NAME = new RegExp(`^${VISIBLE_CHAR}{1,64}$`, 'u');
 
 export const ACCESS_TOKEN_NAME_RULE = 'name must be 1 to 64 printable characters';
+
+/** What creating a personal access token stores: the token only as its hash. */
+export interface NewAccessToken {
+  hash: string;
+  subject: string;
+  /** The account's admin right at creation, which the token keeps. */
+  admin: boolean;
+  name: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** A personal access token as the tokens page shows it: never the token or its hash. */
+export interface AccessToken {
+  /** Random, URL-safe: how the tokens page names the token. */
+  publicId: string;
+  subject: string;
+  admin: boolean;
+  name: string;
+  createdAt: number;
+  expiresAt: number;
+  lastUsedAt: number | null;
+  lastUsedClient: string | null;
+  revokedAt: number | null;
+}

@@ -3,6 +3,7 @@
  * identifier: the one place every form check, message and view reads them.
  */
 import { randomToken } from '../crypto/random.ts';
+import type { PrivacyLevel } from './privacy.ts';
 
 /** `expires_in`, seconds. */
 export const EXPIRES_IN_MIN = 600;
@@ -35,3 +36,41 @@ export function newTokenPublicId(): string {
 export const EXPIRES_IN_RULE = `expires_in must be a whole number of seconds from ${EXPIRES_IN_MIN} to ${EXPIRES_IN_MAX}`;
 export const USES_RULE = `uses must be a whole number from ${USES_MIN} to ${USES_MAX}`;
 export const NOTE_RULE = `note must be at most ${NOTE_MAX} printable characters`;
+
+export interface EnrollInput {
+  tokenHash: string;
+  now: number;
+  deviceId: string;
+  name: string;
+  credentialHash: string;
+}
+
+/** What minting stores; the fields after expiresAt default to one use, no name, no note, `full`. */
+export interface NewEnrollToken {
+  hash: string;
+  owner: string;
+  createdBy: string;
+  createdAt: number;
+  expiresAt: number;
+  uses?: number | undefined;
+  /** The enrolled devices' name, overriding the one a device asks for; empty for none. */
+  name?: string | undefined;
+  note?: string | undefined;
+  maxPrivacy?: PrivacyLevel | undefined;
+}
+
+/** A token record as the tokens page shows it: never the token or its hash. */
+export interface EnrollToken {
+  /** Random, URL-safe: how the tokens page names the record (CONTRACT section 9). */
+  publicId: string;
+  owner: string;
+  createdBy: string;
+  createdAt: number;
+  expiresAt: number;
+  uses: number;
+  usesLeft: number;
+  name: string;
+  note: string;
+  maxPrivacy: PrivacyLevel;
+  revokedAt: number | null;
+}

@@ -3,7 +3,7 @@
  * supplies a LinkBuilder, because the control server owns the certificate pin and public name.
  */
 
-import type { EnrollToken } from '../store/store.ts';
+import type { EnrollToken } from '../domain/enroll_tokens.ts';
 
 /**
  * A freshly minted enrollment token, as handed to the link builder: the stored record and the

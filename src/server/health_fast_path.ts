@@ -8,8 +8,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { DEFAULT_CACHE_CONTROL, SECURITY_HEADERS } from '../http/security_headers.ts';
-import { HEALTHZ_CONTENT_TYPE, healthDocument } from '../ui/healthz.ts';
-import type { Side } from './host_router.ts';
+import { HEALTHZ_CONTENT_TYPE, healthDocument } from '../service/healthz.ts';
+import type { Side } from '../host/host_router.ts';
 
 export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 

@@ -20,16 +20,16 @@ import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
 import { storeThrottle } from '../throttle/throttle.ts';
 import { type ControlIdentity, loadControlIdentity } from '../tls/control_identity.ts';
-import { createInterface } from '../ui/app.ts';
-import { interfaceConfig } from '../ui/deps.ts';
+import { createInterface } from '../host/interface.ts';
+import { interfaceConfig } from '../context/deps.ts';
 import { ensureAdminPassword } from './admin_password.ts';
 import { healthFastPath } from './health_fast_path.ts';
-import { hostOfHostHeader, hostRouter, sideResolver } from './host_router.ts';
+import { hostOfHostHeader, hostRouter, sideResolver } from '../host/host_router.ts';
 import { drain } from './drain.ts';
 import { listen } from './listen.ts';
 import { retentionOf } from '../domain/retention.ts';
-import { retentionSweeper } from './retention_sweep.ts';
-import { sweeper } from './sweeper.ts';
+import { retentionSweeper } from '../sweep/retention.ts';
+import { sweeper } from '../sweep/sweeper.ts';
 
 export interface RunningServer {
   url: string;

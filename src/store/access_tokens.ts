@@ -3,10 +3,10 @@
  * lookup by hash for the API, and the last use. A token is stored only as its hash.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { newAccessTokenPublicId } from '../domain/access_tokens.ts';
+import { newAccessTokenPublicId, type AccessToken } from '../domain/access_tokens.ts';
 import { cursor, page } from './rows.ts';
 import type { Sql } from './sql.ts';
-import type { AccessToken, AccessTokensStore } from './store.ts';
+import type { AccessTokensStore } from './store.ts';
 
 /** The columns of an AccessToken, in the order tokenFrom reads them after the seq cursor. */
 const columns = 'public_id, subject, admin, name, created_at, expires_at, last_used_at, last_used_client, revoked_at';

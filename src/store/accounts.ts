@@ -4,7 +4,9 @@
  * costs a few index lookups per account whatever the size of the fleet.
  */
 import type { Sql } from './sql.ts';
-import type { AccountSummary, AccountsStore, Page } from './store.ts';
+import type { AccountsStore } from './store.ts';
+import type { AccountSummary } from '../domain/accounts.ts';
+import type { Page } from '../domain/paging.ts';
 
 export const accountsSql = {
   page: `SELECT a.subject, a.display, a.last_sign_in_at,

@@ -5,7 +5,9 @@
  * so a filtered page or a batch costs the same at any size of the trail.
  */
 import type { Param, Sql } from './sql.ts';
-import type { AuditFilter, AuditRecord, AuditStore, Page, PageRequest } from './store.ts';
+import type { AuditStore } from './store.ts';
+import type { AuditFilter, AuditRecord } from '../domain/audit.ts';
+import type { Page, PageRequest } from '../domain/paging.ts';
 
 const columns = 'seq, at, event, account, client, device, run, detail';
 

@@ -3,7 +3,8 @@
  * runs: counting grows with the table, and a count a few seconds old is as useful on a dashboard.
  */
 import type { Clock } from '../clock.ts';
-import type { Store, Viewer } from './store.ts';
+import type { Store } from './store.ts';
+import type { Viewer } from '../domain/accounts.ts';
 
 type Counts = Awaited<ReturnType<Store['countsVisibleTo']>>;
 

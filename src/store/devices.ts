@@ -6,7 +6,11 @@
 import { cursor, deviceFrom, page } from './rows.ts';
 import { type Param, type Row, scope, type Sql } from './sql.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
-import type { Device, DeviceFilter, DeviceSort, DevicesStore, EnrollInput, PageRequest, Viewer } from './store.ts';
+import type { DevicesStore } from './store.ts';
+import type { Device, DeviceFilter, DeviceSort } from '../domain/devices.ts';
+import type { EnrollInput } from '../domain/enroll_tokens.ts';
+import type { PageRequest } from '../domain/paging.ts';
+import type { Viewer } from '../domain/accounts.ts';
 
 /** The columns of a Device, in the order deviceFromArray reads them after the cursor. */
 const columns =

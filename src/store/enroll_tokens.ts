@@ -3,11 +3,11 @@
  * stored only as its hash; the tokens page addresses it by a random public id. Consuming a use is
  * part of enrollment, in devices.ts.
  */
-import { LONGEST_TOKEN_LIFETIME_MS, newTokenPublicId } from '../domain/enroll_tokens.ts';
+import { LONGEST_TOKEN_LIFETIME_MS, newTokenPublicId, type EnrollToken } from '../domain/enroll_tokens.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
 import { page } from './rows.ts';
 import type { Sql } from './sql.ts';
-import type { EnrollToken, EnrollTokensStore } from './store.ts';
+import type { EnrollTokensStore } from './store.ts';
 
 /** The columns of an EnrollToken, public id first (the list's keyset cursor), as tokenFrom reads them. */
 const columns =

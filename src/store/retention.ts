@@ -3,9 +3,9 @@
  * will remove, stored bytes per level (from the counts table, kept by triggers), and the lease
  * that lets one instance sweep at a time across instances sharing a store.
  */
-import { PRIVACY_LEVELS } from '../domain/privacy.ts';
+import { PRIVACY_LEVELS, type PrivacyLevel } from '../domain/privacy.ts';
 import { scope, type Sql } from './sql.ts';
-import type { PrivacyLevel, RetentionStore } from './store.ts';
+import type { RetentionStore } from './store.ts';
 
 /**
  * A level's statements, written once: the level is a literal, one of the three fixed names, so that

@@ -1,6 +1,9 @@
 /** Maps rows with snake_case columns (SQLite and PostgreSQL alike) to the store's domain records. */
 import type { Row } from './sql.ts';
-import type { Device, Page, PrivacyLevel, RunSummary } from './store.ts';
+import type { Device } from '../domain/devices.ts';
+import type { Page } from '../domain/paging.ts';
+import type { PrivacyLevel } from '../domain/privacy.ts';
+import type { RunSummary } from '../domain/runs.ts';
 
 export function deviceFrom(r: Row): Device {
   return {

@@ -8,7 +8,11 @@ import type { Receipt } from '../domain/receipt.ts';
 import { chartStart, cursor, page, perDay, summaryFrom } from './rows.ts';
 import type { Findings } from '../domain/redaction.ts';
 import { type Param, scope, type Sql } from './sql.ts';
-import type { PageRequest, PrivacyLevel, Run, RunFilter, RunSummary, RunsStore, StoredRun, Viewer } from './store.ts';
+import type { RunsStore } from './store.ts';
+import type { PageRequest } from '../domain/paging.ts';
+import type { PrivacyLevel } from '../domain/privacy.ts';
+import type { Run, RunFilter, RunSummary, StoredRun } from '../domain/runs.ts';
+import type { Viewer } from '../domain/accounts.ts';
 
 /** Runs larger than this are stored in chunks of this size and streamed when viewed. */
 export const CHUNK_SIZE = 256 * 1024;

@@ -1,6 +1,7 @@
 /** What sign-in keeps: break-glass password hashes, the throttle's failures and turns, accounts, ended sessions. */
 import type { Sql } from './sql.ts';
-import type { Account, SignInStore } from './store.ts';
+import type { SignInStore } from './store.ts';
+import type { Account } from '../domain/accounts.ts';
 
 /** Failures older than this no longer count for any address (the window is 15 minutes) and are pruned. */
 const FAILURES_KEPT_MS = 3_600_000;

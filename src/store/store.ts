@@ -7,107 +7,15 @@
  * place, in the query itself.
  */
 
-import type { Receipt } from '../domain/receipt.ts';
-import type { PrivacyLevel } from '../domain/privacy.ts';
+import type { Viewer, Account, AccountSummary } from '../domain/accounts.ts';
+import type { Device, DeviceFilter } from '../domain/devices.ts';
 import type { Findings } from '../domain/redaction.ts';
-
-/** Who is asking: admins see everything, other accounts only what they own. */
-export interface Viewer {
-  subject: string;
-  admin: boolean;
-}
-
-export type { PrivacyLevel };
-
-export interface Device {
-  id: string;
-  name: string;
-  owner: string;
-  enrolledAt: number;
-  lastSeenAt: number | null;
-  lastUploadAt: number | null;
-  revokedAt: number | null;
-  /** The subject that minted the token this device enrolled with. */
-  enrolledBy: string;
-  /** The token's note, or empty. */
-  enrollNote: string;
-  /** The highest privacy level the device may upload at (CONTRACT section 10). */
-  maxPrivacy: PrivacyLevel;
-}
-
-export interface RunSummary {
-  device: string;
-  id: string;
-  contentType: string;
-  privacy: PrivacyLevel;
-  size: number;
-  uploadedAt: number;
-  /** The level check found something the rules of the run's level would remove (CONTRACT section 10). */
-  flagged: boolean;
-}
-
-/** A run as uploaded, whole: what putRun stores. */
-export interface Run extends Omit<RunSummary, 'flagged'> {
-  body: Uint8Array;
-  /** What the device says it removed (its X-Redaction-Receipt); absent when it sent none. */
-  receipt?: Receipt | undefined;
-}
-
-/** A stored run: its bytes are read a chunk at a time, so a 16 MiB run is never held whole. */
-export interface StoredRun extends RunSummary {
-  /** The level check's counts per rule; null until the run is checked (full runs never are). */
-  findings: Findings | null;
-  /** The device's receipt of what it removed, or null when it sent none. */
-  receipt: Receipt | null;
-  /** The bytes in order; ends early if the run is deleted while being read. */
-  read(): AsyncIterable<Uint8Array>;
-}
-
-export interface Account {
-  subject: string;
-  display: string;
-  lastSignInAt: number;
-}
-
-/** Keyset pagination: newest first; `before` is the cursor of the last row already shown. */
-export interface PageRequest {
-  before?: string | undefined;
-  limit: number;
-}
-
-export interface Page<T> {
-  items: T[];
-  /** Cursor for the next (older) page, absent on the last page. */
-  next?: string;
-}
-
-export type DeviceStatus = 'active' | 'stale' | 'revoked';
-export type DeviceSort = 'newest' | 'name' | 'last_seen';
-
-/** The device list's filters (CONTRACT section 9); absent fields do not filter. */
-export interface DeviceFilter {
-  /** Substring of the id or the name, case-insensitive. */
-  q?: string | undefined;
-  owner?: string | undefined;
-  status?: DeviceStatus | undefined;
-  sort?: DeviceSort | undefined;
-  /** Devices not seen since this instant are stale (now − PADDOCK_STALE_AFTER). */
-  staleBefore: number;
-}
-
-/** The run list's filters (CONTRACT section 9); absent fields do not filter. */
-export interface RunFilter {
-  device?: string | undefined;
-  privacy?: PrivacyLevel | undefined;
-  /** Uploaded at or after this instant. */
-  since?: number | undefined;
-  /** Uploaded before this instant. */
-  until?: number | undefined;
-  /** Only runs the level check flagged (true) or did not (false). */
-  flagged?: boolean | undefined;
-}
-
-export type PutRunResult = 'created' | 'identical' | 'conflict' | 'device-unknown';
+import type { RunSummary, Run, StoredRun, RunFilter, PutRunResult, RunsAndBytes } from '../domain/runs.ts';
+import type { PageRequest, Page } from '../domain/paging.ts';
+import type { EnrollInput, NewEnrollToken, EnrollToken } from '../domain/enroll_tokens.ts';
+import type { AuditRecord, AuditFilter } from '../domain/audit.ts';
+import type { NewAccessToken, AccessToken } from '../domain/access_tokens.ts';
+import type { PrivacyLevel } from '../domain/privacy.ts';
 
 /** Settings shared by every instance on this store, and the self-test's probe (store/settings.ts). */
 export interface SettingsStore {
@@ -149,44 +57,6 @@ export interface SignInStore {
    */
   endSession(id: string, expiresAt: number, now: number): Promise<void>;
   sessionEnded(id: string): Promise<boolean>;
-}
-
-export interface EnrollInput {
-  tokenHash: string;
-  now: number;
-  deviceId: string;
-  name: string;
-  credentialHash: string;
-}
-
-/** What minting stores; the fields after expiresAt default to one use, no name, no note, `full`. */
-export interface NewEnrollToken {
-  hash: string;
-  owner: string;
-  createdBy: string;
-  createdAt: number;
-  expiresAt: number;
-  uses?: number | undefined;
-  /** The enrolled devices' name, overriding the one a device asks for; empty for none. */
-  name?: string | undefined;
-  note?: string | undefined;
-  maxPrivacy?: PrivacyLevel | undefined;
-}
-
-/** A token record as the tokens page shows it: never the token or its hash. */
-export interface EnrollToken {
-  /** Random, URL-safe: how the tokens page names the record (CONTRACT section 9). */
-  publicId: string;
-  owner: string;
-  createdBy: string;
-  createdAt: number;
-  expiresAt: number;
-  uses: number;
-  usesLeft: number;
-  name: string;
-  note: string;
-  maxPrivacy: PrivacyLevel;
-  revokedAt: number | null;
 }
 
 /** Enrollment tokens (store/enroll_tokens.ts). */
@@ -250,12 +120,6 @@ export interface RunsStore {
   uploadsPerDay(viewer: Viewer, days: number, now: number): Promise<number[]>;
 }
 
-/** What a retention batch removed, or what the next sweep would. */
-export interface RunsAndBytes {
-  runs: number;
-  bytes: number;
-}
-
 /** Retention by privacy level and the sweeper's lease (store/retention.ts, CONTRACT section 10). */
 export interface RetentionStore {
   /** Deletes up to `limit` runs of `privacy` uploaded before `before`, oldest first, with their chunks. */
@@ -273,30 +137,6 @@ export interface RetentionStore {
   releaseLease(name: string, holder: string): Promise<void>;
 }
 
-/** One stored audit record (CONTRACT section 9): what was done, by whom, from where, to what. */
-export interface AuditRecord {
-  at: number;
-  event: string;
-  /** The acting subject, `system` for automatic actions; null when none is known (a failed sign-in by OIDC). */
-  account: string | null;
-  client: string | null;
-  device: string | null;
-  run: string | null;
-  /** The record's other fields, short; never a secret. */
-  detail: string;
-}
-
-/** The audit trail's filters (CONTRACT section 9); absent fields do not filter. */
-export interface AuditFilter {
-  actor?: string | undefined;
-  event?: string | undefined;
-  device?: string | undefined;
-  /** At or after this instant. */
-  since?: number | undefined;
-  /** Before this instant. */
-  until?: number | undefined;
-}
-
 /** The audit trail (store/audit.ts): appended, read newest first, pruned; never updated. */
 export interface AuditStore {
   appendAudit(record: AuditRecord): Promise<void>;
@@ -308,40 +148,9 @@ export interface AuditStore {
   pruneAudit(before: number, limit: number): Promise<number>;
 }
 
-/** An account with what it owns, from the counts table (store/accounts.ts). */
-export interface AccountSummary extends Account {
-  devices: number;
-  runs: number;
-}
-
 export interface AccountsStore {
   /** Accounts, most recent sign-in first; the cursor is `<last sign-in>:<subject>` of the last row shown. */
   accountsPage(page: PageRequest): Promise<Page<AccountSummary>>;
-}
-
-/** What creating a personal access token stores: the token only as its hash. */
-export interface NewAccessToken {
-  hash: string;
-  subject: string;
-  /** The account's admin right at creation, which the token keeps. */
-  admin: boolean;
-  name: string;
-  createdAt: number;
-  expiresAt: number;
-}
-
-/** A personal access token as the tokens page shows it: never the token or its hash. */
-export interface AccessToken {
-  /** Random, URL-safe: how the tokens page names the token. */
-  publicId: string;
-  subject: string;
-  admin: boolean;
-  name: string;
-  createdAt: number;
-  expiresAt: number;
-  lastUsedAt: number | null;
-  lastUsedClient: string | null;
-  revokedAt: number | null;
 }
 
 /** Personal access tokens (store/access_tokens.ts, CONTRACT section 11). */

@@ -2,7 +2,7 @@
  * The page shown once after creating a personal access token: the token itself, which no later
  * page, URL or log record holds, and its expiry.
  */
-import type { AccessToken } from '../store/store.ts';
+import type { AccessToken } from '../domain/access_tokens.ts';
 import { time } from './format.ts';
 import { html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';

@@ -3,8 +3,13 @@
  * expires, last use), each live one with a revoke button, and the create form. No token value is
  * ever on it: tokens are stored only as hashes and named here by their public id.
  */
-import { ACCESS_EXPIRES_IN_DEFAULT, ACCESS_EXPIRES_IN_MAX, ACCESS_EXPIRES_IN_MIN } from '../domain/access_tokens.ts';
-import type { AccessToken, Page } from '../store/store.ts';
+import {
+  ACCESS_EXPIRES_IN_DEFAULT,
+  ACCESS_EXPIRES_IN_MAX,
+  ACCESS_EXPIRES_IN_MIN,
+  type AccessToken,
+} from '../domain/access_tokens.ts';
+import type { Page } from '../domain/paging.ts';
 import { time } from './format.ts';
 import { html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';

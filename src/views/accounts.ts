@@ -1,5 +1,6 @@
 /** The accounts page: each account that signed in, what it owns, linked to its devices. */
-import type { AccountSummary, Page } from '../store/store.ts';
+import type { AccountSummary } from '../domain/accounts.ts';
+import type { Page } from '../domain/paging.ts';
 import { time } from './format.ts';
 import { html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';

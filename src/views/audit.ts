@@ -1,7 +1,8 @@
 /** The audit trail page: the filter form (a GET form, no script), the filters that apply, the records. */
 import { devicePath } from './devices.ts';
 import { AUDITED_EVENTS } from '../audit/audit_record.ts';
-import type { AuditRecord, Page } from '../store/store.ts';
+import type { AuditRecord } from '../domain/audit.ts';
+import type { Page } from '../domain/paging.ts';
 import { type AuditQuery, auditQueryString } from '../audit/audit_query.ts';
 import { time } from './format.ts';
 import { html, type Html } from './html.ts';

@@ -1,7 +1,8 @@
 /** The device page (CONTRACT section 9): what an operator asks about one device, its runs and actions. */
-import { deviceStatus } from '../domain/device_status.ts';
-import type { Device, Page, RunSummary } from '../store/store.ts';
-import { queryString } from '../ui/list_query.ts';
+import { deviceStatus, type Device } from '../domain/devices.ts';
+import type { Page } from '../domain/paging.ts';
+import type { RunSummary } from '../domain/runs.ts';
+import { queryString } from '../lists/query.ts';
 import { size, time } from './format.ts';
 import { html, type Html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';

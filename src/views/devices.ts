@@ -2,9 +2,9 @@
  * The device list: the filter form (GET, works without script), the table with a checkbox per
  * device for the bulk form, and paging links that keep the filters (CONTRACT section 9).
  */
-import { deviceStatus } from '../domain/device_status.ts';
-import type { Device, Page } from '../store/store.ts';
-import { DEVICE_SORTS, DEVICE_STATUSES, type DeviceQuery, queryString } from '../ui/list_query.ts';
+import { deviceStatus, type Device, DEVICE_SORTS, DEVICE_STATUSES } from '../domain/devices.ts';
+import type { Page } from '../domain/paging.ts';
+import { type DeviceQuery, queryString } from '../lists/query.ts';
 import { time } from './format.ts';
 import { html, type Html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';

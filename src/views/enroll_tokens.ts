@@ -3,9 +3,17 @@
  * button, and the mint form with every field. No token value is ever on it: tokens are stored
  * only as hashes and named here by their public id.
  */
-import { EXPIRES_IN_MAX, EXPIRES_IN_MIN, NOTE_MAX, USES_MAX, USES_MIN } from '../domain/enroll_tokens.ts';
+import {
+  EXPIRES_IN_MAX,
+  EXPIRES_IN_MIN,
+  NOTE_MAX,
+  USES_MAX,
+  USES_MIN,
+  type EnrollToken,
+} from '../domain/enroll_tokens.ts';
 import { PRIVACY_LEVELS } from '../domain/privacy.ts';
-import type { Account, EnrollToken, Page } from '../store/store.ts';
+import type { Account } from '../domain/accounts.ts';
+import type { Page } from '../domain/paging.ts';
 import { time } from './format.ts';
 import { html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';

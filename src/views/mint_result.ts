@@ -2,7 +2,7 @@
  * The page shown once after minting: the enrollment link as text and as a QR code, its expiry,
  * and what the token gives its devices (uses, name, note, privacy ceiling).
  */
-import type { EnrollToken } from '../store/store.ts';
+import type { EnrollToken } from '../domain/enroll_tokens.ts';
 import { time } from './format.ts';
 import { html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';

@@ -1,10 +1,11 @@
 /** The run list and the run view. */
 import { rulesDigest } from '../domain/receipt.ts';
-import type { Page, StoredRun, RunSummary } from '../store/store.ts';
+import type { Page } from '../domain/paging.ts';
+import type { StoredRun, RunSummary } from '../domain/runs.ts';
 import { size, time } from './format.ts';
 import { PRIVACY_LEVELS } from '../domain/privacy.ts';
 import { type Findings, RULES, type RuleName } from '../domain/redaction.ts';
-import { queryString, type RunQuery } from '../ui/list_query.ts';
+import { queryString, type RunQuery } from '../lists/query.ts';
 import { devicePath } from './devices.ts';
 import { html, type Html } from './html.ts';
 import { filterSummary, option } from './list_parts.ts';

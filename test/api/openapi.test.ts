@@ -2,7 +2,7 @@
 // is valid against it (JSON Schema 2020-12, checked with Ajv): the document cannot drift.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { consoleRoutes } from '../../src/ui/routes.ts';
+import { consoleRoutes } from '../../src/console/routes.ts';
 import { consoleAccessToken, enrollDevice, harness, upload } from '../support/harness.ts';
 import { type Doc, responseChecker } from '../support/openapi.ts';
 import { ACCOUNTS } from '../support/scenario.ts';

@@ -71,7 +71,7 @@ for (const { args, hint, stream } of refusals) {
 }
 
 test('paddock --help prints every setting of the table with its help and default, within 100 columns', async () => {
-  const { settings } = await import('../../src/config/settings.ts');
+  const { settings } = await import('../../src/config/variables.ts');
   const p = paddock(['--help'], {});
   assert.equal(await p.exited, 0);
   const { stdout } = p.output();

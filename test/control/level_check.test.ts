@@ -7,7 +7,8 @@ import { after, before, test } from 'node:test';
 import { countStream, levelCheck, QUEUE_LIMIT, SEGMENT, SMALL_RUN } from '../../src/control/level_check.ts';
 import { countFindings } from '../../src/domain/redaction.ts';
 import { memoryLogger } from '../../src/log/logger.ts';
-import type { Store, StoredRun } from '../../src/store/store.ts';
+import type { Store } from '../../src/store/store.ts';
+import type { StoredRun } from '../../src/domain/runs.ts';
 import { enrollDevice, type Harness, harness, upload } from '../support/harness.ts';
 
 const ADMIN = { subject: 'local:admin', admin: true };

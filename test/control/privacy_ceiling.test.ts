@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { randomToken, secretHash } from '../../src/crypto/random.ts';
 import { DeviceError, uploadRun } from '../../src/device_client/client.ts';
-import type { PrivacyLevel } from '../../src/store/store.ts';
+import type { PrivacyLevel } from '../../src/domain/privacy.ts';
 import { harness, type Harness, upload } from '../support/harness.ts';
 
 async function enrollWithCeiling(h: Harness, maxPrivacy: PrivacyLevel) {

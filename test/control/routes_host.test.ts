@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { controlRoutes, isControlPath } from '../../src/control/routes.ts';
-import { hostRouter } from '../../src/server/host_router.ts';
+import { hostRouter } from '../../src/host/host_router.ts';
 import { harness } from '../support/harness.ts';
 
 function samplePath(path: string): string {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { test } from 'node:test';
-import { consoleRoutes } from '../../src/ui/routes.ts';
+import { consoleRoutes } from '../../src/console/routes.ts';
 import { exchange, live, statuses } from '../support/live.ts';
 
 const pathWith = (path: string, value: string) => path.replace(/:[a-z]+/g, value);

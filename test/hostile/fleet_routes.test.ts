@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { test } from 'node:test';
-import { consoleRoutes } from '../../src/ui/routes.ts';
+import { consoleRoutes } from '../../src/console/routes.ts';
 import { exchange, live, statuses } from '../support/live.ts';
 
 /** The route's path with each parameter given `value` (a raw, possibly malformed, path segment). */

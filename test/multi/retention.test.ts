@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { SWEEP_LEASE } from '../../src/server/retention_sweep.ts';
+import { SWEEP_LEASE } from '../../src/sweep/retention.ts';
 import { paddock, type PaddockProcess } from '../support/process.ts';
 import {
   admin,

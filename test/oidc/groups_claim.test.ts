@@ -4,7 +4,7 @@
 // a session, refused (403, logged with account and path) only at admin-only actions.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { InterfaceConfig } from '../../src/ui/deps.ts';
+import type { InterfaceConfig } from '../../src/context/deps.ts';
 import { fakeClock } from '../support/fake_clock.ts';
 import { clientFor, type FakeProvider, startFakeProvider } from '../support/fake_oidc_provider.ts';
 import { harness } from '../support/harness.ts';

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { loadConfig } from '../../src/config/config.ts';
 import { memoryLogger } from '../../src/log/logger.ts';
 import { healthFastPath } from '../../src/server/health_fast_path.ts';
-import { sideResolver } from '../../src/server/host_router.ts';
+import { sideResolver } from '../../src/host/host_router.ts';
 import { listen } from '../../src/server/listen.ts';
 import { startServer } from '../../src/server/serve.ts';
 

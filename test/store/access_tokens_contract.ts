@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { NewAccessToken, Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/store/store.ts';
+import type { NewAccessToken } from '../../src/domain/access_tokens.ts';
 
 const ANN = 'oidc:ann';
 const BOB = 'oidc:bob';

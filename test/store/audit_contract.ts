@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { AuditFilter, AuditRecord, Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/store/store.ts';
+import type { AuditFilter, AuditRecord } from '../../src/domain/audit.ts';
 
 const DAY = 86_400_000;
 

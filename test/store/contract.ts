@@ -5,7 +5,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { DeviceFilter, RunFilter, Store, Viewer } from '../../src/store/store.ts';
+import type { Store } from '../../src/store/store.ts';
+import type { DeviceFilter } from '../../src/domain/devices.ts';
+import type { RunFilter } from '../../src/domain/runs.ts';
+import type { Viewer } from '../../src/domain/accounts.ts';
 import { CHUNK_SIZE } from '../../src/store/runs.ts';
 import { readAll } from '../support/read_all.ts';
 

@@ -10,7 +10,7 @@ import { LONGEST_TOKEN_LIFETIME_MS } from '../../src/domain/enroll_tokens.ts';
 import { enrollTokenLists } from '../../src/store/enroll_tokens.ts';
 import { runLists, runsSql } from '../../src/store/runs.ts';
 import type { Param } from '../../src/store/sql.ts';
-import type { AuditFilter } from '../../src/store/store.ts';
+import type { AuditFilter } from '../../src/domain/audit.ts';
 import { postgresPlan, sqlitePlan, withPostgresSchema, withSqliteSchema } from '../support/plans.ts';
 import { dropSchemas, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 

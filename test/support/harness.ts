@@ -19,8 +19,8 @@ import { type Session, sessionCodec } from '../../src/session/session.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { storeThrottle } from '../../src/throttle/throttle.ts';
-import { createInterface } from '../../src/ui/app.ts';
-import { type InterfaceConfig, interfaceConfig, type UiEnv } from '../../src/ui/deps.ts';
+import { createInterface } from '../../src/host/interface.ts';
+import { type InterfaceConfig, interfaceConfig, type UiEnv } from '../../src/context/deps.ts';
 import { type FakeClock, fakeClock } from './fake_clock.ts';
 
 export const ADMIN_PASSWORD = 'correct horse battery staple';

@@ -1,5 +1,5 @@
 /** All the bytes of a stored run, concatenated. */
-import type { StoredRun } from '../../src/store/store.ts';
+import type { StoredRun } from '../../src/domain/runs.ts';
 
 export async function readAll(run: StoredRun | undefined): Promise<Uint8Array | undefined> {
   if (!run) return undefined;

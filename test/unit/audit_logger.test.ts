@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { auditLogger, AUDIT_QUEUE_MAX } from '../../src/audit/audit_logger.ts';
 import { auditRecord } from '../../src/audit/audit_record.ts';
 import { memoryLogger } from '../../src/log/logger.ts';
-import type { AuditRecord } from '../../src/store/store.ts';
+import type { AuditRecord } from '../../src/domain/audit.ts';
 import { fakeClock } from '../support/fake_clock.ts';
 
 function fakeStore(fail = false) {

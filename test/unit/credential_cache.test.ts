@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { credentialCache } from '../../src/control/credential_cache.ts';
-import type { Device } from '../../src/store/store.ts';
+import type { Device } from '../../src/domain/devices.ts';
 
 function fixture() {
   let now = 1_000;

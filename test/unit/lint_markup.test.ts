@@ -28,13 +28,13 @@ const scenarios: Array<{ name: string; file: string; code: string; fires: Array<
   },
   {
     name: 'raw() imported under another name',
-    file: 'src/ui/example.ts',
+    file: 'src/console/example.ts',
     code: "import { raw as trust } from '../views/html.ts';\nexport { trust };\n",
     fires: ['no-restricted-syntax'],
   },
   {
     name: 'new Html() outside html.ts',
-    file: 'src/ui/example.ts',
+    file: 'src/console/example.ts',
     code: "import { Html } from '../views/html.ts';\nexport const x = new Html(String(1));\n",
     fires: ['no-restricted-syntax'],
   },
@@ -76,7 +76,7 @@ const scenarios: Array<{ name: string; file: string; code: string; fires: Array<
   },
   {
     name: 'c.html() with a string built by hand',
-    file: 'src/ui/example.ts',
+    file: 'src/console/example.ts',
     code: 'export const h = (c: { html(s: string): void }, n: string) => c.html(`<p>${n}</p>`);\n',
     fires: ['no-restricted-syntax'],
   },

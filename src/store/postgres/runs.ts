@@ -5,7 +5,8 @@
  * one another. The device's last upload is written by a second statement at most once a minute.
  */
 import { CHUNK_SIZE, chunksOf, DEVICE_TOUCH_MS, insertArgs, runsSql, touchArgs } from '../runs.ts';
-import type { PutRunResult, RunsStore } from '../store.ts';
+import type { RunsStore } from '../store.ts';
+import type { PutRunResult } from '../../domain/runs.ts';
 import type { PgDb } from './db.ts';
 
 const putRun = `WITH device AS (

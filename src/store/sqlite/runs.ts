@@ -3,7 +3,8 @@
  * in a savepoint of its own.
  */
 import { chunksOf, insertArgs, runsSql, touchArgs } from '../runs.ts';
-import type { PutRunResult, Run, RunsStore } from '../store.ts';
+import type { RunsStore } from '../store.ts';
+import type { PutRunResult, Run } from '../../domain/runs.ts';
 import type { Db } from './db.ts';
 
 /** At most this many uploads share one transaction; the rest go in the next. */

@@ -9,7 +9,7 @@ import { devicesStore } from '../devices.ts';
 import { enrollTokensStore } from '../enroll_tokens.ts';
 import { retentionStore } from '../retention.ts';
 import { runsStore } from '../runs.ts';
-import { settingsStore } from '../settings.ts';
+import { settingsStore } from '../stored_settings.ts';
 import { signInStore } from '../sign_in.ts';
 import type { Store } from '../store.ts';
 import { openDb } from './db.ts';

@@ -1,0 +1,19 @@
+/** GET /tokens: any account. Its own personal access tokens, newest first, 50 a page, and the create form. */
+import type { Handler } from 'hono';
+import { fail } from '../http/failures.ts';
+import { page } from '../http/responses.ts';
+import { accessTokensPage } from '../views/access_tokens.ts';
+import type { Ctx, UiEnv } from '../context/deps.ts';
+import { chrome, PAGE_SIZE, pageCursor } from './page_helpers.ts';
+
+export function accessTokensList(ctx: Ctx): Handler<UiEnv> {
+  return async function accessTokensListHandler(c) {
+    const cursor = pageCursor(c);
+    if (!cursor) return fail(c, 'badCursor');
+    const tokens = await ctx.store.accessTokensOf(c.get('session').subject, {
+      before: cursor.before,
+      limit: PAGE_SIZE,
+    });
+    return page(c, accessTokensPage(chrome(ctx, c), { page: tokens, first: cursor.before === undefined }));
+  };
+}

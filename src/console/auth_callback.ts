@@ -1,0 +1,65 @@
+/**
+ * GET /admin/callback: proves the callback belongs to the browser that started the flow (state
+ * cookie equals `state`), exchanges the code, verifies the identity token, and signs the account in.
+ * The state cookie is cleared whenever the callback is reached.
+ */
+import { fail } from '../http/failures.ts';
+import type { Context, Handler } from 'hono';
+import type { JWTPayload } from 'jose';
+import { constantTimeEqual } from '../crypto/random.ts';
+import { clientAddress } from '../http/client_address.ts';
+import { clearCookie, OIDC_COOKIE, readCookie } from '../http/cookies.ts';
+import { seeOther } from '../http/responses.ts';
+import type { Ctx } from '../context/deps.ts';
+import { startSession } from './sign_in.ts';
+
+const STATE_COOKIE = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43,128})$/;
+
+export function authCallback(ctx: Ctx): Handler {
+  const { config, logger } = ctx;
+  return async function authCallbackHandler(c) {
+    const cookie = readCookie(c, OIDC_COOKIE);
+    clearCookie(c, OIDC_COOKIE, config.secure);
+    if (!ctx.oidc || !ctx.oidcAvailable) return fail(c, 'oidcUnavailable');
+    if (cookie === undefined) return fail(c, 'signInNotStartedHere');
+
+    const [state, verifier] = STATE_COOKIE.exec(cookie)?.slice(1) ?? [];
+    const states = c.req.queries('state') ?? [];
+    if (!state || !verifier || states.length !== 1 || !constantTimeEqual(states[0] ?? '', state)) {
+      return fail(c, 'stateMismatch');
+    }
+    const code = c.req.query('code');
+    if (!code) return fail(c, 'noCode', c.req.query('error') ?? '');
+
+    const client = clientAddress(c);
+    let idToken: string;
+    try {
+      idToken = await ctx.oidc.exchange({ code, redirectUri: ctx.redirectUri, codeVerifier: verifier });
+    } catch (err) {
+      logger.log('warn', 'login.oidc.exchange_failed', { client, error: (err as Error).message });
+      return fail(c, 'exchangeFailed');
+    }
+    let claims: JWTPayload & { sub: string };
+    try {
+      claims = await ctx.oidc.verify(idToken);
+    } catch (err) {
+      logger.log('warn', 'login.oidc.token_rejected', { client, error: (err as Error).message });
+      return fail(c, 'idTokenRejected');
+    }
+    return signIn(ctx, c, claims, client);
+  };
+}
+
+async function signIn(ctx: Ctx, c: Context, claims: JWTPayload & { sub: string }, client: string) {
+  const { config } = ctx;
+  const display =
+    [claims.name, claims.preferred_username, claims.email, claims.sub].find(
+      (v): v is string => typeof v === 'string' && v !== '',
+    ) ?? claims.sub;
+  const groups = claims[config.groupsClaim];
+  const memberOf = Array.isArray(groups) ? groups : typeof groups === 'string' ? [groups] : [];
+  const admin = config.adminGroup !== undefined && memberOf.includes(config.adminGroup);
+  const session = await startSession(ctx, c, { subject: `oidc:${claims.sub}`, display: display.slice(0, 256), admin });
+  ctx.logger.log('info', 'login.oidc.succeeded', { account: session.subject, method: 'oidc', admin, client });
+  return seeOther(c, '/');
+}

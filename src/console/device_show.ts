@@ -1,0 +1,25 @@
+/** GET /devices/{id}: the device page, its runs keyset-paged; 404 outside the account's scope. */
+import { fail } from '../http/failures.ts';
+import type { Handler } from 'hono';
+import { DEVICE_ID } from '../domain/ids.ts';
+import { page } from '../http/responses.ts';
+import { devicePage } from '../views/device.ts';
+import type { Ctx, UiEnv } from '../context/deps.ts';
+import { chrome, PAGE_SIZE, pageCursor, viewer } from './page_helpers.ts';
+
+export function deviceShow(ctx: Ctx): Handler<UiEnv> {
+  return async function deviceShowHandler(c) {
+    const id = c.req.param('id') ?? '';
+    const cursor = pageCursor(c);
+    if (!cursor) return fail(c, 'badCursor');
+    const v = viewer(c);
+    const device = DEVICE_ID.test(id) ? await ctx.store.deviceVisibleTo(v, id) : undefined;
+    if (!device) return fail(c, 'deviceNotFound');
+    const [storedBytes, runs] = await Promise.all([
+      ctx.store.storedBytes(id),
+      ctx.store.runsVisibleTo(v, { before: cursor.before, limit: PAGE_SIZE }, { device: id }),
+    ]);
+    const staleBefore = ctx.clock.now() - ctx.config.staleAfterMs;
+    return page(c, devicePage(chrome(ctx, c), { device, storedBytes, runs, before: cursor.before, staleBefore }));
+  };
+}

@@ -1,0 +1,19 @@
+/**
+ * POST /enroll-tokens/{id}/revoke: admin only. Revokes an outstanding token by its public id; it
+ * enrolls nothing more. An unknown id, or one no longer outstanding, is 404. Logged.
+ */
+import type { Handler } from 'hono';
+import { fail } from '../http/failures.ts';
+import { seeOther } from '../http/responses.ts';
+import type { Ctx, UiEnv } from '../context/deps.ts';
+import { revokeEnrollToken } from '../actions/fleet.ts';
+import { setNotice } from './notice.ts';
+
+export function enrollTokenRevoke(ctx: Ctx): Handler<UiEnv> {
+  return async function enrollTokenRevokeHandler(c) {
+    const id = c.req.param('id') ?? '';
+    if (!(await revokeEnrollToken(ctx, c, c.get('session').subject, id))) return fail(c, 'enrollTokenNotFound');
+    setNotice(ctx, c, { kind: 'token-revoked', token: id });
+    return seeOther(c, '/enroll-tokens');
+  };
+}

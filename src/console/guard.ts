@@ -1,0 +1,48 @@
+/**
+ * The guard of the specification's Endpoints section: a valid session (else 303 to /login); for
+ * methods other than GET and HEAD the form field `csrf` must match (else 403); then, for admin-only
+ * routes, the Admin flag (else 403, logged). The CSRF check runs before the admin check.
+ */
+import { fail } from '../http/failures.ts';
+import type { Context, MiddlewareHandler } from 'hono';
+import { readCookie, SESSION_COOKIE } from '../http/cookies.ts';
+import { readForm } from '../http/form.ts';
+import { seeOther } from '../http/responses.ts';
+import type { Session } from '../session/session.ts';
+import type { Ctx, UiEnv } from '../context/deps.ts';
+import type { Access } from './routes.ts';
+
+/** The session its cookie carries, if the cookie parses, verifies and has not expired. */
+export function cookieSession(ctx: Ctx, c: Context): Session | undefined {
+  const value = readCookie(c, SESSION_COOKIE);
+  return value === undefined ? undefined : ctx.sessions.decode(value, ctx.clock.now());
+}
+
+export function guard(ctx: Ctx, access: Exclude<Access, 'none' | 'token'>): MiddlewareHandler<UiEnv> {
+  return async function guardMiddleware(c, next) {
+    const session = cookieSession(ctx, c);
+    if (!session) return seeOther(c, '/login');
+    // A signed-out session stays refused though a copy of its cookie is still valid. Should the
+    // store be away, this one check lets the session through: every page but the dashboard needs
+    // the store anyway, and the dashboard must be able to show that it is failing.
+    if (await ctx.store.sessionEnded(session.id).catch(() => false)) return seeOther(c, '/login');
+    c.set('session', session);
+
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const form = await readForm(c.req.raw);
+      if (!form.ok && form.reason === 'too-large') return fail(c, 'formTooLarge');
+      if (!form.ok && form.reason === 'too-slow') return fail(c, 'requestTimeout');
+      if (!form.ok || !ctx.sessions.csrfValid(session, form.fields.get('csrf'))) {
+        return fail(c, 'staleForm');
+      }
+      c.set('form', form.fields);
+    }
+
+    if (access === 'admin' && !session.admin) {
+      ctx.logger.log('warn', 'access.admin_refused', { account: session.subject, path: c.req.path });
+      return fail(c, 'adminOnly');
+    }
+    await next();
+    return undefined;
+  };
+}

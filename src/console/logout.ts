@@ -1,0 +1,33 @@
+/**
+ * POST /logout: ends the session (recorded in the store, so a copy of the cookie is refused too)
+ * and clears its cookie. No CSRF check (specification): signing out is harmless.
+ * Its body is not read, but a body above the form limit is refused like any other form's.
+ */
+import { fail } from '../http/failures.ts';
+import type { Handler } from 'hono';
+import { BodyTooLarge, readBody } from '../http/body.ts';
+import { clearCookie, SESSION_COOKIE } from '../http/cookies.ts';
+import { FORM_LIMIT } from '../http/form.ts';
+import { seeOther } from '../http/responses.ts';
+import type { Ctx } from '../context/deps.ts';
+import { cookieSession } from './guard.ts';
+
+export function logout(ctx: Ctx): Handler {
+  return async function logoutHandler(c) {
+    try {
+      await readBody(c.req.raw, FORM_LIMIT);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return fail(c, 'formTooLarge');
+      // A body the client abandoned: it asked to sign out, and signing out needs nothing from it.
+    }
+    // Signing out ends the session itself, not only this browser's copy of its cookie.
+    const session = cookieSession(ctx, c);
+    if (session) {
+      await ctx.store.endSession(session.id, session.expires, ctx.clock.now()).catch((err: unknown) => {
+        ctx.logger.log('error', 'server.error', { error: `sign-out not recorded: ${(err as Error).message}` });
+      });
+    }
+    clearCookie(c, SESSION_COOKIE, ctx.config.secure);
+    return seeOther(c, '/login');
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * The confirmation shown once after a redirect (303 to /devices or /runs carries no query, per
+ * CONTRACT section 5): a short-lived cookie with the same attributes as the others, read and
+ * cleared by the next page. It holds only ids and counts, each checked again when read; the text is
+ * fixed here, so nothing is injected.
+ */
+import type { Context } from 'hono';
+import { clearCookie, readCookie, setCookie } from '../http/cookies.ts';
+import type { Ctx } from '../context/deps.ts';
+import { TOKEN_PUBLIC_ID } from '../domain/enroll_tokens.ts';
+import { ACCESS_TOKEN_PUBLIC_ID } from '../domain/access_tokens.ts';
+import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
+
+export const NOTICE_COOKIE = 'service_notice';
+
+/** What a bulk action did, item by item (CONTRACT section 9). */
+export interface BulkCounts {
+  /** Acted on. */
+  done: number;
+  /** Already in the state asked for (a revoked device revoked again). */
+  unchanged: number;
+  /** Devices that must be revoked before they can be deleted. */
+  notRevoked: number;
+  /** Not found, or not visible to this account: changed nothing. */
+  unknown: number;
+}
+
+export type Notice =
+  | { kind: 'revoked'; device: string }
+  | { kind: 'deleted'; device: string; run: string }
+  | { kind: 'renamed'; device: string }
+  | { kind: 'device-deleted'; device: string }
+  | { kind: 'token-revoked'; token: string }
+  | { kind: 'access-token-revoked'; token: string }
+  | ({ kind: 'bulk-revoke' | 'bulk-delete' | 'bulk-delete-runs' } & BulkCounts);
+
+const COUNT_KEYS = ['done', 'unchanged', 'notRevoked', 'unknown'] as const;
+
+function fieldsOf(notice: Notice): unknown[] {
+  switch (notice.kind) {
+    case 'deleted':
+      return [notice.kind, notice.device, notice.run];
+    case 'revoked':
+    case 'renamed':
+    case 'device-deleted':
+      return [notice.kind, notice.device];
+    case 'token-revoked':
+    case 'access-token-revoked':
+      return [notice.kind, notice.token];
+    default:
+      return [notice.kind, ...COUNT_KEYS.map((k) => notice[k])];
+  }
+}
+
+export function setNotice(ctx: Ctx, c: Context, notice: Notice): void {
+  const value = Buffer.from(JSON.stringify(fieldsOf(notice))).toString('base64url');
+  setCookie(c, NOTICE_COOKIE, value, { secure: ctx.config.secure, maxAge: 60 });
+}
+
+/** The notice's text, or undefined; the cookie is cleared once read. */
+export function takeNotice(ctx: Ctx, c: Context): string | undefined {
+  const value = readCookie(c, NOTICE_COOKIE);
+  if (value === undefined) return undefined;
+  clearCookie(c, NOTICE_COOKIE, ctx.config.secure);
+  let fields: unknown;
+  try {
+    fields = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  return Array.isArray(fields) ? noticeText(fields as unknown[]) : undefined;
+}
+
+const isDevice = (v: unknown): v is string => typeof v === 'string' && DEVICE_ID.test(v);
+const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+function noticeText(fields: unknown[]): string | undefined {
+  const [kind, device, run] = fields;
+  if (kind === 'token-revoked' && fields.length === 2 && typeof device === 'string' && TOKEN_PUBLIC_ID.test(device))
+    return `Enrollment token ${device} was revoked: it enrolls no more devices.`;
+  if (
+    kind === 'access-token-revoked' &&
+    fields.length === 2 &&
+    typeof device === 'string' &&
+    ACCESS_TOKEN_PUBLIC_ID.test(device)
+  )
+    return `Access token ${device} was revoked: it is refused from now on.`;
+  if (fields.length === 2 && isDevice(device)) {
+    if (kind === 'revoked') return `Device ${device} was revoked: its uploads are now refused.`;
+    if (kind === 'renamed') return `Device ${device} was renamed.`;
+    if (kind === 'device-deleted') return `Device ${device} and its runs were deleted.`;
+  }
+  if (kind === 'deleted' && fields.length === 3 && isDevice(device) && typeof run === 'string' && RUN_ID.test(run))
+    return `Run ${run} of device ${device} was deleted.`;
+  const counts = fields.slice(1);
+  if (fields.length !== 1 + COUNT_KEYS.length || !counts.every(isCount)) return undefined;
+  const [done, unchanged, notRevoked, unknown] = counts as number[] as [number, number, number, number];
+  const parts: string[] = [];
+  if (kind === 'bulk-revoke') parts.push(`${plural(done, 'device', 'devices')} revoked`);
+  else if (kind === 'bulk-delete') parts.push(`${plural(done, 'device', 'devices')} deleted with their runs`);
+  else if (kind === 'bulk-delete-runs') parts.push(`${plural(done, 'run', 'runs')} deleted`);
+  else return undefined;
+  if (unchanged > 0) parts.push(`${unchanged} already revoked`);
+  if (notRevoked > 0) parts.push(`${notRevoked} not deleted: revoke first`);
+  if (unknown > 0) parts.push(`${unknown} not found or not yours: nothing done`);
+  return `${parts.join('; ')}.`;
+}

@@ -1,0 +1,52 @@
+/** Runs: what a device uploads, as stored and as listed (CONTRACT sections 6 and 10). */
+import type { PrivacyLevel } from './privacy.ts';
+import type { Receipt } from './receipt.ts';
+import type { Findings } from './redaction.ts';
+
+export interface RunSummary {
+  device: string;
+  id: string;
+  contentType: string;
+  privacy: PrivacyLevel;
+  size: number;
+  uploadedAt: number;
+  /** The level check found something the rules of the run's level would remove (CONTRACT section 10). */
+  flagged: boolean;
+}
+
+/** A run as uploaded, whole: what putRun stores. */
+export interface Run extends Omit<RunSummary, 'flagged'> {
+  body: Uint8Array;
+  /** What the device says it removed (its X-Redaction-Receipt); absent when it sent none. */
+  receipt?: Receipt | undefined;
+}
+
+/** A stored run: its bytes are read a chunk at a time, so a 16 MiB run is never held whole. */
+export interface StoredRun extends RunSummary {
+  /** The level check's counts per rule; null until the run is checked (full runs never are). */
+  findings: Findings | null;
+  /** The device's receipt of what it removed, or null when it sent none. */
+  receipt: Receipt | null;
+  /** The bytes in order; ends early if the run is deleted while being read. */
+  read(): AsyncIterable<Uint8Array>;
+}
+
+/** The run list's filters (CONTRACT section 9); absent fields do not filter. */
+export interface RunFilter {
+  device?: string | undefined;
+  privacy?: PrivacyLevel | undefined;
+  /** Uploaded at or after this instant. */
+  since?: number | undefined;
+  /** Uploaded before this instant. */
+  until?: number | undefined;
+  /** Only runs the level check flagged (true) or did not (false). */
+  flagged?: boolean | undefined;
+}
+
+export type PutRunResult = 'created' | 'identical' | 'conflict' | 'device-unknown';
+
+/** What a retention batch removed, or what the next sweep would. */
+export interface RunsAndBytes {
+  runs: number;
+  bytes: number;
+}

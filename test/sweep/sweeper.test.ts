@@ -1,0 +1,146 @@
+// The sweeper (src/sweep/sweeper.ts) on a real store with an injected clock: audit records past
+// PADDOCK_AUDIT_RETENTION are pruned, stale devices revoked only when PADDOCK_REVOKE_STALE_AFTER is
+// set, each run in bounded batches, each revocation logged and audited as `system`.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { auditLogger } from '../../src/audit/audit_logger.ts';
+import { parseDuration } from '../../src/config/parse.ts';
+import { memoryLogger } from '../../src/log/logger.ts';
+import { sweeper } from '../../src/sweep/sweeper.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { fakeClock } from '../support/fake_clock.ts';
+
+const DAY = 86_400_000;
+
+async function enroll(store: Store, id: string, at: number) {
+  await store.createEnrollToken({
+    hash: `t-${id}`,
+    owner: 'oidc:ann',
+    createdBy: 'local:admin',
+    createdAt: at,
+    expiresAt: at + DAY,
+  });
+  assert.ok(await store.enrollDevice({ tokenHash: `t-${id}`, now: at, deviceId: id, name: id, credentialHash: id }));
+}
+
+test('audit records older than the retention are pruned, a bounded number per run', async () => {
+  const store = openSqliteStore(':memory:');
+  const clock = fakeClock();
+  const start = clock.now();
+  for (let i = 0; i < 30; i++)
+    await store.appendAudit({
+      at: start - i * DAY,
+      event: 'run.deleted',
+      account: 'a',
+      client: null,
+      device: null,
+      run: null,
+      detail: '',
+    });
+  const logs = memoryLogger();
+  const sweep = sweeper({
+    store,
+    logger: logs,
+    clock,
+    auditRetentionMs: parseDuration('10d'),
+    revokeStaleAfterMs: undefined,
+    batch: 4,
+    batches: 3,
+  });
+  // Records 11 to 29 days old are past retention: 19, of which one run removes 3 batches of 4.
+  assert.deepEqual(await sweep.sweep(), { pruned: 12, revoked: 0 });
+  assert.deepEqual(await sweep.sweep(), { pruned: 7, revoked: 0 });
+  assert.deepEqual(await sweep.sweep(), { pruned: 0, revoked: 0 });
+  const left = (await store.auditPage({}, { limit: 100 })).items.map((r) => (start - r.at) / DAY);
+  assert.deepEqual(left, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  clock.advance(DAY);
+  assert.deepEqual(await sweep.sweep(), { pruned: 1, revoked: 0 }, 'the clock decides what is old');
+  assert.deepEqual(logs.records, []);
+  await store.close();
+});
+
+test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in batches, audited as system', async () => {
+  const store = openSqliteStore(':memory:');
+  const clock = fakeClock();
+  const now = clock.now();
+  for (let i = 0; i < 7; i++) await enroll(store, `old${i}`, now - 40 * DAY);
+  await enroll(store, 'recent', now - 5 * DAY);
+  const memory = memoryLogger();
+  const logger = auditLogger(memory, store, clock);
+  const off = sweeper({ store, logger, clock, auditRetentionMs: parseDuration('365d'), revokeStaleAfterMs: undefined });
+  assert.deepEqual(await off.sweep(), { pruned: 0, revoked: 0 }, 'off by default');
+  const on = sweeper({
+    store,
+    logger,
+    clock,
+    auditRetentionMs: parseDuration('365d'),
+    revokeStaleAfterMs: parseDuration('30d'),
+    batch: 2,
+    batches: 2,
+  });
+  assert.deepEqual(await on.sweep(), { pruned: 0, revoked: 4 });
+  assert.deepEqual(await on.sweep(), { pruned: 0, revoked: 3 });
+  assert.deepEqual(await on.sweep(), { pruned: 0, revoked: 0 });
+  const admin = { subject: 'local:admin', admin: true };
+  assert.equal((await store.deviceVisibleTo(admin, 'recent'))?.revokedAt, null);
+  assert.equal((await store.deviceVisibleTo(admin, 'old3'))?.revokedAt, now);
+  const revoked = memory.records.filter((r) => r.event === 'device.revoked');
+  assert.equal(revoked.length, 7);
+  assert.deepEqual(revoked[0], {
+    level: 'info',
+    event: 'device.revoked',
+    account: 'system',
+    device: revoked[0]?.device,
+    reason: 'stale',
+  });
+  await logger.flush();
+  const trail = (await store.auditPage({ actor: 'system' }, { limit: 20 })).items;
+  assert.equal(trail.length, 7);
+  assert.deepEqual(
+    { ...trail[0], device: undefined },
+    {
+      at: now,
+      event: 'device.revoked',
+      account: 'system',
+      client: null,
+      device: undefined,
+      run: null,
+      detail: 'reason=stale',
+    },
+  );
+  clock.advance(26 * DAY);
+  assert.deepEqual(await on.sweep(), { pruned: 0, revoked: 1 }, 'the recent one, once 30 days unseen');
+  await store.close();
+});
+
+test('a failing store is logged and the run goes on; start and stop leave no timer behind', async () => {
+  const logs = memoryLogger();
+  const clock = fakeClock();
+  const failing = {
+    pruneAudit: () => Promise.reject(new Error('store: unavailable')),
+    revokeStale: () => Promise.resolve(['d9']),
+  };
+  const sweep = sweeper({ store: failing, logger: logs, clock, auditRetentionMs: DAY, revokeStaleAfterMs: DAY });
+  assert.deepEqual(await sweep.sweep(), { pruned: 0, revoked: 1 });
+  assert.deepEqual(logs.records[0], {
+    level: 'error',
+    event: 'sweeper.failed',
+    error: 'prune audit: store: unavailable',
+  });
+  let runs = 0;
+  const counting = sweeper({
+    store: { pruneAudit: async () => (runs++, 0), revokeStale: async () => [] },
+    logger: logs,
+    clock,
+    auditRetentionMs: DAY,
+    revokeStaleAfterMs: undefined,
+  });
+  counting.start(5);
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  await counting.stop();
+  const after = runs;
+  assert.ok(after >= 2, `ran ${after} times`);
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  assert.equal(runs, after, 'stopped');
+});
