@@ -388,6 +388,25 @@ export const migrations: readonly Migration[] = [
   CREATE UNIQUE INDEX access_tokens_hash ON access_tokens (hash);
   `,
   },
+  {
+    name: 'labels',
+    sql: `
+  -- Device labels (CONTRACT section 12): one row a label, one value per key (the primary key, which
+  -- also reads a device's labels in key order). Deleting a device deletes its labels.
+  CREATE TABLE device_labels (
+    device_seq BIGINT NOT NULL REFERENCES devices (seq) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (device_seq, key)
+  );
+  -- The device list's label filters, newest device first: key=value walks the first, a key with
+  -- any value the second, each backwards from the cursor.
+  CREATE INDEX device_labels_value ON device_labels (key, value, device_seq);
+  CREATE INDEX device_labels_key ON device_labels (key, device_seq);
+  -- The labels a token gives every device it enrolls, as a JSON object ('{}': none).
+  ALTER TABLE enroll_tokens ADD COLUMN labels TEXT NOT NULL DEFAULT '{}';
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */
