@@ -1,0 +1,111 @@
+/**
+ * Device labels (CONTRACT section 12): the statements, written once for both stores. A change of a
+ * device's labels reads and writes in one transaction, so the limit of 20 holds against concurrent
+ * changes; each backend writes that transaction in its own labels.ts with these statements.
+ */
+import { changedLabels, type Labels, type LabelSelector, type LabelsRead } from '../domain/labels.ts';
+import type { Param, Row } from './sql.ts';
+
+export const labelsSql = {
+  /** A device's seq in the viewer's scope; the transaction's first statement (locks the row on PostgreSQL). */
+  device: 'SELECT seq FROM devices WHERE id = ? AND (? OR owner = ?)',
+  ofSeq: 'SELECT key, value FROM device_labels WHERE device_seq = ? ORDER BY key',
+  put: `INSERT INTO device_labels (device_seq, key, value) VALUES (?, ?, ?)
+    ON CONFLICT (device_seq, key) DO UPDATE SET value = excluded.value`,
+  remove: 'DELETE FROM device_labels WHERE device_seq = ? AND key = ?',
+} as const;
+
+/** The labels of up to a page of devices, by device id, through the ids' unique index and the primary key. */
+export function labelsOfDevicesSql(count: number): string {
+  return `SELECT d.id, l.key, l.value FROM devices d JOIN device_labels l ON l.device_seq = d.seq
+    WHERE d.id IN (${Array.from({ length: count }, () => '?').join(', ')}) ORDER BY d.id, l.key`;
+}
+
+/** Rows of (id, key, value) as each device's labels; a device without labels gets an empty set. */
+export function labelsByDevice(ids: readonly string[], rows: readonly Row[]): Map<string, Labels> {
+  const out = new Map<string, Record<string, string>>(
+    ids.map((id) => [id, Object.create(null) as Record<string, string>]),
+  );
+  for (const r of rows) {
+    const set = out.get(r.id as string);
+    if (set) set[r.key as string] = r.value as string;
+  }
+  return out;
+}
+
+/** Rows of (key, value) as one set. */
+export function labelsFrom(rows: readonly Row[]): Labels {
+  const set = Object.create(null) as Record<string, string>;
+  for (const r of rows) set[r.key as string] = r.value as string;
+  return set;
+}
+
+/** What a change asks: `replace` sets the whole set (the device page), else `set` and `remove` apply to it. */
+export interface LabelChange {
+  replace?: Labels | undefined;
+  set?: Labels | undefined;
+  remove?: readonly string[] | undefined;
+}
+
+export type LabelChangeOutcome =
+  | { outcome: 'changed'; labels: Labels; changed: string[] }
+  | { outcome: 'refused'; error: string }
+  | { outcome: 'unknown' };
+
+/**
+ * The new set from the current one, and the statements that turn one into the other: removed keys
+ * deleted, new and changed values written, unchanged ones left alone.
+ */
+export function planLabelChange(
+  seq: number,
+  current: Labels,
+  change: LabelChange,
+): LabelsRead<{ labels: Labels; changed: string[]; statements: Array<[string, ...Param[]]> }> {
+  const remove = change.replace
+    ? Object.keys(current).filter((key) => !Object.hasOwn(change.replace as Labels, key))
+    : (change.remove ?? []);
+  const read = changedLabels(current, change.replace ?? change.set ?? {}, remove);
+  if (!read.ok) return read;
+  const { labels, changed } = read.value;
+  const statements: Array<[string, ...Param[]]> = changed.map((key) =>
+    Object.hasOwn(labels, key) ? [labelsSql.put, seq, key, labels[key] as string] : [labelsSql.remove, seq, key],
+  );
+  return { ok: true, value: { labels, changed, statements } };
+}
+
+/**
+ * The label filters as conditions on `devices` (an EXISTS on the primary key per label), for
+ * lists driven by another index (an owner's devices, or another sort).
+ */
+export function labelConditions(selectors: readonly LabelSelector[]): { sql: string[]; params: Param[] } {
+  const sql: string[] = [];
+  const params: Param[] = [];
+  for (const s of selectors) {
+    if (s.value === undefined) {
+      sql.push('EXISTS (SELECT 1 FROM device_labels l WHERE l.device_seq = devices.seq AND l.key = ?)');
+      params.push(s.key);
+    } else {
+      sql.push('EXISTS (SELECT 1 FROM device_labels l WHERE l.device_seq = devices.seq AND l.key = ? AND l.value = ?)');
+      params.push(s.key, s.value);
+    }
+  }
+  return { sql, params };
+}
+
+/** The labels a token gives its devices, as stored (a JSON object). */
+export function tokenLabelsJson(labels: Labels | undefined): string {
+  return JSON.stringify(labels ?? {});
+}
+
+/** A token's stored labels; anything but an object of strings reads as none, never a crash. */
+export function tokenLabelsFrom(text: unknown): Labels {
+  const set = Object.create(null) as Record<string, string>;
+  try {
+    const parsed: unknown = JSON.parse(typeof text === 'string' ? text : '{}');
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      for (const [key, value] of Object.entries(parsed)) if (typeof value === 'string') set[key] = value;
+  } catch {
+    // A damaged value gives no labels: enrollment goes on, as it did before labels existed.
+  }
+  return set;
+}
