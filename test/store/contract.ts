@@ -448,7 +448,13 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         run('dx', 'c', 'three'),
         ...Array.from({ length: 40 }, (_, i) => run('dc', `many-${i}`, `body ${i}`)),
       ]);
-      assert.deepEqual(answers.slice(0, 5).sort(), ['already-stored', 'conflict', 'device-unknown', 'stored', 'stored']);
+      assert.deepEqual(answers.slice(0, 5).sort(), [
+        'already-stored',
+        'conflict',
+        'device-unknown',
+        'stored',
+        'stored',
+      ]);
       assert.ok(answers.slice(5).every((a) => a === 'stored'));
       assert.equal((await store.countsVisibleTo(ann)).runs, 42);
       const b = await store.runVisibleTo(ann, 'dc', 'b');

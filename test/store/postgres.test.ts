@@ -209,7 +209,10 @@ if (!available) {
     const schema = freshSchema();
     const [a, b] = await Promise.all([openPostgresStore(PG_URL, { schema }), openPostgresStore(PG_URL, { schema })]);
     await withDevice(a);
-    assert.deepEqual((await Promise.all([put(a, 'same', 'x'), put(b, 'same', 'x')])).sort(), ['already-stored', 'stored']);
+    assert.deepEqual((await Promise.all([put(a, 'same', 'x'), put(b, 'same', 'x')])).sort(), [
+      'already-stored',
+      'stored',
+    ]);
     assert.deepEqual((await Promise.all([put(a, 'same', 'y1'), put(b, 'same', 'y2')])).sort(), [
       'conflict',
       'conflict',
