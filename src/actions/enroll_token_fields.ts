@@ -5,7 +5,9 @@
 import { EXPIRES_IN_MAX, EXPIRES_IN_MIN, NOTE_MAX, USES_MAX, USES_MIN } from '../domain/enroll_tokens.ts';
 import { DEVICE_NAME, VISIBLE_CHAR } from '../domain/names.ts';
 import { isPrivacyLevel, type PrivacyLevel } from '../domain/privacy.ts';
-import type { FailureName } from '../http/failures.ts';
+
+/** The mint's failures, each the name of its plain-text 400 (http/failures.ts) and of a field in the API. */
+export type MintFailure = 'badOwner' | 'badExpiresIn' | 'badUses' | 'badDeviceName' | 'badNote' | 'badMaxPrivacy';
 
 export interface MintFields {
   expiresInSeconds: number;
@@ -27,9 +29,9 @@ function wholeNumber(text: string, min: number, max: number): number | undefined
 
 /** The fields, or the failure of the first bad one; `defaultTtlSeconds` is PADDOCK_ENROLL_TOKEN_TTL. */
 export function readMintFields(
-  form: Map<string, string>,
+  form: ReadonlyMap<string, string>,
   defaultTtlSeconds: number,
-): { ok: true; fields: MintFields } | { ok: false; failure: FailureName } {
+): { ok: true; fields: MintFields } | { ok: false; failure: Exclude<MintFailure, 'badOwner'> } {
   const field = (name: string) => (form.get(name) ?? '').trim();
   const expiresIn = field('expires_in');
   const expiresInSeconds =

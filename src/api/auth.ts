@@ -10,15 +10,15 @@ import { secretHash } from '../crypto/random.ts';
 import { ACCESS_TOKEN } from '../domain/access_tokens.ts';
 import { USED_EVERY_MS } from '../store/access_tokens.ts';
 import { clientAddress } from '../http/client_address.ts';
-import type { Viewer } from '../domain/accounts.ts';
+import type { Actor } from '../domain/accounts.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { strictParameters } from './params.ts';
 import { problem } from './problem.ts';
 
 const BEARER = /^Bearer (\S{1,512})$/;
 
-/** The viewer the request's token stands for, or the 401 problem to answer. */
-export async function apiViewer(ctx: Ctx, c: Context): Promise<Viewer | Response> {
+/** The account the request's token stands for, as the actor of an action (from this client), or the 401 problem to answer. */
+export async function apiViewer(ctx: Ctx, c: Context): Promise<Actor | Response> {
   const token = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
   const now = ctx.clock.now();
   const record =
@@ -37,7 +37,7 @@ export async function apiViewer(ctx: Ctx, c: Context): Promise<Viewer | Response
     // The record just read says whether a write is due: most calls of a script write nothing.
     await ctx.store.touchAccessToken(record.publicId, now, client);
   }
-  return { subject: record.subject, admin: record.admin };
+  return { subject: record.subject, admin: record.admin, client };
 }
 
 /**
@@ -48,7 +48,7 @@ export async function apiViewer(ctx: Ctx, c: Context): Promise<Viewer | Response
 export function apiOperation(
   ctx: Ctx,
   opts: { parameters?: readonly string[]; admin?: string },
-  handle: (c: Context<UiEnv>, viewer: Viewer) => Promise<Response>,
+  handle: (c: Context<UiEnv>, actor: Actor) => Promise<Response>,
 ): Handler<UiEnv> {
   return async function apiOperationHandler(c) {
     const viewer = await apiViewer(ctx, c);

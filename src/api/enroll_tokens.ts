@@ -2,13 +2,13 @@
  * Enrollment tokens in the API (CONTRACT sections 9 and 11), admin tokens only: the outstanding
  * tokens (`GET`, cursor `before` = the last public id shown), minting (`POST`, the fields of
  * section 9 as JSON; 201 with the link, the only place the token ever appears) and revoking. Each
- * goes through the console's own action, so it is checked, logged and audited alike.
+ * goes through the same action as the console's (actions/enroll_tokens.ts), so it is checked, logged and audited alike.
  */
 import type { Handler } from 'hono';
 import { TOKEN_PUBLIC_ID, type EnrollToken } from '../domain/enroll_tokens.ts';
-import type { FailureName } from '../http/failures.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { mintEnrollToken, revokeEnrollToken } from '../actions/fleet.ts';
+import { mintEnrollToken, revokeEnrollToken } from '../actions/enroll_tokens.ts';
+import type { MintFailure } from '../actions/enroll_token_fields.ts';
 import { PAGE_SIZE } from '../console/page_helpers.ts';
 import { apiOperation } from './auth.ts';
 import { type FieldType, jsonFields } from './json_body.ts';
@@ -26,7 +26,7 @@ export const MINT_FIELDS: Record<string, FieldType> = {
   max_privacy: 'string',
 };
 
-const FIELD: Partial<Record<FailureName, string>> = {
+const FIELD: Record<MintFailure, string> = {
   badOwner: 'owner',
   badExpiresIn: 'expires_in',
   badUses: 'uses',
@@ -62,18 +62,18 @@ export function apiEnrollTokensList(ctx: Ctx): Handler<UiEnv> {
 }
 
 export function apiEnrollTokenMint(ctx: Ctx): Handler<UiEnv> {
-  return apiOperation(ctx, { admin: 'minting an enrollment token' }, async (c, viewer) => {
+  return apiOperation(ctx, { admin: 'minting an enrollment token' }, async (c, actor) => {
     const body = await jsonFields(c, MINT_FIELDS);
     if (!body.ok) return body.response;
-    const minted = await mintEnrollToken(ctx, c, viewer.subject, body.fields);
+    const minted = await mintEnrollToken(ctx, actor, body.fields);
     if (!minted.ok) return badField(c, minted.failure, FIELD);
     return c.json({ token: enrollTokenJson(minted.token), link: minted.link }, 201);
   });
 }
 
 export function apiEnrollTokenRevoke(ctx: Ctx): Handler<UiEnv> {
-  return apiOperation(ctx, { admin: 'revoking an enrollment token' }, async (c, viewer) => {
-    if (!(await revokeEnrollToken(ctx, c, viewer.subject, c.req.param('id') ?? '')))
+  return apiOperation(ctx, { admin: 'revoking an enrollment token' }, async (c, actor) => {
+    if (!(await revokeEnrollToken(ctx, actor, c.req.param('id') ?? '')))
       return problem(c, 404, 'not found', 'no such outstanding enrollment token');
     return c.body(null, 204);
   });

@@ -1,7 +1,7 @@
 /**
  * Single devices and runs in the API (CONTRACT section 11), scoped as the console is (404 outside
  * the scope, exactly as for one that does not exist), as JSON in the shapes of the lists. Every
- * write goes through the console's own action (ui/fleet_actions.ts), so it is checked, scoped,
+ * write goes through the same action as the console's (src/actions), so it is checked, scoped,
  * logged and audited alike.
  */
 import type { Handler } from 'hono';
@@ -10,8 +10,9 @@ import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
 import type { Page } from '../domain/paging.ts';
 import type { RunSummary } from '../domain/runs.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { deleteDevice, deleteRun, renameDevice, revokeDevice } from '../actions/fleet.ts';
-import { runDownload } from '../console/run_raw.ts';
+import { deleteDevice, renameDevice, revokeDevice } from '../actions/devices.ts';
+import { deleteRun, downloadRun } from '../actions/runs.ts';
+import { runDownloadResponse } from '../http/download.ts';
 import { apiOperation } from './auth.ts';
 import { jsonFields } from './json_body.ts';
 import { badField } from './params.ts';
@@ -66,11 +67,11 @@ export function apiDeviceGet(ctx: Ctx): Handler<UiEnv> {
 
 /** POST /api/v1/devices/{id}/rename, JSON `{"name": …}`: the owner or an admin; 200 with the device. */
 export function apiDeviceRename(ctx: Ctx): Handler<UiEnv> {
-  return apiOperation(ctx, {}, async (c, viewer) => {
+  return apiOperation(ctx, {}, async (c, actor) => {
     const body = await jsonFields(c, { name: 'string' }, ['name']);
     if (!body.ok) return body.response;
     const id = c.req.param('id') ?? '';
-    const renamed = await renameDevice(ctx, c, viewer, id, (body.fields.get('name') ?? '').trim());
+    const renamed = await renameDevice(ctx, actor, { id, name: (body.fields.get('name') ?? '').trim() });
     if (renamed === 'bad-name') return badField(c, 'badDeviceName', { badDeviceName: 'name' });
     if (renamed === 'unknown') return problem(c, 404, 'not found', noDevice);
     return c.json(deviceJson(renamed, ctx.clock.now() - ctx.config.staleAfterMs));
@@ -79,8 +80,8 @@ export function apiDeviceRename(ctx: Ctx): Handler<UiEnv> {
 
 /** POST /api/v1/devices/{id}/revoke: admin tokens only, as in the console; 204. */
 export function apiDeviceRevoke(ctx: Ctx): Handler<UiEnv> {
-  return apiOperation(ctx, { admin: 'revoking a device' }, async (c, viewer) => {
-    const outcome = await revokeDevice(ctx, c, viewer, c.req.param('id') ?? '');
+  return apiOperation(ctx, { admin: 'revoking a device' }, async (c, actor) => {
+    const outcome = await revokeDevice(ctx, actor, c.req.param('id') ?? '');
     if (outcome === 'unknown') return problem(c, 404, 'not found', noDevice);
     return c.body(null, 204);
   });
@@ -88,8 +89,8 @@ export function apiDeviceRevoke(ctx: Ctx): Handler<UiEnv> {
 
 /** POST /api/v1/devices/{id}/delete: admin tokens only; the device must be revoked first (409); 204. */
 export function apiDeviceDelete(ctx: Ctx): Handler<UiEnv> {
-  return apiOperation(ctx, { admin: 'deleting a device' }, async (c, viewer) => {
-    const outcome = await deleteDevice(ctx, c, viewer, c.req.param('id') ?? '');
+  return apiOperation(ctx, { admin: 'deleting a device' }, async (c, actor) => {
+    const outcome = await deleteDevice(ctx, actor, c.req.param('id') ?? '');
     if (outcome === 'unknown') return problem(c, 404, 'not found', noDevice);
     if (outcome === 'not-revoked') return problem(c, 409, 'conflict', 'revoke the device before deleting it');
     return c.body(null, 204);
@@ -109,8 +110,8 @@ export function apiRunGet(ctx: Ctx): Handler<UiEnv> {
 
 /** DELETE /api/v1/runs/{device}/{id}: within the token's scope, as in the console; 204. */
 export function apiRunDelete(ctx: Ctx): Handler<UiEnv> {
-  return apiOperation(ctx, {}, async (c, viewer) => {
-    const deleted = await deleteRun(ctx, c, viewer, c.req.param('device') ?? '', c.req.param('id') ?? '');
+  return apiOperation(ctx, {}, async (c, actor) => {
+    const deleted = await deleteRun(ctx, actor, { device: c.req.param('device') ?? '', id: c.req.param('id') ?? '' });
     if (!deleted) return problem(c, 404, 'not found', noRun);
     return c.body(null, 204);
   });
@@ -118,8 +119,8 @@ export function apiRunDelete(ctx: Ctx): Handler<UiEnv> {
 
 /** GET /api/v1/runs/{device}/{id}/raw: the stored bytes, as the console's download (CONTRACT section 10). */
 export function apiRunRaw(ctx: Ctx): Handler<UiEnv> {
-  return apiOperation(ctx, {}, async (c, viewer) => {
-    const download = await runDownload(ctx, c, viewer, c.req.param('device') ?? '', c.req.param('id') ?? '');
-    return download ?? problem(c, 404, 'not found', noRun);
+  return apiOperation(ctx, {}, async (c, actor) => {
+    const run = await downloadRun(ctx, actor, { device: c.req.param('device') ?? '', id: c.req.param('id') ?? '' });
+    return run ? runDownloadResponse(c, run) : problem(c, 404, 'not found', noRun);
   });
 }

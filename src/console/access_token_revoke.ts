@@ -3,20 +3,17 @@
  * token is 404 here, as an unknown one). Logged.
  */
 import type { Handler } from 'hono';
-import { ACCESS_TOKEN_PUBLIC_ID } from '../domain/access_tokens.ts';
-import { clientAddress } from '../http/client_address.ts';
 import { fail } from '../http/failures.ts';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
+import { revokeAccessToken } from '../actions/access_tokens.ts';
 import { setNotice } from './notice.ts';
+import { actor } from './page_helpers.ts';
 
 export function accessTokenRevoke(ctx: Ctx): Handler<UiEnv> {
   return async function accessTokenRevokeHandler(c) {
     const id = c.req.param('id') ?? '';
-    const subject = c.get('session').subject;
-    if (!ACCESS_TOKEN_PUBLIC_ID.test(id) || !(await ctx.store.revokeAccessToken(subject, id, ctx.clock.now())))
-      return fail(c, 'accessTokenNotFound');
-    ctx.logger.log('info', 'access_token.revoked', { account: subject, client: clientAddress(c), token: id });
+    if (!(await revokeAccessToken(ctx, actor(c), id))) return fail(c, 'accessTokenNotFound');
     setNotice(ctx, c, { kind: 'access-token-revoked', token: id });
     return seeOther(c, '/tokens');
   };

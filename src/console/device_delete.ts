@@ -3,14 +3,14 @@ import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { deleteDevice } from '../actions/fleet.ts';
+import { deleteDevice } from '../actions/devices.ts';
 import { setNotice } from './notice.ts';
-import { viewer } from './page_helpers.ts';
+import { actor } from './page_helpers.ts';
 
 export function deviceDelete(ctx: Ctx): Handler<UiEnv> {
   return async function deviceDeleteHandler(c) {
     const id = c.req.param('id') ?? '';
-    const outcome = await deleteDevice(ctx, c, viewer(c), id);
+    const outcome = await deleteDevice(ctx, actor(c), id);
     if (outcome === 'unknown') return fail(c, 'deviceNotFound');
     if (outcome === 'not-revoked') return fail(c, 'deviceNotRevoked');
     setNotice(ctx, c, { kind: 'device-deleted', device: id });

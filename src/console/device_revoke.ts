@@ -3,14 +3,14 @@ import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { revokeDevice } from '../actions/fleet.ts';
+import { revokeDevice } from '../actions/devices.ts';
 import { setNotice } from './notice.ts';
-import { viewer } from './page_helpers.ts';
+import { actor } from './page_helpers.ts';
 
 export function deviceRevoke(ctx: Ctx): Handler<UiEnv> {
   return async function deviceRevokeHandler(c) {
     const id = c.req.param('id') ?? '';
-    if ((await revokeDevice(ctx, c, viewer(c), id)) === 'unknown') return fail(c, 'deviceNotFound');
+    if ((await revokeDevice(ctx, actor(c), id)) === 'unknown') return fail(c, 'deviceNotFound');
     setNotice(ctx, c, { kind: 'revoked', device: id });
     return seeOther(c, '/devices');
   };

@@ -7,12 +7,12 @@ import { fail } from '../http/failures.ts';
 import { page } from '../http/responses.ts';
 import { mintResultPage } from '../views/mint_result.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { mintEnrollToken } from '../actions/fleet.ts';
-import { chrome } from './page_helpers.ts';
+import { mintEnrollToken } from '../actions/enroll_tokens.ts';
+import { actor, chrome } from './page_helpers.ts';
 
 export function enrollTokenMint(ctx: Ctx): Handler<UiEnv> {
   return async function enrollTokenMintHandler(c) {
-    const minted = await mintEnrollToken(ctx, c, c.get('session').subject, c.get('form'));
+    const minted = await mintEnrollToken(ctx, actor(c), c.get('form'));
     if (!minted.ok) return fail(c, minted.failure);
     return page(c, mintResultPage(chrome(ctx, c), { link: minted.link, token: minted.token }));
   };

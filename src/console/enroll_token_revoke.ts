@@ -6,13 +6,14 @@ import type { Handler } from 'hono';
 import { fail } from '../http/failures.ts';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { revokeEnrollToken } from '../actions/fleet.ts';
+import { revokeEnrollToken } from '../actions/enroll_tokens.ts';
 import { setNotice } from './notice.ts';
+import { actor } from './page_helpers.ts';
 
 export function enrollTokenRevoke(ctx: Ctx): Handler<UiEnv> {
   return async function enrollTokenRevokeHandler(c) {
     const id = c.req.param('id') ?? '';
-    if (!(await revokeEnrollToken(ctx, c, c.get('session').subject, id))) return fail(c, 'enrollTokenNotFound');
+    if (!(await revokeEnrollToken(ctx, actor(c), id))) return fail(c, 'enrollTokenNotFound');
     setNotice(ctx, c, { kind: 'token-revoked', token: id });
     return seeOther(c, '/enroll-tokens');
   };

@@ -7,23 +7,12 @@
 import type { Context } from 'hono';
 import { clearCookie, readCookie, setCookie } from '../http/cookies.ts';
 import type { Ctx } from '../context/deps.ts';
+import type { BulkCounts } from '../actions/bulk.ts';
 import { TOKEN_PUBLIC_ID } from '../domain/enroll_tokens.ts';
 import { ACCESS_TOKEN_PUBLIC_ID } from '../domain/access_tokens.ts';
 import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
 
 export const NOTICE_COOKIE = 'service_notice';
-
-/** What a bulk action did, item by item (CONTRACT section 9). */
-export interface BulkCounts {
-  /** Acted on. */
-  done: number;
-  /** Already in the state asked for (a revoked device revoked again). */
-  unchanged: number;
-  /** Devices that must be revoked before they can be deleted. */
-  notRevoked: number;
-  /** Not found, or not visible to this account: changed nothing. */
-  unknown: number;
-}
 
 export type Notice =
   | { kind: 'revoked'; device: string }

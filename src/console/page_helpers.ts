@@ -1,6 +1,7 @@
 /** Helpers shared by the guarded page handlers. */
 import type { Context } from 'hono';
-import type { Viewer } from '../domain/accounts.ts';
+import type { Actor, Viewer } from '../domain/accounts.ts';
+import { clientAddress } from '../http/client_address.ts';
 import type { Chrome } from '../views/layout.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { takeNotice } from './notice.ts';
@@ -15,6 +16,12 @@ export function chrome(ctx: Ctx, c: Context<UiEnv>): Chrome {
 export function viewer(c: Context<UiEnv>): Viewer {
   const { subject, admin } = c.get('session');
   return { subject, admin };
+}
+
+/** The signed-in account as the actor of an action (actions/), with the client it acts from. */
+export function actor(c: Context<UiEnv>): Actor {
+  const { subject, admin } = c.get('session');
+  return { subject, admin, client: clientAddress(c) };
 }
 
 /** The keyset cursor `before`: absent, or a positive integer; undefined result means malformed. */

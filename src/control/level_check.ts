@@ -26,7 +26,7 @@ export const QUEUE_LIMIT = 64;
  */
 export const SEGMENT = 256 * 1024;
 
-/** What the upload hands over after putRun answered 'created'. */
+/** What the upload hands over after putRun answered 'stored'. */
 export interface StoredUpload {
   device: string;
   id: string;

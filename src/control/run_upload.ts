@@ -1,8 +1,9 @@
 /**
  * PUT /v1/runs/{id}: stores a run byte for byte at the privacy level the device chose.
- * Idempotent: the same id with identical bytes answers 200, with other bytes 409.
+ * Idempotent: the same id with identical bytes answers 200, with other bytes 409. Every way an
+ * upload ends is an outcome (UploadOutcome), answered in one place (ANSWERS).
  */
-import { fail } from '../http/failures.ts';
+import { fail, type FailureName } from '../http/failures.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Handler } from 'hono';
 import { secretHash } from '../crypto/random.ts';
@@ -12,6 +13,7 @@ import { RUN_ID } from '../domain/ids.ts';
 import { parseReceipt, type Receipt, RECEIPT_HEADER } from '../domain/receipt.ts';
 import { isPrivacyLevel, type PrivacyLevel, withinCeiling } from '../domain/privacy.ts';
 import type { Device } from '../domain/devices.ts';
+import type { PutRunResult } from '../domain/runs.ts';
 import type { ControlDeps } from './app.ts';
 import { credentialCache } from './credential_cache.ts';
 import { lastSeen } from './last_seen.ts';
@@ -24,12 +26,67 @@ const CONTENT_TYPE = /^[\x20-\x7e]{1,255}$/;
 /** Small bodies with a declared length arrive at once: read directly, their length taken up front. */
 const SMALL_BODY = 64 * 1024;
 
+/** Every way an upload ends: the store's outcomes (PutRunResult), and the refusals before it. */
+export type UploadOutcome =
+  | PutRunResult
+  | 'unknown-credential'
+  | 'bad-run-id'
+  | 'bad-privacy-level'
+  /** Above the device's privacy ceiling (CONTRACT section 10): refused before a byte is read. */
+  | 'refused'
+  | 'bad-content-type'
+  | 'bad-receipt'
+  | 'receipt-with-full'
+  | 'busy'
+  | 'over-quota'
+  | 'too-large'
+  | 'too-slow'
+  | 'interrupted';
+
+type Answer =
+  | { status: 200 | 201; text: string }
+  | {
+      failure: FailureName;
+      /** After the message, when the cause is worth showing. */
+      detail?: (device: Device) => string;
+      headers?: Record<string, string>;
+    };
+
+/** The one table from an outcome to its answer (CONTRACT section 6). */
+const ANSWERS: Record<UploadOutcome, Answer> = {
+  stored: { status: 201, text: 'stored' },
+  'already-stored': { status: 200, text: 'already stored' },
+  conflict: { failure: 'runConflict' },
+  // Revoked (or gone) since the credential was looked up.
+  'device-unknown': { failure: 'unknownCredential' },
+  'unknown-credential': { failure: 'unknownCredential', headers: { 'WWW-Authenticate': 'Bearer' } },
+  'bad-run-id': { failure: 'badRunId' },
+  'bad-privacy-level': { failure: 'badPrivacyLevel' },
+  refused: { failure: 'aboveCeiling', detail: (device) => `max_privacy=${device.maxPrivacy}` },
+  'bad-content-type': { failure: 'badContentType' },
+  'bad-receipt': { failure: 'badReceipt' },
+  // A full upload removes nothing: a receipt with it is a mistake worth saying.
+  'receipt-with-full': { failure: 'badReceipt', detail: () => 'a full upload removes nothing' },
+  // The device client retries a 503 after Retry-After: the memory it needs is back within moments.
+  busy: { failure: 'uploadsBusy', headers: { 'Retry-After': '1' } },
+  'over-quota': { failure: 'quotaExceeded' },
+  'too-large': { failure: 'runTooLarge' },
+  'too-slow': { failure: 'uploadTooSlow' },
+  interrupted: { failure: 'uploadInterrupted' },
+};
+
+function answer(c: Context, outcome: UploadOutcome, device: Device | undefined): Response {
+  const a = ANSWERS[outcome];
+  if ('status' in a) return plainText(c, a.status, a.text);
+  for (const [name, value] of Object.entries(a.headers ?? {})) c.header(name, value);
+  return fail(c, a.failure, device && a.detail?.(device));
+}
+
 export function runUpload(deps: ControlDeps): Handler {
   const limits = deps.uploadLimits ?? DEFAULT_UPLOAD_LIMITS;
   const begin = uploadBudget(limits);
   const credentials = credentialCache(deps.store, deps.clock);
   const seen = lastSeen(deps.store, deps.clock, deps.logger);
-  const overQuota = (device: string, id: string, size: number) => quotaCheck(deps, device, id, size);
   return async function runUploadHandler(c) {
     const credential = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
     const hash = credential === undefined ? undefined : secretHash(credential);
@@ -40,23 +97,21 @@ export function runUpload(deps: ControlDeps): Handler {
       !device ||
       !timingSafeEqual(Buffer.from(device.credentialHash), Buffer.from(hash)) ||
       device.revokedAt !== null
-    ) {
-      c.header('WWW-Authenticate', 'Bearer');
-      return fail(c, 'unknownCredential');
-    }
-    const answer = await authenticated(c, device, hash);
+    )
+      return answer(c, 'unknown-credential', undefined);
+    const outcome = await authenticated(c, device, hash);
     // A stored run wrote last seen in its own statement; every other answer to a known device touches it.
-    if (answer.status === 201) seen.written(device.id);
-    else if (answer.status !== 401) seen.touch(device.id);
-    return answer;
+    if (outcome === 'stored') seen.written(device.id);
+    else if (outcome !== 'device-unknown') seen.touch(device.id);
+    return answer(c, outcome, device);
   };
 
-  async function authenticated(c: Context, found: Device, hash: string): Promise<Response> {
+  async function authenticated(c: Context, found: Device, hash: string): Promise<UploadOutcome> {
     const device = found.id;
     const id = c.req.param('id') ?? '';
-    if (!RUN_ID.test(id)) return fail(c, 'badRunId');
+    if (!RUN_ID.test(id)) return 'bad-run-id';
     const level = c.req.header('x-privacy-level') ?? '';
-    if (!isPrivacyLevel(level)) return fail(c, 'badPrivacyLevel');
+    if (!isPrivacyLevel(level)) return 'bad-privacy-level';
     // Refused before a byte of the body is read: nothing above the ceiling is ever stored.
     if (!withinCeiling(level, found.maxPrivacy)) {
       deps.logger.log('warn', 'run.refused_privacy', {
@@ -67,27 +122,26 @@ export function runUpload(deps: ControlDeps): Handler {
         privacy: level,
         max_privacy: found.maxPrivacy,
       });
-      return fail(c, 'aboveCeiling', `max_privacy=${found.maxPrivacy}`);
+      return 'refused';
     }
     const contentType = c.req.header('content-type') ?? 'application/octet-stream';
-    if (!CONTENT_TYPE.test(contentType)) return fail(c, 'badContentType');
+    if (!CONTENT_TYPE.test(contentType)) return 'bad-content-type';
     const receiptHeader = c.req.header(RECEIPT_HEADER);
     let receipt: Receipt | undefined;
     if (receiptHeader !== undefined) {
-      // A full upload removes nothing: a receipt with it is a mistake worth saying.
-      if (level === 'full') return fail(c, 'badReceipt', 'a full upload removes nothing');
+      if (level === 'full') return 'receipt-with-full';
       receipt = parseReceipt(receiptHeader);
-      if (!receipt) return fail(c, 'badReceipt');
+      if (!receipt) return 'bad-receipt';
     }
 
     // Bytes are counted as they are read, so a body without a declared length costs what it sends.
     const ticket = begin(device);
-    if (!ticket) return busy(c);
+    if (!ticket) return 'busy';
     try {
-      const answer = await store(c, device, id, level, contentType, ticket, receipt);
+      const outcome = await store(c, device, id, level, contentType, ticket, receipt);
       // Revoked (or gone) since it was remembered: the next upload asks the store again.
-      if (answer.status === 401) credentials.forget(hash);
-      return answer;
+      if (outcome === 'device-unknown') credentials.forget(hash);
+      return outcome;
     } finally {
       ticket.release();
     }
@@ -101,27 +155,28 @@ export function runUpload(deps: ControlDeps): Handler {
     contentType: string,
     ticket: UploadTicket,
     receipt: Receipt | undefined,
-  ) {
+  ): Promise<UploadOutcome> {
     let body: Uint8Array;
     // A declared length already past the quota is refused before a byte is read.
     const declared = declaredLength(c.req.raw);
-    if (declared !== undefined && (await overQuota(device, id, declared))) return fail(c, 'quotaExceeded');
+    if (declared !== undefined && (await quotaCheck(deps, device, id, declared)) === 'over-quota') return 'over-quota';
     try {
       const length = declared;
       if (length !== undefined && length <= SMALL_BODY) {
-        if (!ticket.take(length)) return busy(c);
+        if (!ticket.take(length)) return 'busy';
         body = await readBody(c.req.raw, RUN_LIMIT);
       } else {
         body = await readStream(c.req.raw, RUN_LIMIT, { take: ticket.take, minRate: limits.minRate });
       }
     } catch (err) {
-      if (err instanceof BodyTooLarge) return fail(c, 'runTooLarge');
-      if (err instanceof OverBudget) return busy(c);
-      if (err instanceof TooSlow) return fail(c, 'uploadTooSlow');
-      return fail(c, 'uploadInterrupted');
+      if (err instanceof BodyTooLarge) return 'too-large';
+      if (err instanceof OverBudget) return 'busy';
+      if (err instanceof TooSlow) return 'too-slow';
+      return 'interrupted';
     }
-    if (declared === undefined && (await overQuota(device, id, body.byteLength))) return fail(c, 'quotaExceeded');
-    const result = await deps.store.putRun({
+    if (declared === undefined && (await quotaCheck(deps, device, id, body.byteLength)) === 'over-quota')
+      return 'over-quota';
+    const outcome = await deps.store.putRun({
       device,
       id,
       contentType,
@@ -132,17 +187,8 @@ export function runUpload(deps: ControlDeps): Handler {
       receipt,
       sha256: createHash('sha256').update(body).digest('hex'),
     });
-    switch (result) {
-      case 'created':
-        deps.levelCheck?.stored({ device, id, privacy, body });
-        return plainText(c, 201, 'stored');
-      case 'identical':
-        return plainText(c, 200, 'already stored');
-      case 'conflict':
-        return fail(c, 'runConflict');
-      case 'device-unknown':
-        return fail(c, 'unknownCredential');
-    }
+    if (outcome === 'stored') deps.levelCheck?.stored({ device, id, privacy, body });
+    return outcome;
   }
 }
 
@@ -152,15 +198,14 @@ export function runUpload(deps: ControlDeps): Handler {
  * here: its retry stores nothing and must still answer 200 (or 409). Uploads of one device in
  * flight at once may each pass the check: the quota holds to within what they carry.
  */
-async function quotaCheck(deps: ControlDeps, device: string, id: string, size: number): Promise<boolean> {
+async function quotaCheck(
+  deps: ControlDeps,
+  device: string,
+  id: string,
+  size: number,
+): Promise<'within-quota' | 'over-quota'> {
   const quota = deps.deviceQuotaBytes;
-  if (quota === undefined) return false;
-  if ((await deps.store.storedBytes(device)) + size <= quota) return false;
-  return (await deps.store.runVisibleTo({ subject: '', admin: true }, device, id)) === undefined;
-}
-
-/** The device client retries a 503 after Retry-After: the memory it needs is back within moments. */
-function busy(c: Context): Response {
-  c.header('Retry-After', '1');
-  return fail(c, 'uploadsBusy');
+  if (quota === undefined) return 'within-quota';
+  if ((await deps.store.storedBytes(device)) + size <= quota) return 'within-quota';
+  return (await deps.store.runStored(device, id)) ? 'within-quota' : 'over-quota';
 }

@@ -17,3 +17,14 @@ export interface AccountSummary extends Account {
   devices: number;
   runs: number;
 }
+
+/**
+ * Who acts, for the actions layer (src/actions): the viewer's scope, and the client address the
+ * audit trail records (null when nothing came over the network: the sweepers).
+ */
+export interface Actor extends Viewer {
+  client: string | null;
+}
+
+/** The sweepers act as `system` (CONTRACT section 9), with every device in scope and no client. */
+export const SYSTEM_ACTOR: Actor = Object.freeze({ subject: 'system', admin: true, client: null });

@@ -43,7 +43,11 @@ export interface RunFilter {
   flagged?: boolean | undefined;
 }
 
-export type PutRunResult = 'created' | 'identical' | 'conflict' | 'device-unknown';
+/**
+ * What storing a run came to (CONTRACT section 6): stored now, already stored with these very
+ * bytes (a retry), another run's bytes under this id, or no unrevoked device to store it for.
+ */
+export type PutRunResult = 'stored' | 'already-stored' | 'conflict' | 'device-unknown';
 
 /** What a retention batch removed, or what the next sweep would. */
 export interface RunsAndBytes {

@@ -33,6 +33,7 @@ export const runLists = {
 
 export const runsSql = {
   existingSha: 'SELECT sha256 FROM runs WHERE device_id = ? AND id = ?',
+  stored: 'SELECT 1 AS ok FROM runs WHERE device_id = ? AND id = ?',
   insertChunk: 'INSERT INTO run_chunks (run_seq, n, data) VALUES (?, ?, ?)',
   /** Sets last upload and last seen unless they were written less than DEVICE_TOUCH_MS ago. */
   touchDevice: `UPDATE devices SET last_upload_at = ?, last_seen_at = ?
@@ -128,6 +129,9 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
         ? await db.arrays(runLists.allRuns, cursor(req.before), req.limit + 1)
         : await db.arrays(runLists.ownRuns, viewer.subject, cursor(req.before), req.limit + 1);
       return page(rows, req.limit, runSummaryFromArray);
+    },
+    async runStored(device, id) {
+      return (await db.get(runsSql.stored, device, id)) !== undefined;
     },
     async storedBytes(device) {
       return Number((await db.get(runsSql.storedBytes, device))?.n);

@@ -103,6 +103,11 @@ export interface RunsStore {
   putRun(run: Run & { sha256: string }): Promise<PutRunResult>;
   runVisibleTo(viewer: Viewer, device: string, id: string): Promise<StoredRun | undefined>;
   runsVisibleTo(viewer: Viewer, page: PageRequest, filter?: RunFilter): Promise<Page<RunSummary>>;
+  /**
+   * Whether the device has a run stored under this id, whoever asks: the control path's question
+   * (a retry of a stored run is never refused by the quota), not scoped to a viewer.
+   */
+  runStored(device: string, id: string): Promise<boolean>;
   /** Total bytes of a device's runs, for the device page. */
   storedBytes(device: string): Promise<number>;
   deleteRun(viewer: Viewer, device: string, id: string): Promise<boolean>;

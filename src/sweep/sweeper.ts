@@ -6,7 +6,9 @@
  * waits for the next run. Every instance on a shared store may sweep: each batch is one statement,
  * so two instances never revoke or delete the same row twice.
  */
+import { revokeStaleDevices } from '../actions/devices.ts';
 import type { Clock } from '../clock.ts';
+import { SYSTEM_ACTOR } from '../domain/accounts.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Store } from '../store/store.ts';
 
@@ -54,12 +56,12 @@ export function sweeper(opts: SweeperOptions): Sweeper {
   }
 
   async function revokeStale(): Promise<number> {
-    if (opts.revokeStaleAfterMs === undefined) return 0;
+    const staleAfterMs = opts.revokeStaleAfterMs;
+    if (staleAfterMs === undefined) return 0;
     let total = 0;
     for (let i = 0; i < batches; i++) {
-      const now = clock.now();
-      const ids = await store.revokeStale(now - opts.revokeStaleAfterMs, now, batch);
-      for (const device of ids) logger.log('info', 'device.revoked', { account: 'system', device, reason: 'stale' });
+      // The same action as an account's revoke, as the system actor: it logs each revocation.
+      const ids = await revokeStaleDevices({ store, logger, clock }, SYSTEM_ACTOR, { staleAfterMs, limit: batch });
       total += ids.length;
       if (ids.length < batch) break;
     }

@@ -379,8 +379,12 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           sha256: sha(bytes),
           receipt: { client: '0.1.0', rules: `sha256:${'b'.repeat(64)}`, counts: { email: 3 } },
         });
-      assert.equal(await put(), 'created');
-      assert.equal(await put(), 'identical');
+      assert.equal(await store.runStored('dr', 'r'), false, 'not yet');
+      assert.equal(await put(), 'stored');
+      assert.equal(await store.runStored('dr', 'r'), true, 'unscoped: whoever owns the device');
+      assert.equal(await store.runStored('dr', 'other'), false);
+      assert.equal(await store.runStored('dx-none', 'r'), false);
+      assert.equal(await put(), 'already-stored');
       assert.equal(await run('dr', 'r', 'other'), 'conflict');
       const stored = await store.runVisibleTo(ann, 'dr', 'r');
       assert.deepEqual([...((await readAll(stored)) ?? [])], [0, 255, 1, 128]);
@@ -401,7 +405,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         ['dl1', 'c', 3],
         ['dl2', 'd', 4],
       ] as const)
-        assert.equal(await run(d, id, `body ${id}`, 2000 + at), 'created');
+        assert.equal(await run(d, id, `body ${id}`, 2000 + at), 'stored');
       assert.equal((await store.runVisibleTo(ann, 'dl1', 'a'))?.findings, null);
       assert.equal(await store.recordLevelCheck('dl1', 'a', { email: 2, ipv4: 1 }), true);
       assert.equal(await store.recordLevelCheck('dl1', 'b', {}), true);
@@ -432,7 +436,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       );
     });
 
-    test('uploads at once each get their own answer: created, identical, conflict, refused', async () => {
+    test('uploads at once each get their own answer: stored, already stored, conflict, refused', async () => {
       await device('oidc:ann', 'dc');
       await device('oidc:ann', 'dx');
       await store.revokeDevice(admin, 'dx', 3);
@@ -444,8 +448,14 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         run('dx', 'c', 'three'),
         ...Array.from({ length: 40 }, (_, i) => run('dc', `many-${i}`, `body ${i}`)),
       ]);
-      assert.deepEqual(answers.slice(0, 5).sort(), ['conflict', 'created', 'created', 'device-unknown', 'identical']);
-      assert.ok(answers.slice(5).every((a) => a === 'created'));
+      assert.deepEqual(answers.slice(0, 5).sort(), [
+        'already-stored',
+        'conflict',
+        'device-unknown',
+        'stored',
+        'stored',
+      ]);
+      assert.ok(answers.slice(5).every((a) => a === 'stored'));
       assert.equal((await store.countsVisibleTo(ann)).runs, 42);
       const b = await store.runVisibleTo(ann, 'dc', 'b');
       const stored = Buffer.from((await readAll(b)) ?? []).toString();
@@ -491,8 +501,8 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           body,
           sha256: sha(body),
         });
-      assert.equal(await put(), 'created');
-      assert.equal(await put(), 'identical');
+      assert.equal(await put(), 'stored');
+      assert.equal(await put(), 'already-stored');
       const stored = await store.runVisibleTo(ann, 'dl', 'big');
       assert.equal(stored?.size, 1_000_003);
       const chunks: Uint8Array[] = [];

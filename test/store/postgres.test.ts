@@ -209,14 +209,17 @@ if (!available) {
     const schema = freshSchema();
     const [a, b] = await Promise.all([openPostgresStore(PG_URL, { schema }), openPostgresStore(PG_URL, { schema })]);
     await withDevice(a);
-    assert.deepEqual((await Promise.all([put(a, 'same', 'x'), put(b, 'same', 'x')])).sort(), ['created', 'identical']);
+    assert.deepEqual((await Promise.all([put(a, 'same', 'x'), put(b, 'same', 'x')])).sort(), [
+      'already-stored',
+      'stored',
+    ]);
     assert.deepEqual((await Promise.all([put(a, 'same', 'y1'), put(b, 'same', 'y2')])).sort(), [
       'conflict',
       'conflict',
     ]);
     assert.deepEqual(await Promise.all([put(a, 'split', 'z1'), put(b, 'split', 'z2')]).then((r) => r.sort()), [
       'conflict',
-      'created',
+      'stored',
     ]);
     await a.close();
     await b.close();
@@ -254,7 +257,7 @@ if (!available) {
       await blocker.query('ROLLBACK');
     });
     await new Promise((r) => setTimeout(r, 100));
-    assert.equal(await put(store, 'r', 'x'), 'created', 'the pool replaced the lost connection');
+    assert.equal(await put(store, 'r', 'x'), 'stored', 'the pool replaced the lost connection');
     await store.close();
   });
 

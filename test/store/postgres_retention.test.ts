@@ -52,8 +52,8 @@ test(
       const body = new Uint8Array(3 * CHUNK_SIZE).fill(7);
       const sha256 = createHash('sha256').update(body).digest('hex');
       const run = { device: 'd', contentType: 'application/octet-stream', size: body.length, body, sha256 };
-      assert.equal(await store.putRun({ ...run, id: 'old', privacy: 'full', uploadedAt: 10 }), 'created');
-      assert.equal(await store.putRun({ ...run, id: 'new', privacy: 'full', uploadedAt: 20 }), 'created');
+      assert.equal(await store.putRun({ ...run, id: 'old', privacy: 'full', uploadedAt: 10 }), 'stored');
+      assert.equal(await store.putRun({ ...run, id: 'new', privacy: 'full', uploadedAt: 20 }), 'stored');
       const chunks = async () =>
         Number((await admin((c) => c.query(`SELECT count(*) AS n FROM "${schema}".run_chunks`))).rows[0]?.n);
       assert.equal(await chunks(), 6);

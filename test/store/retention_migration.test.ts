@@ -42,7 +42,7 @@ async function afterMigration(store: Store, chunks: () => Promise<number>) {
   const body = new Uint8Array(CHUNK_SIZE + 1).fill(1);
   const sha256 = createHash('sha256').update(body).digest('hex');
   const run = { device: 'da', contentType: 't', size: body.length, body, sha256 };
-  assert.equal(await store.putRun({ ...run, id: 'big', privacy: 'redacted', uploadedAt: 500 }), 'created');
+  assert.equal(await store.putRun({ ...run, id: 'big', privacy: 'redacted', uploadedAt: 500 }), 'stored');
   assert.deepEqual(await store.storedBytesByLevel(ANN), { full: 10, redacted: CHUNK_SIZE + 1, minimal: 20 });
   assert.equal(await chunks(), 2);
   assert.deepEqual(await store.deleteExpiredRuns('redacted', 1000, 10), { runs: 2, bytes: 7 + CHUNK_SIZE + 1 });

@@ -41,12 +41,12 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
         const last = row.last_upload_at as number | null;
         if (last === null || last < run.uploadedAt - DEVICE_TOUCH_MS)
           await db.sql.run(runsSql.touchDevice, ...touchArgs(run));
-        return 'created';
+        return 'stored';
       }
       // Not visible to this statement's snapshot when another upload of this id committed meanwhile.
       const existing =
         (row.existing as string | null) ?? (await db.sql.get(runsSql.existingSha, run.device, run.id))?.sha256;
-      return existing === run.sha256 ? 'identical' : 'conflict';
+      return existing === run.sha256 ? 'already-stored' : 'conflict';
     },
   };
 }

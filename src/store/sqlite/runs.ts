@@ -58,10 +58,10 @@ export function sqlitePutRun(db: Db): Pick<RunsStore, 'putRun'> {
     if (inserted) {
       for (const [n, data] of chunksOf(run.body)) db.run(runsSql.insertChunk, inserted.seq as number, n, data);
       db.run(runsSql.touchDevice, ...touchArgs(run));
-      return 'created';
+      return 'stored';
     }
     if (!db.get(deviceActive, run.device)) return 'device-unknown';
-    return db.get(runsSql.existingSha, run.device, run.id)?.sha256 === run.sha256 ? 'identical' : 'conflict';
+    return db.get(runsSql.existingSha, run.device, run.id)?.sha256 === run.sha256 ? 'already-stored' : 'conflict';
   }
 
   return {

@@ -1,0 +1,64 @@
+/**
+ * Personal access tokens (CONTRACT section 11): any account creates its own, with its rights as
+ * they are now, and revokes its own (an admin too: another account's token is unknown here). The
+ * token is stored only as its hash and returned once; records name it by its public id.
+ */
+import { secretHash } from '../crypto/random.ts';
+import {
+  ACCESS_EXPIRES_IN_DEFAULT,
+  ACCESS_EXPIRES_IN_MAX,
+  ACCESS_EXPIRES_IN_MIN,
+  ACCESS_TOKEN_NAME,
+  ACCESS_TOKEN_PUBLIC_ID,
+  newAccessToken,
+  type AccessToken,
+} from '../domain/access_tokens.ts';
+import type { Actor } from '../domain/accounts.ts';
+import type { ActionDeps } from './deps.ts';
+
+export type CreateAccessTokenOutcome =
+  | { ok: true; token: string; record: AccessToken }
+  | { ok: false; failure: 'badAccessTokenName' | 'badAccessTokenExpiresIn' };
+
+/** From the create form's fields as text: `name`, and `expires_in` in seconds (empty: the default). */
+export async function createAccessToken(
+  deps: ActionDeps<'createAccessToken'>,
+  actor: Actor,
+  input: { name: string; expiresIn: string },
+): Promise<CreateAccessTokenOutcome> {
+  const name = input.name.trim();
+  if (!ACCESS_TOKEN_NAME.test(name)) return { ok: false, failure: 'badAccessTokenName' };
+  const expiresIn = input.expiresIn.trim();
+  const seconds =
+    expiresIn === '' ? ACCESS_EXPIRES_IN_DEFAULT : /^[0-9]{1,10}$/.test(expiresIn) ? Number(expiresIn) : NaN;
+  if (!(seconds >= ACCESS_EXPIRES_IN_MIN && seconds <= ACCESS_EXPIRES_IN_MAX))
+    return { ok: false, failure: 'badAccessTokenExpiresIn' };
+  const token = newAccessToken();
+  const now = deps.clock.now();
+  const record = await deps.store.createAccessToken({
+    hash: secretHash(token),
+    subject: actor.subject,
+    admin: actor.admin,
+    name,
+    createdAt: now,
+    expiresAt: now + seconds * 1000,
+  });
+  deps.logger.log('info', 'access_token.created', {
+    account: actor.subject,
+    client: actor.client,
+    token: record.publicId,
+  });
+  return { ok: true, token, record };
+}
+
+/** Revokes one of the actor's own unrevoked tokens; false when it has none with that public id. */
+export async function revokeAccessToken(
+  deps: ActionDeps<'revokeAccessToken'>,
+  actor: Actor,
+  id: string,
+): Promise<boolean> {
+  if (!ACCESS_TOKEN_PUBLIC_ID.test(id) || !(await deps.store.revokeAccessToken(actor.subject, id, deps.clock.now())))
+    return false;
+  deps.logger.log('info', 'access_token.revoked', { account: actor.subject, client: actor.client, token: id });
+  return true;
+}

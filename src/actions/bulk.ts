@@ -1,0 +1,57 @@
+/**
+ * Bulk actions (CONTRACT section 9): each item is acted on exactly as alone, one at a time in the
+ * order given, so each is its own logged action; the counts say what happened to how many,
+ * including those that changed nothing.
+ */
+import type { Actor } from '../domain/accounts.ts';
+import type { ActionDeps } from './deps.ts';
+import { deleteDevice, revokeDevice } from './devices.ts';
+import { deleteRun } from './runs.ts';
+
+/** What a bulk action did, item by item. */
+export interface BulkCounts {
+  /** Acted on. */
+  done: number;
+  /** Already in the state asked for (a revoked device revoked again). */
+  unchanged: number;
+  /** Devices that must be revoked before they can be deleted. */
+  notRevoked: number;
+  /** Not found, or not visible to this account: changed nothing. */
+  unknown: number;
+}
+
+const none = (): BulkCounts => ({ done: 0, unchanged: 0, notRevoked: 0, unknown: 0 });
+
+export async function bulkDevices(
+  deps: ActionDeps<'deviceVisibleTo' | 'revokeDevice' | 'deleteDevice'>,
+  actor: Actor,
+  input: { action: 'revoke' | 'delete'; ids: readonly string[] },
+): Promise<BulkCounts> {
+  const counts = none();
+  for (const id of input.ids) {
+    if (input.action === 'revoke') {
+      const outcome = await revokeDevice(deps, actor, id);
+      counts[outcome === 'revoked' ? 'done' : outcome === 'already-revoked' ? 'unchanged' : 'unknown']++;
+    } else {
+      const outcome = await deleteDevice(deps, actor, id);
+      counts[outcome === 'deleted' ? 'done' : outcome === 'not-revoked' ? 'notRevoked' : 'unknown']++;
+    }
+  }
+  return counts;
+}
+
+/** Deletes each run given as `{device}/{id}`; what the actor may not delete is counted and left. */
+export async function bulkDeleteRuns(
+  deps: ActionDeps<'deleteRun'>,
+  actor: Actor,
+  items: readonly string[],
+): Promise<BulkCounts> {
+  const counts = none();
+  for (const item of items) {
+    const slash = item.indexOf('/');
+    const deleted =
+      slash > 0 && (await deleteRun(deps, actor, { device: item.slice(0, slash), id: item.slice(slash + 1) }));
+    counts[deleted ? 'done' : 'unknown']++;
+  }
+  return counts;
+}

@@ -1,0 +1,80 @@
+/**
+ * Actions on one device, each checked, scoped and logged (with the actor and its client, so the
+ * audit trail has both). The console, the JSON API and the sweepers call these; a bulk action
+ * (bulk.ts) is exactly its items done alone.
+ */
+import { DEVICE_ID } from '../domain/ids.ts';
+import { DEVICE_NAME } from '../domain/names.ts';
+import type { Device } from '../domain/devices.ts';
+import type { Actor } from '../domain/accounts.ts';
+import type { ActionDeps } from './deps.ts';
+
+/** 'unknown' covers what does not exist and what the actor may not see: scoping reveals nothing. */
+export type RevokeOutcome = 'revoked' | 'already-revoked' | 'unknown';
+export type DeleteDeviceOutcome = 'deleted' | 'not-revoked' | 'unknown';
+export type RenameOutcome = Device | 'bad-name' | 'unknown';
+
+export async function revokeDevice(
+  deps: ActionDeps<'deviceVisibleTo' | 'revokeDevice'>,
+  actor: Actor,
+  id: string,
+): Promise<RevokeOutcome> {
+  if (!DEVICE_ID.test(id) || !(await deps.store.deviceVisibleTo(actor, id))) return 'unknown';
+  // Revoking an already revoked device changes nothing and is not an error: the outcome is the same.
+  if (!(await deps.store.revokeDevice(actor, id, deps.clock.now()))) return 'already-revoked';
+  revoked(deps, actor, id);
+  return 'revoked';
+}
+
+/**
+ * Revokes up to `limit` unrevoked devices not seen for `staleAfterMs` (PADDOCK_REVOKE_STALE_AFTER),
+ * in one statement, so two instances never revoke the same device twice; the ids revoked. The
+ * sweeper's action, as the system actor: logged as any revocation, with the reason.
+ */
+export async function revokeStaleDevices(
+  deps: ActionDeps<'revokeStale'>,
+  actor: Actor,
+  input: { staleAfterMs: number; limit: number },
+): Promise<string[]> {
+  const now = deps.clock.now();
+  const ids = await deps.store.revokeStale(now - input.staleAfterMs, now, input.limit);
+  for (const device of ids) revoked(deps, actor, device, 'stale');
+  return ids;
+}
+
+/** The one record of a revocation, by an account (with its client) or by the system (without). */
+function revoked(deps: ActionDeps<never>, actor: Actor, device: string, reason?: 'stale'): void {
+  deps.logger.log('info', 'device.revoked', {
+    account: actor.subject,
+    ...(actor.client === null ? {} : { client: actor.client }),
+    device,
+    ...(reason === undefined ? {} : { reason }),
+  });
+}
+
+export async function deleteDevice(
+  deps: ActionDeps<'deleteDevice'>,
+  actor: Actor,
+  id: string,
+): Promise<DeleteDeviceOutcome> {
+  if (!DEVICE_ID.test(id)) return 'unknown';
+  const outcome = await deps.store.deleteDevice(actor, id);
+  if (outcome === 'deleted')
+    deps.logger.log('info', 'device.deleted', { account: actor.subject, client: actor.client, device: id });
+  return outcome;
+}
+
+/** The owner or an admin renames a device; the scope is checked before the name. The renamed device. */
+export async function renameDevice(
+  deps: ActionDeps<'deviceVisibleTo' | 'renameDevice'>,
+  actor: Actor,
+  input: { id: string; name: string },
+): Promise<RenameOutcome> {
+  const { id, name } = input;
+  const device = DEVICE_ID.test(id) ? await deps.store.deviceVisibleTo(actor, id) : undefined;
+  if (!device) return 'unknown';
+  if (!DEVICE_NAME.test(name)) return 'bad-name';
+  if (!(await deps.store.renameDevice(actor, id, name))) return 'unknown';
+  deps.logger.log('info', 'device.renamed', { account: actor.subject, client: actor.client, device: id, name });
+  return { ...device, name };
+}

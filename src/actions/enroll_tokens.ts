@@ -1,0 +1,68 @@
+/**
+ * Enrollment tokens (CONTRACT section 9): an admin mints and revokes them. The token is stored only
+ * as its hash and leaves only in the link, which the door shows once; neither goes into a log record.
+ */
+import { randomToken, secretHash } from '../crypto/random.ts';
+import { TOKEN_PUBLIC_ID, type EnrollToken } from '../domain/enroll_tokens.ts';
+import { SUBJECT } from '../domain/ids.ts';
+import type { Actor } from '../domain/accounts.ts';
+import type { LinkBuilder } from '../link/link_builder.ts';
+import type { ActionDeps } from './deps.ts';
+import { type MintFailure, readMintFields } from './enroll_token_fields.ts';
+
+export type MintOutcome = { ok: true; token: EnrollToken; link: string } | { ok: false; failure: MintFailure };
+
+export interface MintDeps extends ActionDeps<'createEnrollToken'> {
+  linkBuilder: LinkBuilder;
+  /** PADDOCK_ENROLL_TOKEN_TTL: the lifetime of a token minted without `expires_in`. */
+  config: { enrollTokenTtlSeconds: number };
+}
+
+/**
+ * Mints a token from the fields of CONTRACT section 9, as text (a form's, or the API's JSON turned
+ * into text); the owner defaults to the actor.
+ */
+export async function mintEnrollToken(
+  deps: MintDeps,
+  actor: Actor,
+  fields: ReadonlyMap<string, string>,
+): Promise<MintOutcome> {
+  const owner = (fields.get('owner') ?? '').trim() || actor.subject;
+  if (!SUBJECT.test(owner)) return { ok: false, failure: 'badOwner' };
+  const read = readMintFields(fields, deps.config.enrollTokenTtlSeconds);
+  if (!read.ok) return read;
+  const { expiresInSeconds, uses, name, note, maxPrivacy } = read.fields;
+  const token = randomToken(32);
+  const now = deps.clock.now();
+  const record = await deps.store.createEnrollToken({
+    hash: secretHash(token),
+    owner,
+    createdBy: actor.subject,
+    createdAt: now,
+    expiresAt: now + expiresInSeconds * 1000,
+    uses,
+    name,
+    note,
+    maxPrivacy,
+  });
+  deps.logger.log('info', 'enroll_token.minted', {
+    account: actor.subject,
+    client: actor.client,
+    owner,
+    token: record.publicId,
+    uses,
+    max_privacy: maxPrivacy,
+  });
+  return { ok: true, token: record, link: deps.linkBuilder({ ...record, token }) };
+}
+
+/** Revokes an outstanding enrollment token by its public id; false when there is none. */
+export async function revokeEnrollToken(
+  deps: ActionDeps<'revokeEnrollToken'>,
+  actor: Actor,
+  id: string,
+): Promise<boolean> {
+  if (!TOKEN_PUBLIC_ID.test(id) || !(await deps.store.revokeEnrollToken(id, deps.clock.now()))) return false;
+  deps.logger.log('info', 'enroll_token.revoked', { account: actor.subject, client: actor.client, token: id });
+  return true;
+}

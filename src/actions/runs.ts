@@ -1,0 +1,37 @@
+/** Actions and queries on one run, scoped (CONTRACT section 4) and logged with the actor and its client. */
+import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
+import type { StoredRun } from '../domain/runs.ts';
+import type { Actor } from '../domain/accounts.ts';
+import type { ActionDeps } from './deps.ts';
+
+/** A run by its device and id. */
+export interface RunRef {
+  device: string;
+  id: string;
+}
+
+/** Deletes a run in the actor's scope; false when there is none (or none it may see). */
+export async function deleteRun(deps: ActionDeps<'deleteRun'>, actor: Actor, run: RunRef): Promise<boolean> {
+  const { device, id } = run;
+  const deleted = DEVICE_ID.test(device) && RUN_ID.test(id) && (await deps.store.deleteRun(actor, device, id));
+  if (deleted)
+    deps.logger.log('info', 'run.deleted', { account: actor.subject, client: actor.client, device, run: id });
+  return deleted;
+}
+
+/**
+ * The run to download (CONTRACT section 10), logged and so audited, or undefined outside the
+ * actor's scope. Its bytes are read as the door sends them (http/download.ts).
+ */
+export async function downloadRun(
+  deps: ActionDeps<'runVisibleTo'>,
+  actor: Actor,
+  run: RunRef,
+): Promise<StoredRun | undefined> {
+  const { device, id } = run;
+  const found =
+    DEVICE_ID.test(device) && RUN_ID.test(id) ? await deps.store.runVisibleTo(actor, device, id) : undefined;
+  if (!found) return undefined;
+  deps.logger.log('info', 'run.downloaded', { account: actor.subject, client: actor.client, device, run: id });
+  return found;
+}
