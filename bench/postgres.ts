@@ -14,16 +14,11 @@ import pg from 'pg';
 import { openPostgresStore } from '../src/store/postgres/store.ts';
 import { comparer } from './compare.ts';
 import { type DatasetSize, RUN_EVERY_MS } from './dataset.ts';
-import type { Row } from './report.ts';
+import type { PostgresSection, Row } from './report.ts';
 import { startPaddock } from './server.ts';
 import { uploadLoad } from './uploads.ts';
 
 const run = promisify(execFile);
-
-export interface PostgresSection {
-  rows: Row[];
-  notes: string[];
-}
 
 const UPLOADERS = 50;
 

@@ -2,13 +2,18 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, totalmem, release } from 'node:os';
 import type { LoadResult } from './load.ts';
-import type { PostgresSection } from './postgres.ts';
 
 export interface Row extends LoadResult {
   baselineRps: number | undefined;
   ratio: number | undefined;
   goal: string;
   met: boolean;
+}
+
+/** The PostgreSQL section of the results (bench/postgres.ts): its rows, and notes under them. */
+export interface PostgresSection {
+  rows: Row[];
+  notes: string[];
 }
 
 export async function writeReport(r: {

@@ -6,7 +6,7 @@ import type { Handler } from 'hono';
 import type { AccountSummary } from '../domain/accounts.ts';
 import { ACCOUNTS_CURSOR } from '../store/accounts.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { PAGE_SIZE } from '../console/page_helpers.ts';
+import { PAGE_SIZE } from '../domain/paging.ts';
 import { apiOperation } from './auth.ts';
 import { badParameter } from './params.ts';
 import { iso, pageJson } from './resources.ts';

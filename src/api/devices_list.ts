@@ -9,7 +9,7 @@ import type { FailureName } from '../http/failures.ts';
 import type { Device } from '../domain/devices.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { deviceQuery } from '../lists/query.ts';
-import { PAGE_SIZE } from '../console/page_helpers.ts';
+import { PAGE_SIZE } from '../domain/paging.ts';
 import { apiOperation } from './auth.ts';
 import { badParameter } from './params.ts';
 import { deviceJson, pageJson } from './resources.ts';

@@ -9,7 +9,7 @@ import { TOKEN_PUBLIC_ID, type EnrollToken } from '../domain/enroll_tokens.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { mintEnrollToken, revokeEnrollToken } from '../actions/enroll_tokens.ts';
 import type { MintFailure } from '../actions/enroll_token_fields.ts';
-import { PAGE_SIZE } from '../console/page_helpers.ts';
+import { PAGE_SIZE } from '../domain/paging.ts';
 import { apiOperation } from './auth.ts';
 import { type FieldType, jsonFields } from './json_body.ts';
 import { badField, badParameter } from './params.ts';

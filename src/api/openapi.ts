@@ -10,7 +10,7 @@ import { AUDITED_EVENTS } from '../audit/audit_record.ts';
 import { JSON_LIMIT } from './json_body.ts';
 import { SCHEMAS } from './openapi_schemas.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { cookieSession } from '../console/guard.ts';
+import { cookieSession } from '../context/session_cookie.ts';
 import { version } from '../version.ts';
 import { apiViewer } from './auth.ts';
 

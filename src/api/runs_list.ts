@@ -7,7 +7,7 @@ import type { Handler } from 'hono';
 import type { FailureName } from '../http/failures.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { runFilter, runQuery } from '../lists/query.ts';
-import { PAGE_SIZE } from '../console/page_helpers.ts';
+import { PAGE_SIZE } from '../domain/paging.ts';
 import { apiOperation } from './auth.ts';
 import { badParameter } from './params.ts';
 import { pageJson, runJson } from './resources.ts';

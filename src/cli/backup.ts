@@ -28,7 +28,7 @@ import { type Config, loadConfig } from '../config/config.ts';
 import { ConfigError } from '../config/parse.ts';
 import { serverHolding } from '../server/pid_file.ts';
 import { schemaRefusal, sqliteSchema } from '../store/schema.ts';
-import { databaseFile, integrityFault } from '../store/sqlite/db.ts';
+import { databaseFile, integrityFault } from '../store/sqlite/connection.ts';
 
 export const backupHelp = `Usage: paddock backup FILE
 

@@ -10,7 +10,7 @@ import { type Config, loadConfig } from '../config/config.ts';
 import { ConfigError } from '../config/parse.ts';
 import { discoverProvider } from '../oidc/discovery.ts';
 import { innermostReason } from '../store/errors.ts';
-import { databaseFile, integrityFault } from '../store/sqlite/db.ts';
+import { databaseFile, integrityFault } from '../store/sqlite/connection.ts';
 import { postgresSchema, schemaRefusal, type SchemaState, sqliteSchema } from '../store/schema.ts';
 
 export const checkHelp = `Usage: paddock check

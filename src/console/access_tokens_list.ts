@@ -4,7 +4,8 @@ import { fail } from '../http/failures.ts';
 import { page } from '../http/responses.ts';
 import { accessTokensPage } from '../views/access_tokens.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { chrome, PAGE_SIZE, pageCursor } from './page_helpers.ts';
+import { PAGE_SIZE } from '../domain/paging.ts';
+import { chrome, pageCursor } from './page_helpers.ts';
 
 export function accessTokensList(ctx: Ctx): Handler<UiEnv> {
   return async function accessTokensListHandler(c) {

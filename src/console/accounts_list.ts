@@ -5,7 +5,8 @@ import { page } from '../http/responses.ts';
 import { ACCOUNTS_CURSOR } from '../store/accounts.ts';
 import { accountsPage } from '../views/accounts.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { chrome, PAGE_SIZE } from './page_helpers.ts';
+import { PAGE_SIZE } from '../domain/paging.ts';
+import { chrome } from './page_helpers.ts';
 
 export function accountsList(ctx: Ctx): Handler<UiEnv> {
   return async function accountsListHandler(c) {

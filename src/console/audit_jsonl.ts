@@ -9,6 +9,7 @@
 import type { Handler } from 'hono';
 import { fail } from '../http/failures.ts';
 import type { AuditRecord } from '../domain/audit.ts';
+import { auditJson } from '../audit/audit_json.ts';
 import { auditRequest } from '../lists/audit.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 
@@ -16,12 +17,6 @@ import type { Ctx, UiEnv } from '../context/deps.ts';
 export const AUDIT_STREAM_BATCH = 500;
 
 export const AUDIT_JSONL_TYPE = 'application/x-ndjson';
-
-/** A record as JSON (here and in the API): the time as the log records write it, then the columns. */
-export function auditJson(r: AuditRecord) {
-  const { at, ...rest } = r;
-  return { time: new Date(at).toISOString(), ...rest };
-}
 
 export function auditLine(r: AuditRecord): string {
   return `${JSON.stringify(auditJson(r))}\n`;

@@ -5,7 +5,8 @@ import { page } from '../http/responses.ts';
 import { auditPage } from '../views/audit.ts';
 import { auditRequest } from '../lists/audit.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { chrome, PAGE_SIZE } from './page_helpers.ts';
+import { PAGE_SIZE } from '../domain/paging.ts';
+import { chrome } from './page_helpers.ts';
 
 export function auditList(ctx: Ctx): Handler<UiEnv> {
   return async function auditListHandler(c) {

@@ -5,7 +5,8 @@ import { DEVICE_ID } from '../domain/ids.ts';
 import { page } from '../http/responses.ts';
 import { devicePage } from '../views/device.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { chrome, PAGE_SIZE, pageCursor, viewer } from './page_helpers.ts';
+import { PAGE_SIZE } from '../domain/paging.ts';
+import { chrome, pageCursor, viewer } from './page_helpers.ts';
 
 export function deviceShow(ctx: Ctx): Handler<UiEnv> {
   return async function deviceShowHandler(c) {

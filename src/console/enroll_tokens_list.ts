@@ -5,7 +5,8 @@ import { fail } from '../http/failures.ts';
 import { page } from '../http/responses.ts';
 import { enrollTokensPage } from '../views/enroll_tokens.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { chrome, PAGE_SIZE } from './page_helpers.ts';
+import { PAGE_SIZE } from '../domain/paging.ts';
+import { chrome } from './page_helpers.ts';
 
 export function enrollTokensList(ctx: Ctx): Handler<UiEnv> {
   return async function enrollTokensListHandler(c) {

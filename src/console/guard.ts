@@ -4,19 +4,12 @@
  * routes, the Admin flag (else 403, logged). The CSRF check runs before the admin check.
  */
 import { fail } from '../http/failures.ts';
-import type { Context, MiddlewareHandler } from 'hono';
-import { readCookie, SESSION_COOKIE } from '../http/cookies.ts';
+import type { MiddlewareHandler } from 'hono';
 import { readForm } from '../http/form.ts';
 import { seeOther } from '../http/responses.ts';
-import type { Session } from '../session/session.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import type { Access } from './routes.ts';
-
-/** The session its cookie carries, if the cookie parses, verifies and has not expired. */
-export function cookieSession(ctx: Ctx, c: Context): Session | undefined {
-  const value = readCookie(c, SESSION_COOKIE);
-  return value === undefined ? undefined : ctx.sessions.decode(value, ctx.clock.now());
-}
+import type { Access } from '../context/routes.ts';
+import { cookieSession } from '../context/session_cookie.ts';
 
 export function guard(ctx: Ctx, access: Exclude<Access, 'none' | 'token'>): MiddlewareHandler<UiEnv> {
   return async function guardMiddleware(c, next) {

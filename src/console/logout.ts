@@ -10,7 +10,7 @@ import { clearCookie, SESSION_COOKIE } from '../http/cookies.ts';
 import { FORM_LIMIT } from '../http/form.ts';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx } from '../context/deps.ts';
-import { cookieSession } from './guard.ts';
+import { cookieSession } from '../context/session_cookie.ts';
 
 export function logout(ctx: Ctx): Handler {
   return async function logoutHandler(c) {

@@ -6,8 +6,6 @@ import type { Chrome } from '../views/layout.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { takeNotice } from './notice.ts';
 
-export const PAGE_SIZE = 50;
-
 export function chrome(ctx: Ctx, c: Context<UiEnv>): Chrome {
   const session = c.get('session');
   return { session, csrf: ctx.sessions.csrfToken(session), now: ctx.clock.now(), notice: takeNotice(ctx, c) };

@@ -2,7 +2,7 @@
 import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
 
-import { runPage } from '../views/runs.ts';
+import { runPage } from '../views/run.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
 import { chrome, viewer } from './page_helpers.ts';

@@ -5,7 +5,8 @@ import { page } from '../http/responses.ts';
 import { runsPage } from '../views/runs.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { runFilter, runQuery } from '../lists/query.ts';
-import { chrome, PAGE_SIZE, viewer } from './page_helpers.ts';
+import { PAGE_SIZE } from '../domain/paging.ts';
+import { chrome, viewer } from './page_helpers.ts';
 
 export function runsList(ctx: Ctx): Handler<UiEnv> {
   return async function runsListHandler(c) {

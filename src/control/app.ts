@@ -1,29 +1,10 @@
-/** The device-facing control API of CONTRACT section 6, as a factory over its dependencies: the rows of routes.ts. */
-import type { Metrics } from '../metrics/metrics.ts';
+/** The device-facing control app of CONTRACT section 6, as a factory over its dependencies: the rows of routes.ts. */
 import type { Hono } from 'hono';
-import type { Clock } from '../clock.ts';
 import { buildApp } from '../http/router.ts';
-import type { Logger } from '../log/logger.ts';
-import type { Store } from '../store/store.ts';
-import type { LevelCheck } from './level_check.ts';
+import type { ControlDeps } from './deps.ts';
 import { controlRoutes } from './routes.ts';
-import type { UploadLimits } from './upload_budget.ts';
 
-export interface ControlDeps {
-  store: Store;
-  logger: Logger;
-  clock: Clock;
-  /** The memory run uploads may hold, in all and per device (DEFAULT_UPLOAD_LIMITS by default). */
-  uploadLimits?: UploadLimits | undefined;
-  /** PADDOCK_DEVICE_QUOTA: the bytes a device may hold; undefined for no quota. */
-  deviceQuotaBytes?: number | undefined;
-  /** Prometheus metrics (CONTRACT section 11); none when absent. */
-  metrics?: Metrics | undefined;
-  /** Checks each redacted or minimal run as it is stored (CONTRACT section 10); none when absent. */
-  levelCheck?: LevelCheck | undefined;
-}
-
-export function createControlApi(deps: ControlDeps): Hono {
+export function createControlApp(deps: ControlDeps): Hono {
   const routes = controlRoutes.map(({ method, path, handler }) => ({
     method,
     path,

@@ -6,7 +6,7 @@ import { BodyTooLarge, readBody } from '../http/body.ts';
 
 import { newDeviceId } from '../domain/ids.ts';
 import { DEVICE_NAME } from '../domain/names.ts';
-import type { ControlDeps } from './app.ts';
+import type { ControlDeps } from './deps.ts';
 
 const TOKEN = /^[A-Za-z0-9_-]{1,512}$/;
 

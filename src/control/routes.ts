@@ -5,7 +5,7 @@
  */
 import type { Handler } from 'hono';
 import { type Method, pathMatcher } from '../http/router.ts';
-import type { ControlDeps } from './app.ts';
+import type { ControlDeps } from './deps.ts';
 import { enroll } from './enroll.ts';
 import { runUpload } from './run_upload.ts';
 

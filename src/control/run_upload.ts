@@ -14,7 +14,7 @@ import { parseReceipt, type Receipt, RECEIPT_HEADER } from '../domain/receipt.ts
 import { isPrivacyLevel, type PrivacyLevel, withinCeiling } from '../domain/privacy.ts';
 import type { Device } from '../domain/devices.ts';
 import type { PutRunResult } from '../domain/runs.ts';
-import type { ControlDeps } from './app.ts';
+import type { ControlDeps } from './deps.ts';
 import { credentialCache } from './credential_cache.ts';
 import { lastSeen } from './last_seen.ts';
 import { DEFAULT_UPLOAD_LIMITS, uploadBudget, type UploadTicket } from './upload_budget.ts';

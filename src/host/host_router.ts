@@ -12,8 +12,10 @@ export interface HostRouterOptions {
   adminHost: string;
   controlHost: string;
   tls: boolean;
-  ui: Pick<Hono, 'fetch'>;
-  api: Pick<Hono, 'fetch'>;
+  /** The admin host's app: the console, the JSON API and the service routes (createInterface). */
+  admin: Pick<Hono, 'fetch'>;
+  /** The control host's app: the device-facing control routes (createControlApp). */
+  control: Pick<Hono, 'fetch'>;
 }
 
 export type Side = 'admin' | 'control' | 'misdirected';
@@ -57,9 +59,9 @@ export function hostRouter(opts: HostRouterOptions): (req: Request, env: unknown
     const sni = (env as Env)?.incoming?.socket?.servername || '';
     switch (sideOf(req.headers.get('host'), sni, new URL(req.url).pathname)) {
       case 'admin':
-        return opts.ui.fetch(req, env);
+        return opts.admin.fetch(req, env);
       case 'control':
-        return opts.api.fetch(req, env);
+        return opts.control.fetch(req, env);
       case 'misdirected':
         return misdirected();
     }

@@ -1,17 +1,25 @@
 /**
- * The operator interface of the specification, as a factory over its dependencies: the rows of
- * routes.ts, each behind the guard its access rule names, in the order of the table.
+ * The operator interface of the specification, as a factory over its dependencies: the admin
+ * host's app, composed of the service's rows (service/routes.ts), the JSON API's (api/routes.ts)
+ * and the console's (console/routes.ts), in that order, each behind the guard its access rule
+ * names. Only console rows are guarded: the other tables' rows are typed `none` or `token`.
  */
 import type { Hono } from 'hono';
-import { buildApp } from '../http/router.ts';
-import { sessionCodec } from '../session/session.ts';
-import { semaphore } from '../throttle/throttle.ts';
-import type { Ctx, InterfaceDeps, UiEnv } from '../context/deps.ts';
+import { apiRoutes } from '../api/routes.ts';
 import { guard } from '../console/guard.ts';
 import { consoleRoutes } from '../console/routes.ts';
+import type { Ctx, InterfaceDeps, UiEnv } from '../context/deps.ts';
+import type { DoorRoute } from '../context/routes.ts';
+import { buildApp } from '../http/router.ts';
+import { serviceRoutes } from '../service/routes.ts';
+import { sessionCodec } from '../session/session.ts';
+import { semaphore } from '../throttle/throttle.ts';
 
 /** Sign-in attempts (of all addresses) that may wait for one of the two password-hash slots. */
 const MAX_WAITING_HASHES = 64;
+
+/** Every route of the admin host: the one table the app, 404/405 and the generated guard test derive from. */
+export const interfaceRoutes: readonly DoorRoute[] = [...serviceRoutes, ...apiRoutes, ...consoleRoutes];
 
 export function createInterface(deps: InterfaceDeps): Hono<UiEnv> {
   const { config } = deps;
@@ -24,7 +32,7 @@ export function createInterface(deps: InterfaceDeps): Hono<UiEnv> {
     redirectUri: `${baseUrl}/admin/callback`,
     hashSlot: semaphore(2, MAX_WAITING_HASHES),
   };
-  const routes = consoleRoutes.map(({ method, path, access, handler }) => ({
+  const routes = interfaceRoutes.map(({ method, path, access, handler }) => ({
     method,
     path,
     middleware: access === 'none' || access === 'token' ? [] : [guard(ctx, access)],

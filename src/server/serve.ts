@@ -7,7 +7,7 @@ import { isLoopbackHost } from '../config/parse.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { bindListenPort, type Config } from '../config/config.ts';
 import { failureResponse } from '../http/failures.ts';
-import { createControlApi } from '../control/app.ts';
+import { createControlApp } from '../control/app.ts';
 import { type LevelCheck, levelCheck } from '../control/level_check.ts';
 import { defaultLinkBuilder } from '../link/link_builder.ts';
 import type { Logger } from '../log/logger.ts';
@@ -165,7 +165,7 @@ async function buildHandler(
     { name: 'control certificate', certPem: control.certPem, pin: control.pin },
     ...(config.tls ? [{ name: 'admin certificate', certPem: config.tls.certPem }] : []),
   ];
-  const ui = createInterface({
+  const adminApp = createInterface({
     config: interfaceConfig(config, sessionKeys),
     store,
     linkBuilder: defaultLinkBuilder({ baseUrl: config.baseUrl, pin: control.pin }),
@@ -183,7 +183,7 @@ async function buildHandler(
     clock,
     metrics,
   });
-  const api = createControlApi({
+  const controlApp = createControlApp({
     store,
     logger,
     clock,
@@ -191,7 +191,7 @@ async function buildHandler(
     deviceQuotaBytes: config.deviceQuotaBytes,
     metrics,
   });
-  return hostRouter({ ...routing(config), ui, api });
+  return hostRouter({ ...routing(config), admin: adminApp, control: controlApp });
 }
 
 /**

@@ -2,7 +2,7 @@
 // is valid against it (JSON Schema 2020-12, checked with Ajv): the document cannot drift.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { consoleRoutes } from '../../src/console/routes.ts';
+import { interfaceRoutes } from '../../src/host/interface.ts';
 import { consoleAccessToken, enrollDevice, harness, upload } from '../support/harness.ts';
 import { type Doc, responseChecker } from '../support/openapi.ts';
 import { ACCOUNTS } from '../support/scenario.ts';
@@ -28,11 +28,11 @@ test('every API response of a scripted session is valid against the served OpenA
     const documented = Object.keys(doc.paths).sort();
     const served = [
       ...new Set(
-        consoleRoutes.filter((r) => r.path.startsWith('/api/v1/')).map((r) => r.path.replace(/:([a-z]+)/g, '{$1}')),
+        interfaceRoutes.filter((r) => r.path.startsWith('/api/v1/')).map((r) => r.path.replace(/:([a-z]+)/g, '{$1}')),
       ),
     ].sort();
     // And each method: every route's operation is in the document.
-    for (const r of consoleRoutes.filter((r) => r.path.startsWith('/api/v1/')))
+    for (const r of interfaceRoutes.filter((r) => r.path.startsWith('/api/v1/')))
       assert.ok(doc.paths[r.path.replace(/:([a-z]+)/g, '{$1}')]?.[r.method.toLowerCase()], `${r.method} ${r.path}`);
     assert.deepEqual(documented, served);
 

@@ -1,8 +1,12 @@
-// Generated from the routes table: every row is checked against its access rule, so a page added
-// with one row is guarded (or deliberately not) without a test of its own for that.
+// Generated from the admin host's routes table (host/interface.ts): every row is checked against its
+// access rule, so a page added with one row is guarded (or deliberately not) without a test of its
+// own for that.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { apiRoutes } from '../../src/api/routes.ts';
 import { consoleRoutes } from '../../src/console/routes.ts';
+import { interfaceRoutes } from '../../src/host/interface.ts';
+import { serviceRoutes } from '../../src/service/routes.ts';
 import { form, harness } from '../support/harness.ts';
 import { ACCOUNTS } from '../support/scenario.ts';
 
@@ -25,24 +29,34 @@ function samplePath(path: string): string {
 const label = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 
 test('routes: the rows without access control are exactly the specification list', () => {
-  const open = consoleRoutes.filter((r) => r.access === 'none').map(label);
+  const open = interfaceRoutes.filter((r) => r.access === 'none').map(label);
   assert.deepEqual([...open].sort(), [...UNAUTHENTICATED].sort());
 });
 
 test('routes: no method and path appear twice', () => {
-  const labels = consoleRoutes.map(label);
+  const labels = interfaceRoutes.map(label);
   assert.equal(new Set(labels).size, labels.length);
 });
 
 test('routes: the rows checked by a bearer token of their own are /metrics and the API (CONTRACT section 11)', () => {
   assert.deepEqual(
-    consoleRoutes.filter((r) => r.access === 'token').map(label),
-    consoleRoutes.filter((r) => r.path === '/metrics' || r.path.startsWith('/api/v1/')).map(label),
+    interfaceRoutes.filter((r) => r.access === 'token').map(label),
+    interfaceRoutes.filter((r) => r.path === '/metrics' || r.path.startsWith('/api/v1/')).map(label),
   );
-  assert.ok(consoleRoutes.every((r) => !r.path.startsWith('/api/') || r.access === 'token'));
+  assert.ok(interfaceRoutes.every((r) => !r.path.startsWith('/api/') || r.access === 'token'));
 });
 
-for (const route of consoleRoutes.filter((r) => r.access !== 'none' && r.access !== 'token')) {
+test('routes: the admin host serves the service, API and console tables, and only console rows are guarded', () => {
+  assert.deepEqual(interfaceRoutes.map(label), [...serviceRoutes, ...apiRoutes, ...consoleRoutes].map(label));
+  assert.deepEqual(
+    interfaceRoutes.filter((r) => r.access === 'guarded' || r.access === 'admin').map(label),
+    consoleRoutes.filter((r) => r.access !== 'none').map(label),
+  );
+  assert.ok(apiRoutes.every((r) => r.path.startsWith('/api/v1/')));
+  assert.ok(consoleRoutes.every((r) => !r.path.startsWith('/api/') && r.path !== '/metrics'));
+});
+
+for (const route of interfaceRoutes.filter((r) => r.access !== 'none' && r.access !== 'token')) {
   const path = samplePath(route.path);
 
   test(`routes: ${label(route)} without a session → 303 /login`, async () => {

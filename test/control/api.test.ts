@@ -145,13 +145,13 @@ test('control: a wrong method is 405 with Allow', async () => {
 
 /** A control API with its own upload budget, and PUTs whose body can be held open. */
 async function budgetedApi(budgetBytes: number) {
-  const { createControlApi } = await import('../../src/control/app.ts');
+  const { createControlApp } = await import('../../src/control/app.ts');
   const { DEFAULT_UPLOAD_LIMITS } = await import('../../src/control/upload_budget.ts');
   const { memoryLogger } = await import('../../src/log/logger.ts');
   const uploadLimits = { ...DEFAULT_UPLOAD_LIMITS, totalBytes: budgetBytes, deviceBytes: budgetBytes };
-  const api = createControlApi({ store: h.store, logger: memoryLogger(), clock: h.clock, uploadLimits });
+  const control = createControlApp({ store: h.store, logger: memoryLogger(), clock: h.clock, uploadLimits });
   const put = (credential: string, id: string, body: string | ReadableStream<Uint8Array>, length: number) =>
-    api.request(`http://127.0.0.1/v1/runs/${id}`, {
+    control.request(`http://127.0.0.1/v1/runs/${id}`, {
       method: 'PUT',
       headers: {
         authorization: `Bearer ${credential}`,

@@ -23,7 +23,7 @@ for (const setup of [
     test(`control routes: ${route.method} ${route.path} on ${setup.name} reaches the control API`, async () => {
       const h = await harness();
       try {
-        const router = hostRouter({ ...setup, tls: false, ui: h.ui, api: h.api });
+        const router = hostRouter({ ...setup, tls: false, admin: h.ui, control: h.controlApp });
         const url = `http://${setup.host}${samplePath(route.path)}`;
         const init = {
           method: route.method,
@@ -32,7 +32,7 @@ for (const setup of [
         };
         const env = { incoming: { socket: { remoteAddress: '198.51.100.9' } } };
         const viaRouter = await router(new Request(url, init), env);
-        const direct = await h.api.request(url, init, env);
+        const direct = await h.controlApp.request(url, init, env);
         assert.notEqual(viaRouter.status, 404);
         assert.equal(viaRouter.status, direct.status);
         assert.equal(await viaRouter.text(), await direct.text());

@@ -1,7 +1,7 @@
 // A body sent more slowly than the minimum rate is cut off with 408, and nothing is stored.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createControlApi } from '../../src/control/app.ts';
+import { createControlApp } from '../../src/control/app.ts';
 import { DEFAULT_UPLOAD_LIMITS } from '../../src/control/upload_budget.ts';
 import { memoryLogger } from '../../src/log/logger.ts';
 import { enrollDevice, harness } from '../support/harness.ts';
@@ -10,7 +10,7 @@ test('a body slower than the minimum rate is cut off: 408, nothing stored, the d
   const h = await harness();
   try {
     const uploadLimits = { ...DEFAULT_UPLOAD_LIMITS, minRate: { graceMs: 50, bytesPerSecond: 1024 } };
-    const api = createControlApi({ store: h.store, logger: memoryLogger(), clock: h.clock, uploadLimits });
+    const control = createControlApp({ store: h.store, logger: memoryLogger(), clock: h.clock, uploadLimits });
     const { device, credential } = await enrollDevice(h, 'oidc:user-1');
     const stalled = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -18,7 +18,7 @@ test('a body slower than the minimum rate is cut off: 408, nothing stored, the d
       },
     });
     const put = (body: string | ReadableStream<Uint8Array>) =>
-      api.request('http://127.0.0.1/v1/runs/slow', {
+      control.request('http://127.0.0.1/v1/runs/slow', {
         method: 'PUT',
         headers: { authorization: `Bearer ${credential}`, 'x-privacy-level': 'full' },
         body,

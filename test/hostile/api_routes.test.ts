@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { test } from 'node:test';
-import { consoleRoutes } from '../../src/console/routes.ts';
+import { interfaceRoutes } from '../../src/host/interface.ts';
 import { exchange, live, statuses } from '../support/live.ts';
 
 const pathWith = (path: string, value: string) => path.replace(/:[a-z]+/g, value);
@@ -33,7 +33,7 @@ test('every API route on raw sockets: hostile requests never get a 500, a stack,
       body: 'kept',
     });
     const trailer = `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${l.port}\r\nConnection: close\r\n\r\n`;
-    const api = consoleRoutes.filter((r) => r.path.startsWith('/api/v1/'));
+    const api = interfaceRoutes.filter((r) => r.path.startsWith('/api/v1/'));
     assert.ok(api.length >= 15, 'the API routes are in the table');
     for (const route of api) {
       const targets = [

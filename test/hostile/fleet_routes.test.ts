@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { test } from 'node:test';
-import { consoleRoutes } from '../../src/console/routes.ts';
+import { interfaceRoutes } from '../../src/host/interface.ts';
 import { exchange, live, statuses } from '../support/live.ts';
 
 /** The route's path with each parameter given `value` (a raw, possibly malformed, path segment). */
@@ -49,7 +49,7 @@ test('every console route on raw sockets: malformed paths, queries and forms nev
     const tooMany = [`csrf=${csrf}`, 'action=delete', ...Array.from({ length: 70 }, (_, i) => `device=d_${i}`)].join(
       '&',
     );
-    for (const route of consoleRoutes) {
+    for (const route of interfaceRoutes) {
       const targets = [
         pathWith(route.path, '%ZZ'),
         pathWith(route.path, '%00'),

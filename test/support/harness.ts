@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { loadConfig } from '../../src/config/config.ts';
-import { createControlApi } from '../../src/control/app.ts';
+import { createControlApp } from '../../src/control/app.ts';
 import { type LevelCheck, levelCheck } from '../../src/control/level_check.ts';
 import { hashPassword } from '../../src/crypto/password.ts';
 import { defaultLinkBuilder, type LinkBuilder } from '../../src/link/link_builder.ts';
@@ -38,7 +38,7 @@ const testEnvironment = {
 
 export interface Harness {
   ui: Hono<UiEnv>;
-  api: Hono;
+  controlApp: Hono;
   store: Store;
   clock: FakeClock;
   logs: ReturnType<typeof memoryLogger>['records'];
@@ -110,7 +110,7 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
     metrics,
   });
   const checks = levelCheck({ store, logger });
-  const api = createControlApi({
+  const controlApp = createControlApp({
     store,
     logger,
     clock,
@@ -121,7 +121,7 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
   const codec = sessionCodec(config.sessionKeys, config.sessionTtlSeconds);
   return {
     ui,
-    api,
+    controlApp,
     store,
     clock,
     logs: memory.records,
@@ -141,7 +141,9 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
       return Promise.resolve(ui.request(path, init, { incoming: { socket: { remoteAddress: client } } }));
     },
     control(path, init) {
-      return Promise.resolve(api.request(path, init, { incoming: { socket: { remoteAddress: '198.51.100.9' } } }));
+      return Promise.resolve(
+        controlApp.request(path, init, { incoming: { socket: { remoteAddress: '198.51.100.9' } } }),
+      );
     },
     flushAudit: () => logger.flush(),
     levelCheck: checks,

@@ -1,0 +1,40 @@
+/**
+ * Every route of the JSON API under /api/v1 (CONTRACT section 11). Each checks a bearer token
+ * itself (api/auth.ts), so every row's access is `token`: no session, no cookie, no CSRF.
+ * host/interface.ts mounts them on the admin host; the OpenAPI document describes each one
+ * (test/api/openapi.test.ts checks that it does).
+ */
+import type { DoorRoute } from '../context/routes.ts';
+import { apiAccounts } from './accounts.ts';
+import { apiAudit } from './audit.ts';
+import { apiDevicesList } from './devices_list.ts';
+import { apiEnrollTokenMint, apiEnrollTokenRevoke, apiEnrollTokensList } from './enroll_tokens.ts';
+import { apiDocument } from './openapi.ts';
+import {
+  apiDeviceDelete,
+  apiDeviceGet,
+  apiDeviceRename,
+  apiDeviceRevoke,
+  apiRunDelete,
+  apiRunGet,
+  apiRunRaw,
+} from './resources.ts';
+import { apiRunsList } from './runs_list.ts';
+
+export const apiRoutes: readonly DoorRoute<'token'>[] = [
+  { method: 'GET', path: '/api/v1/devices', access: 'token', handler: apiDevicesList },
+  { method: 'GET', path: '/api/v1/devices/:id', access: 'token', handler: apiDeviceGet },
+  { method: 'POST', path: '/api/v1/devices/:id/rename', access: 'token', handler: apiDeviceRename },
+  { method: 'POST', path: '/api/v1/devices/:id/revoke', access: 'token', handler: apiDeviceRevoke },
+  { method: 'POST', path: '/api/v1/devices/:id/delete', access: 'token', handler: apiDeviceDelete },
+  { method: 'GET', path: '/api/v1/enroll-tokens', access: 'token', handler: apiEnrollTokensList },
+  { method: 'POST', path: '/api/v1/enroll-tokens', access: 'token', handler: apiEnrollTokenMint },
+  { method: 'POST', path: '/api/v1/enroll-tokens/:id/revoke', access: 'token', handler: apiEnrollTokenRevoke },
+  { method: 'GET', path: '/api/v1/runs', access: 'token', handler: apiRunsList },
+  { method: 'GET', path: '/api/v1/runs/:device/:id', access: 'token', handler: apiRunGet },
+  { method: 'DELETE', path: '/api/v1/runs/:device/:id', access: 'token', handler: apiRunDelete },
+  { method: 'GET', path: '/api/v1/runs/:device/:id/raw', access: 'token', handler: apiRunRaw },
+  { method: 'GET', path: '/api/v1/audit', access: 'token', handler: apiAudit },
+  { method: 'GET', path: '/api/v1/accounts', access: 'token', handler: apiAccounts },
+  { method: 'GET', path: '/api/v1/openapi.json', access: 'token', handler: apiDocument },
+];

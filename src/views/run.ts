@@ -1,0 +1,151 @@
+/** The run page (GET /runs/{device}/{id}): what the device sent, the level check, the receipt and the content. */
+import { rulesDigest } from '../domain/receipt.ts';
+import type { StoredRun } from '../domain/runs.ts';
+import { type Findings, RULES, type RuleName } from '../domain/redaction.ts';
+import { size, time } from './format.ts';
+import { html, type Html } from './html.ts';
+import { actionButton, type Chrome, layout } from './layout.ts';
+import { runPath } from './runs.ts';
+import { SHORT_NOTE_SLOT, STREAM_SLOT, streamedPage, textDecoderFor, wholePage } from './stream.ts';
+
+const levelText = {
+  full: 'full: the device uploaded the run with nothing removed.',
+  redacted: 'redacted: the device removed sensitive content before upload.',
+  minimal: 'minimal: the device uploaded only a minimal summary.',
+} as const;
+
+/** What each rule of domain/redaction.ts removes, in the words of the run view. */
+const ruleText: Record<RuleName, string> = {
+  json_field: 'values of JSON fields whose name marks a secret or a person',
+  credential_line: 'credential header lines (Authorization, Cookie, auth…)',
+  text_field: 'values of name=value and name: value fields whose name marks a secret or a person',
+  email: 'e-mail addresses',
+  ipv4: 'IPv4 addresses',
+  ipv6: 'IPv6 addresses',
+  summary: 'fields a minimal summary does not hold (or text that is no summary at all)',
+};
+
+/**
+ * The level check's result (CONTRACT section 10): whether the device client's own rules for the
+ * run's level would still remove something, with counts per rule; never the matched text, and the
+ * run itself is never changed.
+ */
+function levelCheckSection(run: StoredRun): Html {
+  const body =
+    run.privacy === 'full'
+      ? html`<p>Not checked: a run uploaded at full keeps everything, so there is nothing to check it against.</p>`
+      : run.findings === null
+        ? html`<p>
+            Not checked yet. Large runs are checked shortly after upload; a run stored while the check was busy, or just
+            before a restart, stays unchecked.
+          </p>`
+        : !run.flagged
+          ? html`<p>
+              The level check found nothing that the device client's rules for ${run.privacy} would remove.
+            </p>`
+          : html`<p>
+                <strong>Flagged:</strong> the level check found content that the device client's rules for
+                ${run.privacy} would have removed before upload.
+              </p>
+              ${ruleTable('What the rules would remove, per rule', 'Count', run.findings ?? {})}`;
+  return html`<h2>Level check</h2>
+    ${body}
+    <p>
+      Nothing was changed: Paddock records only these counts, never the text the rules match, and the content below is
+      exactly the bytes as uploaded.
+    </p>`;
+}
+
+/** A count per rule, for the rules that counted something: the level check's and the receipt's. */
+function ruleTable(caption: string, column: string, counts: Findings): Html {
+  return html`<table>
+    <caption>
+      ${caption}
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Rule</th>
+        <th scope="col">${column}</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${RULES.filter((rule) => (counts[rule] ?? 0) > 0).map(
+        (rule) => html`<tr>
+          <td>${ruleText[rule]}</td>
+          <td>${counts[rule] ?? 0}</td>
+        </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+/**
+ * The device's side of the promise (issue 14): what its receipt says it removed, per rule, with
+ * the client's version and whether it ran the rules this server runs (the same digest).
+ */
+function receiptSection(run: StoredRun): Html {
+  if (run.privacy === 'full') return html``;
+  const r = run.receipt;
+  if (r === null)
+    return html`<h2>Device's receipt</h2>
+    <p>The device sent no receipt of what it removed.</p>`;
+  const replaced = RULES.filter((rule) => (r.counts[rule] ?? 0) > 0);
+  return html`<h2>Device's receipt</h2>
+    <p>
+      The device (client ${r.client}) says it ran
+      ${r.rules === rulesDigest() ? 'the same rules as this server' : html`other rules than this server (<code>${r.rules}</code>)`}
+      and replaced
+      ${replaced.length === 0 ? 'nothing.' : html`what this table counts:`}
+    </p>
+    ${replaced.length === 0 ? '' : ruleTable('What the device removed, per rule', 'Replaced', r.counts)}`;
+}
+
+/** Runs up to this size are rendered whole; larger ones are streamed. */
+const WHOLE_PAGE_LIMIT = 256 * 1024;
+
+/**
+ * HTML drops one line feed right after `<pre>`: this one, so a run that begins with a line feed
+ * keeps it (HTML Standard, "in body" insertion mode, the `pre` start tag). Interpolated, so the
+ * template's formatting cannot lose it; escaping leaves a line feed as it is.
+ */
+const PRE_NEWLINE = '\n';
+
+/** The run view: large content is escaped a chunk at a time between the page's head and tail. */
+export function runPage(chrome: Chrome, run: StoredRun): Promise<string> | ReadableStream<Uint8Array> {
+  const decoder = textDecoderFor(run.contentType);
+  const page = layout(
+    `Run ${run.id}`,
+    chrome,
+    html`<dl>
+        <dt>Device</dt>
+        <dd><code>${run.device}</code></dd>
+        <dt>Run</dt>
+        <dd><code>${run.id}</code></dd>
+        <dt>Uploaded</dt>
+        <dd>${time(run.uploadedAt, chrome.now)}</dd>
+        <dt>Content type</dt>
+        <dd><code>${run.contentType}</code></dd>
+        <dt>Size</dt>
+        <dd>${size(run.size)} (${run.size} bytes)</dd>
+        <dt>Privacy level</dt>
+        <dd>${levelText[run.privacy]}</dd>
+      </dl>
+      <p>
+        The run is shown exactly as its device uploaded it. Content that the device removed before upload never reached
+        Paddock and cannot be restored.
+      </p>
+      ${levelCheckSection(run)} ${receiptSection(run)}
+      <h2>Content</h2>
+      <p>
+        Shown as ${decoder.encoding} text. Control characters appear as their Unicode control pictures, and bytes that
+        are not ${decoder.encoding} text as the replacement character.
+      </p>
+      <pre>${PRE_NEWLINE}${STREAM_SLOT}</pre>
+      ${SHORT_NOTE_SLOT}
+      <p><a href="${runPath(run)}/raw" download>Download the run exactly as uploaded</a></p>
+      ${actionButton(`${runPath(run)}/delete`, chrome.csrf, 'Delete this run')}`,
+  );
+  return run.size <= WHOLE_PAGE_LIMIT
+    ? wholePage(page, run.read(), decoder, run.size)
+    : streamedPage(page, run.read(), decoder, run.size);
+}
