@@ -108,7 +108,10 @@ export function changedLabels(
   }
   if (next.size > MAX_LABELS) {
     const over = Object.keys(set).find((key) => !Object.hasOwn(current, key)) ?? '';
-    return { ok: false, error: `label ${shown(`${over}=${own(set, over) ?? ''}`)}: a device has at most ${MAX_LABELS} labels` };
+    return {
+      ok: false,
+      error: `label ${shown(`${over}=${own(set, over) ?? ''}`)}: a device has at most ${MAX_LABELS} labels`,
+    };
   }
   return { ok: true, value: { labels: sortedLabels(next), changed: [...changed].sort() } };
 }
