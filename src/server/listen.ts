@@ -1,7 +1,9 @@
 /**
  * The listening socket: plain HTTP on loopback, or TLS with two certificates on one port, the
  * control certificate for the control host's server name and the admin certificate for any other.
- * Requests go to the web-standard handler through @hono/node-server, after an optional fast path.
+ * On the plain port a connection that opens with a TLS handshake (a device) is served the control
+ * certificate, so the quick start's enrollment links work (issue 23). Requests go to the
+ * web-standard handler through @hono/node-server, after an optional fast path.
  */
 import {
   createServer as createHttpServer,
@@ -11,19 +13,26 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createSecureContext } from 'node:tls';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { failureResponse, failureText, FAILURES, type FailureName } from '../http/failures.ts';
 import { DEFAULT_CACHE_CONTROL, SECURITY_HEADERS } from '../http/security_headers.ts';
 import { ConfigError } from '../config/parse.ts';
 import type { PemPair } from '../config/pem.ts';
+import { TLS_PROFILE } from '../tls/profile.ts';
+import { acceptTlsOnPlainPort } from './plain_port_tls.ts';
 import type { FastPath } from './health_fast_path.ts';
 
 export interface ListenOptions {
   host: string;
   port: number;
   /** `hsts`: send Strict-Transport-Security (not for a loopback or IP admin host). */
-  tls?: { admin: PemPair; control: PemPair; controlHost: string; hsts?: boolean } | undefined;
+  tls?: { admin: PemPair; controlHost: string; hsts?: boolean } | undefined;
+  /**
+   * The control certificate as it is now (it is renewed while serving): under TLS, for the control
+   * host's server name; without, for every connection that opens with a TLS handshake.
+   */
+  control?: (() => PemPair) | undefined;
   /** Answers some requests itself (returning true) before the handler sees them. */
   fastPath?: FastPath | undefined;
   /** True once the server is stopping: every answer then closes its connection (no keep-alive). */
@@ -57,18 +66,19 @@ export function listen(
     return adapter(req, res);
   };
   const tls = opts.tls;
+  const control = opts.control && currentContext(opts.control);
   let server: Server;
   if (tls) {
-    const control = createSecureContext({ cert: tls.control.certPem, key: tls.control.keyPem });
     const controlHost = tls.controlHost.toLowerCase();
     server = createHttpsServer(
       {
         requireHostHeader: false,
         cert: tls.admin.certPem,
         key: tls.admin.keyPem,
-        minVersion: 'TLSv1.2',
+        ...TLS_PROFILE,
         // An unknown or absent server name gets the admin certificate (undefined: the default context).
-        SNICallback: (servername, done) => done(null, servername.toLowerCase() === controlHost ? control : undefined),
+        SNICallback: (servername, done) =>
+          done(null, control && servername.toLowerCase() === controlHost ? control() : undefined),
       },
       // Paddock terminates TLS itself here: browsers are told to use nothing else for this name
       // (RFC 6797), so a first plain-HTTP visit cannot be downgraded. Set before any answer's own
@@ -82,6 +92,7 @@ export function listen(
     );
   } else {
     server = createHttpServer({ requireHostHeader: false }, listener);
+    if (control) acceptTlsOnPlainPort(server, control);
   }
   // Each connection costs memory and a file descriptor: beyond the cap new ones are refused at once
   // rather than starving the connections already served (slow clients holding thousands open).
@@ -116,6 +127,17 @@ export function listen(
       resolve(server);
     });
   });
+}
+
+/** A secure context for the pair as it is now, made again only when the certificate changed. */
+function currentContext(pair: () => PemPair): () => SecureContext {
+  let made: { certPem: string; context: SecureContext } | undefined;
+  return function controlContext() {
+    const { certPem, keyPem } = pair();
+    if (made?.certPem !== certPem)
+      made = { certPem, context: createSecureContext({ cert: certPem, key: keyPem, ...TLS_PROFILE }) };
+    return made.context;
+  };
 }
 
 const PLAIN_HEADERS = {

@@ -42,6 +42,8 @@ export interface RunningServer {
 
 /** How long a stop waits for requests in flight before it closes their connections (CONTRACT section 2). */
 const DRAIN_MS = 10_000;
+/** How often a running server looks whether the generated control certificate is due for renewal. */
+const RENEWAL_CHECK_MS = 12 * 3_600_000;
 
 export interface ServeOptions {
   logger: Logger;
@@ -62,7 +64,9 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
   const logger = Object.assign(metrics.logger(audit), { flush: () => audit.flush() });
   const checks = levelCheck({ store, logger });
   try {
-    const control = await loadControlIdentity(store, configured.controlHost, clock.now(), configured.controlTls);
+    const loadControl = () => loadControlIdentity(store, configured.controlHost, clock.now(), configured.controlTls);
+    // Reissued with the same key before it expires (see tls/control_identity.ts), so the pin holds.
+    let control = await loadControl();
     // Bound before the handler is built, so URLs derived from a listen address on port 0 name the
     // port actually bound; until the handler is ready requests are told to retry.
     let handler: (req: Request, env: unknown) => Response | Promise<Response> = starting;
@@ -75,10 +79,10 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       ...configured.listen,
       tls: configured.tls && {
         admin: configured.tls,
-        control,
         controlHost: configured.controlHost,
         hsts: hstsApplies(configured),
       },
+      control: () => control,
       fastPath: (req, res) => ready && health(req, res),
       draining: () => draining,
       onError: (err) => logger.log('error', 'server.error', { error: err.message }),
@@ -112,6 +116,14 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       intervalMs: config.sweepIntervalMs,
     });
     retention.start();
+    const renewal = setInterval(() => {
+      loadControl().then(
+        (renewed) => (control = renewed),
+        (err: unknown) =>
+          logger.log('error', 'server.error', { error: `control certificate: ${(err as Error).message}` }),
+      );
+    }, RENEWAL_CHECK_MS);
+    renewal.unref();
     // Runs a restart left unchecked are checked in the background, one at a time; a failure is logged.
     checks
       .backfill()
@@ -125,6 +137,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       pin: control.pin,
       close: async () => {
         draining = true;
+        clearInterval(renewal);
         await drain(server, opts.drainMs ?? DRAIN_MS);
         await sweep.stop();
         await checks.stop();
