@@ -56,6 +56,14 @@ test('npm start, mint on the console, paddock device enroll and upload: the quic
   assert.equal(view.status, 200);
   assert.match(await view.text(), /pressure=1\.2 operator=\[redacted\]/);
 
+  // The audit trail says where the device enrolled from, through the plain port's TLS too.
+  const trail = (await (await fetch(`${console}/audit.jsonl`, { headers: { cookie } })).text()).trim().split('\n');
+  const enrolled = trail
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .find((r) => r.event === 'device.enrolled');
+  assert.equal(enrolled?.client, '127.0.0.1');
+  assert.equal(enrolled?.device, device);
+
   // The pin is still checked: a link whose pin is another key's sends nothing and fails.
   const otherPin = `sha256/${Buffer.alloc(32, 7).toString('base64')}`;
   const forged = link.replace(/pin=[^&]+/, `pin=${otherPin}`).replace(/token=[^&]+/, 'token=unused');
