@@ -7,6 +7,7 @@
 import type { Hono } from 'hono';
 import { isControlPath } from '../control/routes.ts';
 import { failureResponse } from '../http/failures.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 export interface HostRouterOptions {
   adminHost: string;
@@ -14,6 +15,8 @@ export interface HostRouterOptions {
   tls: boolean;
   ui: Pick<Hono, 'fetch'>;
   api: Pick<Hono, 'fetch'>;
+  /** Counts the 421 answers, which neither side's app sees. */
+  metrics?: Pick<Metrics, 'answered'> | undefined;
 }
 
 export type Side = 'admin' | 'control' | 'misdirected';
@@ -60,12 +63,12 @@ export function hostRouter(opts: HostRouterOptions): (req: Request, env: unknown
         return opts.ui.fetch(req, env);
       case 'control':
         return opts.api.fetch(req, env);
-      case 'misdirected':
-        return misdirected();
+      case 'misdirected': {
+        // Labelled with the side the connection's certificate chose, as the apps label theirs.
+        const server = sni.toLowerCase() === opts.controlHost.toLowerCase() ? 'control' : 'console';
+        opts.metrics?.answered({ server, route: 'misdirected', method: req.method, status: 421 });
+        return failureResponse('misdirected');
+      }
     }
   };
-}
-
-function misdirected(): Response {
-  return failureResponse('misdirected');
 }

@@ -37,6 +37,8 @@ export interface ListenOptions {
   fastPath?: FastPath | undefined;
   /** True once the server is stopping: every answer then closes its connection (no keep-alive). */
   draining?: (() => boolean) | undefined;
+  /** Hears the status of each answer written here, before any handler (a request Node's parser refused). */
+  answeredEarly?: ((status: number) => void) | undefined;
   /** Errors of the listening socket after it started (such as a failed accept). */
   onError?: ((err: Error) => void) | undefined;
 }
@@ -54,13 +56,18 @@ export function listen(
   // A request without Host (HTTP/1.0) is read as addressed to the listen address, as before.
   const adapter = getRequestListener(handler, { hostname: opts.host, errorHandler: adapterError });
   const fast = opts.fastPath;
+  const answerEarly = (res: ServerResponse, name: FailureName) => {
+    opts.answeredEarly?.(FAILURES[name].status);
+    sendFailure(res, name);
+  };
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     // RFC 9112 section 3.2: an HTTP/1.1 request without Host is answered 400 (Node's own answer
     // to it, which is switched off below, carries none of the headers every answer must carry).
-    if (req.headers.host === undefined && req.httpVersion === '1.1') return void sendBadRequest(res);
+    if (req.headers.host === undefined && req.httpVersion === '1.1') return void answerEarly(res, 'badRequest');
     // A Host the URL parser refuses (1.2.3.256, 4294967296, .1) is a bad request, not a failure of
     // ours: the adapter would throw building the Request's URL, which it answers 500.
-    if (req.headers.host !== undefined && !URL.canParse(`http://${req.headers.host}/`)) return void sendBadRequest(res);
+    if (req.headers.host !== undefined && !URL.canParse(`http://${req.headers.host}/`))
+      return void answerEarly(res, 'badRequest');
     if (opts.draining?.()) res.setHeader('Connection', 'close');
     if (fast?.(req, res)) return;
     return adapter(req, res);
@@ -99,7 +106,7 @@ export function listen(
   server.maxConnections = MAX_CONNECTIONS;
   // An Expect other than 100-continue (RFC 9110 section 10.1.1): 417, with the headers of every answer
   // (Node's own 417 carries none of them).
-  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => sendFailure(res, 'expectationFailed'));
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => answerEarly(res, 'expectationFailed'));
   // A request Node's parser cannot read gets the same plain 400, then the connection is closed.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     // Bytes past a request's declared length that do not parse as the next request: the request
@@ -113,7 +120,11 @@ export function listen(
       return;
     }
     if (err.code === 'ECONNRESET' || !socket.writable) socket.destroy();
-    else socket.end(CLIENT_ERROR_ANSWERS[err.code ?? ''] ?? RAW_BAD_REQUEST);
+    else {
+      const name = CLIENT_ERROR_FAILURES[err.code ?? ''] ?? 'badRequest';
+      opts.answeredEarly?.(FAILURES[name].status);
+      socket.end(RAW_ANSWERS[name]);
+    }
   });
   return new Promise<Server>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
@@ -147,10 +158,6 @@ const PLAIN_HEADERS = {
   Connection: 'close',
 };
 
-function sendBadRequest(res: ServerResponse): void {
-  sendFailure(res, 'badRequest');
-}
-
 /** A named failure written straight to Node's response, and the connection closed after it. */
 function sendFailure(res: ServerResponse, name: FailureName): void {
   const body = failureText(name);
@@ -167,12 +174,17 @@ function rawAnswer(name: FailureName): string {
   return [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, ...lines, '', body].join('\r\n');
 }
 
-/** Node's own choices of status for what its parser refuses, with the headers of every answer. */
-const CLIENT_ERROR_ANSWERS: Record<string, string> = {
-  HPE_HEADER_OVERFLOW: rawAnswer('headersTooLarge'),
-  ERR_HTTP_REQUEST_TIMEOUT: rawAnswer('requestTimeout'),
+/** Node's own choices of status for what its parser refuses; anything else it refuses is a bad request. */
+const CLIENT_ERROR_FAILURES: Record<string, 'headersTooLarge' | 'requestTimeout'> = {
+  HPE_HEADER_OVERFLOW: 'headersTooLarge',
+  ERR_HTTP_REQUEST_TIMEOUT: 'requestTimeout',
 };
-const RAW_BAD_REQUEST = rawAnswer('badRequest');
+/** Those answers, with the headers of every answer, written once. */
+const RAW_ANSWERS = {
+  badRequest: rawAnswer('badRequest'),
+  headersTooLarge: rawAnswer('headersTooLarge'),
+  requestTimeout: rawAnswer('requestTimeout'),
+};
 
 /**
  * What the adapter answers when it cannot make a Request of what came in (a backslash in the path,

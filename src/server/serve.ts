@@ -69,10 +69,15 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
     let control = await loadControl();
     // Bound before the handler is built, so URLs derived from a listen address on port 0 name the
     // port actually bound; until the handler is ready requests are told to retry.
+    // Until the handler is ready, requests are told to retry; counted, as every answer is.
+    const starting = (req: Request) => {
+      metrics.answered({ server: 'none', route: 'starting', method: req.method, status: 503 });
+      return failureResponse('starting', { 'Retry-After': '1' });
+    };
     let handler: (req: Request, env: unknown) => Response | Promise<Response> = starting;
     // CONTRACT section 5: /healthz says 200 only once every route is served, so its fast path
     // answers only after the handler is in place; until then it too gets 503 with Retry-After.
-    const health = healthFastPath(configured.version, sideResolver(routing(configured)));
+    const health = healthFastPath(configured.version, sideResolver(routing(configured)), metrics);
     let ready = false;
     let draining = false;
     const server = await listen((req, env) => handler(req, env), {
@@ -85,6 +90,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       control: () => control,
       fastPath: (req, res) => ready && health(req, res),
       draining: () => draining,
+      answeredEarly: (status) => metrics.answered({ server: 'none', route: 'unreadable', method: 'other', status }),
       onError: (err) => logger.log('error', 'server.error', { error: err.message }),
     });
     const address = server.address() as AddressInfo;
@@ -154,10 +160,6 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
   }
 }
 
-function starting(): Response {
-  return failureResponse('starting', { 'Retry-After': '1' });
-}
-
 async function buildHandler(
   config: Config,
   store: Store,
@@ -204,7 +206,7 @@ async function buildHandler(
     deviceQuotaBytes: config.deviceQuotaBytes,
     metrics,
   });
-  return hostRouter({ ...routing(config), ui, api });
+  return hostRouter({ ...routing(config), ui, api, metrics });
 }
 
 /**
