@@ -424,7 +424,7 @@ export const migrations: readonly Migration[] = [
         minimal_runs = counts.minimal_runs + excluded.minimal_runs;
     RETURN NULL;
   END $$;
-  `
+  `,
   },
 ];
 
