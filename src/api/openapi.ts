@@ -9,6 +9,7 @@ import { PRIVACY_LEVELS } from '../domain/privacy.ts';
 import { AUDITED_EVENTS } from '../audit/audit_record.ts';
 import { JSON_LIMIT } from './json_body.ts';
 import { SCHEMAS } from './openapi_schemas.ts';
+import { PAGE_SIZE } from '../domain/paging.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { cookieSession } from '../context/session_cookie.ts';
 import { version } from '../version.ts';
@@ -51,13 +52,32 @@ const page = (item: string) => ({
 
 export const OPENAPI = {
   openapi: '3.1.0',
-  info: { title: 'Paddock API', version },
+  info: {
+    title: 'Paddock API',
+    version,
+    description:
+      'What the Paddock console does, as JSON: devices, runs, enrollment tokens, the audit trail and accounts, with the same scoping and audit records. Requests carry a personal access token (`Authorization: Bearer pdk_…`); errors are RFC 9457 problem details that name the field at fault.',
+    contact: { name: 'The administrators of this Paddock server' },
+  },
+  // Relative: the API is served by the server that serves this document, on the console's host.
+  servers: [{ url: '/', description: 'This Paddock server' }],
+  tags: [
+    { name: 'Devices', description: 'Enrolled devices: list, view, rename, revoke and delete' },
+    { name: 'Runs', description: 'Uploaded runs: list, describe, download and delete' },
+    { name: 'Enrollment tokens', description: 'Single- or multi-use tokens that enroll devices (administrators)' },
+    { name: 'Audit', description: 'The append-only audit trail (administrators)' },
+    { name: 'Accounts', description: 'Accounts that have signed in (administrators)' },
+    { name: 'Document', description: 'This OpenAPI document' },
+  ],
   security: [{ token: [] }],
   paths: {
     '/api/v1/openapi.json': {
       get: {
         operationId: 'getDocument',
         summary: 'This document (also to a signed-in console session)',
+        description:
+          'The OpenAPI 3.1 document of this API, as served by this version of Paddock. Its schemas are JSON Schema 2020-12. A signed-in console session may read it too, without a token.',
+        tags: ['Document'],
         responses: {
           '200': {
             description: 'The OpenAPI document',
@@ -71,6 +91,8 @@ export const OPENAPI = {
       get: {
         operationId: 'listDevices',
         summary: 'Devices the account may see, newest first unless sorted otherwise',
+        description: `Lists the devices the account may see (administrators: all), filtered as in the console. A page holds at most ${PAGE_SIZE}; pass \`next\` as \`before\` for the following one.`,
+        tags: ['Devices'],
         parameters: [
           query('q', { type: 'string', minLength: 3, maxLength: 128 }, 'id or name contains, any case'),
           query('owner', { type: 'string' }, 'an account subject'),
@@ -88,6 +110,9 @@ export const OPENAPI = {
       get: {
         operationId: 'getDevice',
         summary: 'One device, if the account may see it',
+        description:
+          "One device, with its owner, status, enrollment and last activity. A device outside the account's scope is answered 404, as an unknown one.",
+        tags: ['Devices'],
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         responses: {
           '200': { description: 'The device', content: { 'application/json': { schema: device } } },
@@ -100,6 +125,9 @@ export const OPENAPI = {
       post: {
         operationId: 'revokeDevice',
         summary: 'Revoke a device (administrators); revoking a revoked device changes nothing',
+        description:
+          'Revokes a device: its credential is refused from then on, on every instance, and its runs are kept. Audited as `device.revoked`.',
+        tags: ['Devices'],
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         responses: { '204': { description: 'Revoked' }, ...forbidden, ...notFound, ...errors },
       },
@@ -108,6 +136,9 @@ export const OPENAPI = {
       delete: {
         operationId: 'deleteRun',
         summary: 'Delete a run the account may see',
+        description:
+          'Deletes one run the account may see. Audited as `run.deleted`; deleting a run that is already gone is answered 404.',
+        tags: ['Runs'],
         parameters: [
           { name: 'device', in: 'path', required: true, schema: { type: 'string' } },
           { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
@@ -117,6 +148,9 @@ export const OPENAPI = {
       get: {
         operationId: 'getRun',
         summary: 'One run (its description; the bytes are at …/raw in the console), if the account may see it',
+        description:
+          'Describes one run: its device, privacy level, size, content type, upload time and level check. The bytes themselves are at the `raw` operation.',
+        tags: ['Runs'],
         parameters: [
           { name: 'device', in: 'path', required: true, schema: { type: 'string' } },
           { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
@@ -132,6 +166,8 @@ export const OPENAPI = {
       get: {
         operationId: 'listRuns',
         summary: 'Runs the account may see, newest first',
+        description: `Lists the runs the account may see, filtered by device, privacy level, days and level check. A page holds at most ${PAGE_SIZE}; pass \`next\` as \`before\` for the following one.`,
+        tags: ['Runs'],
         parameters: [
           query('device', { type: 'string' }, 'a device id'),
           query('privacy', { enum: PRIVACY_LEVELS }, 'privacy level'),
@@ -150,6 +186,8 @@ export const OPENAPI = {
       post: {
         operationId: 'renameDevice',
         summary: 'Rename a device (its owner or an administrator)',
+        description: 'Gives a device a new display name; its id never changes. Audited as `device.renamed`.',
+        tags: ['Devices'],
         parameters: [id('id')],
         requestBody: jsonBody(ref('Rename')),
         responses: {
@@ -164,6 +202,8 @@ export const OPENAPI = {
       post: {
         operationId: 'deleteDevice',
         summary: 'Delete a revoked device and its runs (administrators)',
+        description: 'Deletes a device that is already revoked, with all of its runs. Audited as `device.deleted`.',
+        tags: ['Devices'],
         parameters: [id('id')],
         responses: { '204': { description: 'Deleted' }, ...forbidden, ...notFound, ...conflict, ...errors },
       },
@@ -172,6 +212,9 @@ export const OPENAPI = {
       get: {
         operationId: 'listEnrollTokens',
         summary: 'Outstanding enrollment tokens, newest first (administrators)',
+        description:
+          'Lists the enrollment tokens that can still enroll a device, with their uses left and expiry. The tokens themselves are never shown again.',
+        tags: ['Enrollment tokens'],
         parameters: [cursor],
         responses: {
           '200': {
@@ -185,6 +228,9 @@ export const OPENAPI = {
       post: {
         operationId: 'mintEnrollToken',
         summary: 'Mint an enrollment token (administrators); the link holds the token and is shown only here',
+        description:
+          'Mints an enrollment token with a lifetime, a number of uses, a device name, a note and a privacy ceiling. The answer holds the enrollment link for the device client; it is shown only here. Audited as `enroll_token.minted`.',
+        tags: ['Enrollment tokens'],
         requestBody: jsonBody(ref('Mint')),
         responses: {
           '201': { description: 'Minted', content: { 'application/json': { schema: ref('Minted') } } },
@@ -198,6 +244,9 @@ export const OPENAPI = {
       post: {
         operationId: 'revokeEnrollToken',
         summary: 'Revoke an outstanding enrollment token (administrators)',
+        description:
+          'Revokes an outstanding enrollment token, so it enrolls no further device. Audited as `enroll_token.revoked`.',
+        tags: ['Enrollment tokens'],
         parameters: [id('id')],
         responses: { '204': { description: 'Revoked' }, ...forbidden, ...notFound, ...errors },
       },
@@ -206,6 +255,9 @@ export const OPENAPI = {
       get: {
         operationId: 'downloadRun',
         summary: 'The bytes of a run exactly as uploaded',
+        description:
+          'Sends the run exactly as the device uploaded it, as an attachment that is never rendered. Audited as `run.downloaded`.',
+        tags: ['Runs'],
         parameters: [id('device'), id('id')],
         responses: {
           '200': {
@@ -223,6 +275,8 @@ export const OPENAPI = {
       get: {
         operationId: 'listAudit',
         summary: 'The audit trail, newest first (administrators)',
+        description: `Lists the audit trail's records (who, from where, on what), filtered by actor, event, device and days. A page holds at most ${PAGE_SIZE}; pass \`next\` as \`before\` for the following one.`,
+        tags: ['Audit'],
         parameters: [
           query('actor', { type: 'string' }, 'an account subject, or `system`'),
           query('event', { enum: [...AUDITED_EVENTS].sort() }, 'an audited event'),
@@ -242,6 +296,8 @@ export const OPENAPI = {
       get: {
         operationId: 'listAccounts',
         summary: 'Known accounts, most recent sign-in first (administrators)',
+        description: 'Lists the accounts that have signed in, with their last sign-in and their device and run counts.',
+        tags: ['Accounts'],
         parameters: [cursor],
         responses: {
           '200': { description: 'A page of accounts', content: { 'application/json': { schema: page('Account') } } },

@@ -11,7 +11,8 @@ import { ConfigError } from '../config/parse.ts';
 import { discoverProvider } from '../oidc/discovery.ts';
 import { innermostReason } from '../store/errors.ts';
 import { databaseFile, integrityFault } from '../store/sqlite/connection.ts';
-import { postgresSchema, schemaRefusal, type SchemaState, sqliteSchema } from '../store/schema.ts';
+import { postgresSchema, schemaRefusal, type SchemaState, sqliteSchema, storedSetting } from '../store/schema.ts';
+import { CONTROL_TLS_SETTING, daysLeft, namesHost, reissueReason } from '../tls/control_identity.ts';
 
 export const checkHelp = `Usage: paddock check
 
@@ -25,7 +26,6 @@ Exit codes: 0 every check passed; 1 a check failed (store, identity provider or 
 
 type Line = { ok: boolean | 'skip'; what: string; found: string };
 
-const DAY_MS = 86_400_000;
 /** Discovery is allowed what the server allows it at start. */
 const DISCOVERY_TIMEOUT_MS = 5_000;
 
@@ -39,7 +39,7 @@ export async function checkCommand(): Promise<number> {
     return 2;
   }
   print({ ok: true, what: 'configuration', found: `valid; console at ${config.baseUrl}` });
-  const lines = [await store(config), await identityProvider(config), ...certificates(config, Date.now())];
+  const lines = [await store(config), await identityProvider(config), ...(await certificates(config, Date.now()))];
   lines.forEach(print);
   return lines.some((l) => l.ok === false) ? 1 : 0;
 }
@@ -96,24 +96,61 @@ async function identityProvider(config: Config): Promise<Line> {
   }
 }
 
-function certificates(config: Config, now: number): Line[] {
-  const pairs = [
-    ['PADDOCK_TLS_CERT', config.tls?.certPem],
-    ['PADDOCK_CONTROL_TLS_CERT', config.controlTls?.certPem],
-  ] as const;
-  if (config.tls === undefined)
-    return [{ ok: 'skip', what: 'certificates', found: 'no TLS configured: plain HTTP on a loopback address' }];
-  return pairs.map(([variable, pem]): Line => {
-    const what = `certificate ${variable}`;
-    // Unset with TLS on: the control certificate is generated once and kept in the store.
-    if (pem === undefined) return { ok: 'skip', what, found: 'self-signed, generated once and kept in the store' };
-    const cert = new X509Certificate(pem);
-    const from = Date.parse(cert.validFrom);
-    const to = Date.parse(cert.validTo);
-    const names = cert.subjectAltName ?? cert.subject;
-    if (now < from) return { ok: false, what, found: `${names}: not valid before ${cert.validFrom}` };
-    if (now >= to) return { ok: false, what, found: `${names}: expired on ${cert.validTo}` };
-    const days = Math.floor((to - now) / DAY_MS);
-    return { ok: true, what, found: `${names}, valid until ${cert.validTo} (${days} days left)` };
-  });
+/**
+ * Each certificate served: its names, the days it has left, and whether it names the host it is
+ * served for. The control certificate is served without TLS too (to devices, on the plain port):
+ * the generated one is read from the store, where a start reissues it when due (issue 23).
+ */
+async function certificates(config: Config, now: number): Promise<Line[]> {
+  const adminHost = new URL(config.baseUrl).hostname;
+  const admin: Line =
+    config.tls === undefined
+      ? {
+          ok: 'skip',
+          what: 'certificate PADDOCK_TLS_CERT',
+          found: 'no TLS configured: plain HTTP on a loopback address',
+        }
+      : certificate('certificate PADDOCK_TLS_CERT', config.tls.certPem, adminHost, now);
+  if (config.controlTls)
+    return [
+      admin,
+      certificate('certificate PADDOCK_CONTROL_TLS_CERT', config.controlTls.certPem, config.controlHost, now),
+    ];
+  return [admin, await generatedCertificate(config, now)];
+}
+
+async function generatedCertificate(config: Config, now: number): Promise<Line> {
+  const what = 'control certificate';
+  let stored: string | undefined;
+  try {
+    stored = await storedSetting(
+      { databaseUrl: config.databaseUrl, sqlitePath: databaseFile(config.dataDir) },
+      CONTROL_TLS_SETTING,
+    );
+  } catch (err) {
+    return { ok: 'skip', what, found: `cannot read it from the store: ${innermostReason(err)}` };
+  }
+  if (stored === undefined)
+    return { ok: 'skip', what, found: 'none yet: generated at the first start, kept in the store' };
+  const { certPem } = JSON.parse(stored) as { certPem: string };
+  const cert = new X509Certificate(certPem);
+  const found = `generated, ${cert.subjectAltName ?? cert.subject}, valid until ${cert.validTo} (${daysLeft(cert, now)} days left)`;
+  const due = reissueReason(certPem, config.controlHost, now);
+  // Not a failure: the next start reissues it, with the same key, so links and devices keep working.
+  return {
+    ok: true,
+    what,
+    found: due === undefined ? found : `${found}; ${due}: the next start reissues it with the same key`,
+  };
+}
+
+function certificate(what: string, pem: string, host: string, now: number): Line {
+  const cert = new X509Certificate(pem);
+  const from = Date.parse(cert.validFrom);
+  const to = Date.parse(cert.validTo);
+  const names = cert.subjectAltName ?? cert.subject;
+  if (now < from) return { ok: false, what, found: `${names}: not valid before ${cert.validFrom}` };
+  if (now >= to) return { ok: false, what, found: `${names}: expired on ${cert.validTo}` };
+  if (!namesHost(cert, host)) return { ok: false, what, found: `${names}: does not name ${host}` };
+  return { ok: true, what, found: `${names}, valid until ${cert.validTo} (${daysLeft(cert, now)} days left)` };
 }

@@ -3,6 +3,7 @@ import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
 import { randomToken, secretHash } from '../crypto/random.ts';
 import { BodyTooLarge, readBody } from '../http/body.ts';
+import { clientAddress } from '../http/client_address.ts';
 
 import { newDeviceId } from '../domain/ids.ts';
 import { DEVICE_NAME } from '../domain/names.ts';
@@ -40,7 +41,7 @@ export function enroll(deps: ControlDeps): Handler {
     });
     // One answer for unknown, used-up, revoked and expired tokens, so the endpoint reveals nothing about them.
     if (!device) return fail(c, 'unknownEnrollToken');
-    deps.logger.log('info', 'device.enrolled', { device: device.id, owner: device.owner });
+    deps.logger.log('info', 'device.enrolled', { client: clientAddress(c), device: device.id, owner: device.owner });
     return c.json({ device: device.id, credential }, 201);
   };
 }

@@ -7,6 +7,7 @@
 import type { Hono } from 'hono';
 import { isControlPath } from '../control/routes.ts';
 import { failureResponse } from '../http/failures.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 export interface HostRouterOptions {
   adminHost: string;
@@ -16,6 +17,8 @@ export interface HostRouterOptions {
   admin: Pick<Hono, 'fetch'>;
   /** The control host's app: the device-facing control routes (createControlApp). */
   control: Pick<Hono, 'fetch'>;
+  /** Counts the 421 answers, which neither side's app sees. */
+  metrics?: Pick<Metrics, 'answered'> | undefined;
 }
 
 export type Side = 'admin' | 'control' | 'misdirected';
@@ -62,12 +65,12 @@ export function hostRouter(opts: HostRouterOptions): (req: Request, env: unknown
         return opts.admin.fetch(req, env);
       case 'control':
         return opts.control.fetch(req, env);
-      case 'misdirected':
-        return misdirected();
+      case 'misdirected': {
+        // Labelled with the side the connection's certificate chose, as the apps label theirs.
+        const server = sni.toLowerCase() === opts.controlHost.toLowerCase() ? 'control' : 'console';
+        opts.metrics?.answered({ server, route: 'misdirected', method: req.method, status: 421 });
+        return failureResponse('misdirected');
+      }
     }
   };
-}
-
-function misdirected(): Response {
-  return failureResponse('misdirected');
 }

@@ -22,6 +22,12 @@ export interface Metrics {
   registry: Registry;
   /** Records each request of `server` (console or control) by its route pattern. */
   http(server: 'console' | 'control'): MiddlewareHandler;
+  /**
+   * Counts an answer made outside the two apps (issue 23: every answer is counted): a misdirected
+   * request (421), the health fast path, and, as server `none`, what came before routing (the
+   * answers while starting, requests Node's parser refused).
+   */
+  answered(labels: { server: 'console' | 'control' | 'none'; route: string; method: string; status: number }): void;
   /** The logger, counting the events it passes on. */
   logger(inner: Logger): Logger;
   /** Hears each break-glass sign-in attempt's throttle delay (throttle/throttle.ts). */
@@ -29,7 +35,7 @@ export interface Metrics {
 }
 
 export function createMetrics(deps: {
-  store: Pick<Store, 'countsVisibleTo' | 'storedBytesByLevel' | 'staleDeviceCount'>;
+  store: Pick<Store, 'countsVisibleTo' | 'storedBytesByLevel' | 'storedRunsByLevel' | 'staleDeviceCount'>;
   clock: Clock;
   staleAfterMs: number;
 }): Metrics {
@@ -98,10 +104,12 @@ export function createMetrics(deps: {
   });
   new Gauge({
     name: 'paddock_runs',
-    help: 'Stored runs',
+    help: 'Stored runs by privacy level',
+    labelNames: ['level'] as const,
     registers: [registry],
     async collect() {
-      this.set((await deps.store.countsVisibleTo(ADMIN)).runs);
+      const runs = await deps.store.storedRunsByLevel(ADMIN);
+      for (const level of PRIVACY_LEVELS) this.set({ level }, runs[level]);
     },
   });
   new Gauge({
@@ -114,6 +122,14 @@ export function createMetrics(deps: {
       for (const level of PRIVACY_LEVELS) this.set({ level }, bytes[level]);
     },
   });
+
+  // Counters whose label sets are known start at 0, so a rate or an alert sees the first event.
+  for (const method of ['local', 'oidc'] as const) signIns.inc({ method, outcome: 'succeeded' }, 0);
+  signIns.inc({ method: 'local', outcome: 'failed' }, 0);
+  for (const outcome of ['exchange_failed', 'token_rejected']) signIns.inc({ method: 'oidc', outcome }, 0);
+  for (const kind of ['unavailable', 'full']) storeErrors.inc({ kind }, 0);
+  for (const level of PRIVACY_LEVELS) swept.inc({ level }, 0);
+  for (const by of ['account', 'system']) revoked.inc({ by }, 0);
 
   /** Log events that are counted, and how. */
   const onEvent: Record<string, (fields: Record<string, unknown>) => void> = {
@@ -142,7 +158,7 @@ export function createMetrics(deps: {
           matchedRoutes(c)
             .filter((r) => r.method !== 'ALL')
             .at(-1)?.path ?? 'unmatched';
-        const method = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'].includes(c.req.method) ? c.req.method : 'other';
+        const method = methodLabel(c.req.method);
         const status = String(c.res.status);
         requests.inc({ server, route, method, status });
         latency.observe({ server, route, method }, (performance.now() - started) / 1000);
@@ -151,6 +167,9 @@ export function createMetrics(deps: {
           uploads.inc({ level: isPrivacyLevel(level) ? level : 'invalid', status });
         }
       };
+    },
+    answered({ server, route, method, status }) {
+      requests.inc({ server, route, method: methodLabel(method), status: String(status) });
     },
     throttleDelay(ms) {
       delays.observe(ms / 1000);
@@ -164,4 +183,9 @@ export function createMetrics(deps: {
       };
     },
   };
+}
+
+/** The method as a label: the ones the routes use, any other as `other`, so the set stays small. */
+function methodLabel(method: string): string {
+  return ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'].includes(method) ? method : 'other';
 }

@@ -10,12 +10,14 @@ import type { TLSSocket } from 'node:tls';
 import { DEFAULT_CACHE_CONTROL, SECURITY_HEADERS } from '../http/security_headers.ts';
 import { HEALTHZ_CONTENT_TYPE, healthDocument } from '../service/healthz.ts';
 import type { Side } from '../host/host_router.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export function healthFastPath(
   version: string,
   sideOf: (host: string | undefined, sni: string, path: string) => Side,
+  metrics?: Pick<Metrics, 'answered'>,
 ): FastPath {
   const body = Buffer.from(healthDocument(version));
   const headers = {
@@ -30,6 +32,8 @@ export function healthFastPath(
     if (sideOf(req.headers.host, sni, '/healthz') !== 'admin') return false;
     res.writeHead(200, headers);
     res.end(body);
+    // Counted as the console's own route would have been.
+    metrics?.answered({ server: 'console', route: '/healthz', method: 'GET', status: 200 });
     return true;
   };
 }

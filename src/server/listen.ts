@@ -1,7 +1,9 @@
 /**
  * The listening socket: plain HTTP on loopback, or TLS with two certificates on one port, the
  * control certificate for the control host's server name and the admin certificate for any other.
- * Requests go to the web-standard handler through @hono/node-server, after an optional fast path.
+ * On the plain port a connection that opens with a TLS handshake (a device) is served the control
+ * certificate, so the quick start's enrollment links work (issue 23). Requests go to the
+ * web-standard handler through @hono/node-server, after an optional fast path.
  */
 import {
   createServer as createHttpServer,
@@ -11,23 +13,32 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createSecureContext } from 'node:tls';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { failureResponse, failureText, FAILURES, type FailureName } from '../http/failures.ts';
 import { DEFAULT_CACHE_CONTROL, SECURITY_HEADERS } from '../http/security_headers.ts';
 import { ConfigError } from '../config/parse.ts';
 import type { PemPair } from '../config/pem.ts';
+import { TLS_PROFILE } from '../tls/profile.ts';
+import { acceptTlsOnPlainPort } from './plain_port_tls.ts';
 import type { FastPath } from './health_fast_path.ts';
 
 export interface ListenOptions {
   host: string;
   port: number;
   /** `hsts`: send Strict-Transport-Security (not for a loopback or IP admin host). */
-  tls?: { admin: PemPair; control: PemPair; controlHost: string; hsts?: boolean } | undefined;
+  tls?: { admin: PemPair; controlHost: string; hsts?: boolean } | undefined;
+  /**
+   * The control certificate as it is now (it is renewed while serving): under TLS, for the control
+   * host's server name; without, for every connection that opens with a TLS handshake.
+   */
+  control?: (() => PemPair) | undefined;
   /** Answers some requests itself (returning true) before the handler sees them. */
   fastPath?: FastPath | undefined;
   /** True once the server is stopping: every answer then closes its connection (no keep-alive). */
   draining?: (() => boolean) | undefined;
+  /** Hears the status of each answer written here, before any handler (a request Node's parser refused). */
+  answeredEarly?: ((status: number) => void) | undefined;
   /** Errors of the listening socket after it started (such as a failed accept). */
   onError?: ((err: Error) => void) | undefined;
 }
@@ -45,30 +56,36 @@ export function listen(
   // A request without Host (HTTP/1.0) is read as addressed to the listen address, as before.
   const adapter = getRequestListener(handler, { hostname: opts.host, errorHandler: adapterError });
   const fast = opts.fastPath;
+  const answerEarly = (res: ServerResponse, name: FailureName) => {
+    opts.answeredEarly?.(FAILURES[name].status);
+    sendFailure(res, name);
+  };
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     // RFC 9112 section 3.2: an HTTP/1.1 request without Host is answered 400 (Node's own answer
     // to it, which is switched off below, carries none of the headers every answer must carry).
-    if (req.headers.host === undefined && req.httpVersion === '1.1') return void sendBadRequest(res);
+    if (req.headers.host === undefined && req.httpVersion === '1.1') return void answerEarly(res, 'badRequest');
     // A Host the URL parser refuses (1.2.3.256, 4294967296, .1) is a bad request, not a failure of
     // ours: the adapter would throw building the Request's URL, which it answers 500.
-    if (req.headers.host !== undefined && !URL.canParse(`http://${req.headers.host}/`)) return void sendBadRequest(res);
+    if (req.headers.host !== undefined && !URL.canParse(`http://${req.headers.host}/`))
+      return void answerEarly(res, 'badRequest');
     if (opts.draining?.()) res.setHeader('Connection', 'close');
     if (fast?.(req, res)) return;
     return adapter(req, res);
   };
   const tls = opts.tls;
+  const control = opts.control && currentContext(opts.control);
   let server: Server;
   if (tls) {
-    const control = createSecureContext({ cert: tls.control.certPem, key: tls.control.keyPem });
     const controlHost = tls.controlHost.toLowerCase();
     server = createHttpsServer(
       {
         requireHostHeader: false,
         cert: tls.admin.certPem,
         key: tls.admin.keyPem,
-        minVersion: 'TLSv1.2',
+        ...TLS_PROFILE,
         // An unknown or absent server name gets the admin certificate (undefined: the default context).
-        SNICallback: (servername, done) => done(null, servername.toLowerCase() === controlHost ? control : undefined),
+        SNICallback: (servername, done) =>
+          done(null, control && servername.toLowerCase() === controlHost ? control() : undefined),
       },
       // Paddock terminates TLS itself here: browsers are told to use nothing else for this name
       // (RFC 6797), so a first plain-HTTP visit cannot be downgraded. Set before any answer's own
@@ -82,13 +99,14 @@ export function listen(
     );
   } else {
     server = createHttpServer({ requireHostHeader: false }, listener);
+    if (control) acceptTlsOnPlainPort(server, control);
   }
   // Each connection costs memory and a file descriptor: beyond the cap new ones are refused at once
   // rather than starving the connections already served (slow clients holding thousands open).
   server.maxConnections = MAX_CONNECTIONS;
   // An Expect other than 100-continue (RFC 9110 section 10.1.1): 417, with the headers of every answer
   // (Node's own 417 carries none of them).
-  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => sendFailure(res, 'expectationFailed'));
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => answerEarly(res, 'expectationFailed'));
   // A request Node's parser cannot read gets the same plain 400, then the connection is closed.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     // Bytes past a request's declared length that do not parse as the next request: the request
@@ -102,7 +120,11 @@ export function listen(
       return;
     }
     if (err.code === 'ECONNRESET' || !socket.writable) socket.destroy();
-    else socket.end(CLIENT_ERROR_ANSWERS[err.code ?? ''] ?? RAW_BAD_REQUEST);
+    else {
+      const name = CLIENT_ERROR_FAILURES[err.code ?? ''] ?? 'badRequest';
+      opts.answeredEarly?.(FAILURES[name].status);
+      socket.end(RAW_ANSWERS[name]);
+    }
   });
   return new Promise<Server>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
@@ -118,16 +140,23 @@ export function listen(
   });
 }
 
+/** A secure context for the pair as it is now, made again only when the certificate changed. */
+function currentContext(pair: () => PemPair): () => SecureContext {
+  let made: { certPem: string; context: SecureContext } | undefined;
+  return function controlContext() {
+    const { certPem, keyPem } = pair();
+    if (made?.certPem !== certPem)
+      made = { certPem, context: createSecureContext({ cert: certPem, key: keyPem, ...TLS_PROFILE }) };
+    return made.context;
+  };
+}
+
 const PLAIN_HEADERS = {
   'Content-Type': 'text/plain; charset=UTF-8',
   ...SECURITY_HEADERS,
   'Cache-Control': DEFAULT_CACHE_CONTROL,
   Connection: 'close',
 };
-
-function sendBadRequest(res: ServerResponse): void {
-  sendFailure(res, 'badRequest');
-}
 
 /** A named failure written straight to Node's response, and the connection closed after it. */
 function sendFailure(res: ServerResponse, name: FailureName): void {
@@ -145,12 +174,17 @@ function rawAnswer(name: FailureName): string {
   return [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, ...lines, '', body].join('\r\n');
 }
 
-/** Node's own choices of status for what its parser refuses, with the headers of every answer. */
-const CLIENT_ERROR_ANSWERS: Record<string, string> = {
-  HPE_HEADER_OVERFLOW: rawAnswer('headersTooLarge'),
-  ERR_HTTP_REQUEST_TIMEOUT: rawAnswer('requestTimeout'),
+/** Node's own choices of status for what its parser refuses; anything else it refuses is a bad request. */
+const CLIENT_ERROR_FAILURES: Record<string, 'headersTooLarge' | 'requestTimeout'> = {
+  HPE_HEADER_OVERFLOW: 'headersTooLarge',
+  ERR_HTTP_REQUEST_TIMEOUT: 'requestTimeout',
 };
-const RAW_BAD_REQUEST = rawAnswer('badRequest');
+/** Those answers, with the headers of every answer, written once. */
+const RAW_ANSWERS = {
+  badRequest: rawAnswer('badRequest'),
+  headersTooLarge: rawAnswer('headersTooLarge'),
+  requestTimeout: rawAnswer('requestTimeout'),
+};
 
 /**
  * What the adapter answers when it cannot make a Request of what came in (a backslash in the path,

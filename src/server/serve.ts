@@ -42,6 +42,8 @@ export interface RunningServer {
 
 /** How long a stop waits for requests in flight before it closes their connections (CONTRACT section 2). */
 const DRAIN_MS = 10_000;
+/** How often a running server looks whether the generated control certificate is due for renewal. */
+const RENEWAL_CHECK_MS = 12 * 3_600_000;
 
 export interface ServeOptions {
   logger: Logger;
@@ -62,25 +64,33 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
   const logger = Object.assign(metrics.logger(audit), { flush: () => audit.flush() });
   const checks = levelCheck({ store, logger });
   try {
-    const control = await loadControlIdentity(store, configured.controlHost, clock.now(), configured.controlTls);
+    const loadControl = () => loadControlIdentity(store, configured.controlHost, clock.now(), configured.controlTls);
+    // Reissued with the same key before it expires (see tls/control_identity.ts), so the pin holds.
+    let control = await loadControl();
     // Bound before the handler is built, so URLs derived from a listen address on port 0 name the
     // port actually bound; until the handler is ready requests are told to retry.
+    // Until the handler is ready, requests are told to retry; counted, as every answer is.
+    const starting = (req: Request) => {
+      metrics.answered({ server: 'none', route: 'starting', method: req.method, status: 503 });
+      return failureResponse('starting', { 'Retry-After': '1' });
+    };
     let handler: (req: Request, env: unknown) => Response | Promise<Response> = starting;
     // CONTRACT section 5: /healthz says 200 only once every route is served, so its fast path
     // answers only after the handler is in place; until then it too gets 503 with Retry-After.
-    const health = healthFastPath(configured.version, sideResolver(routing(configured)));
+    const health = healthFastPath(configured.version, sideResolver(routing(configured)), metrics);
     let ready = false;
     let draining = false;
     const server = await listen((req, env) => handler(req, env), {
       ...configured.listen,
       tls: configured.tls && {
         admin: configured.tls,
-        control,
         controlHost: configured.controlHost,
         hsts: hstsApplies(configured),
       },
+      control: () => control,
       fastPath: (req, res) => ready && health(req, res),
       draining: () => draining,
+      answeredEarly: (status) => metrics.answered({ server: 'none', route: 'unreadable', method: 'other', status }),
       onError: (err) => logger.log('error', 'server.error', { error: err.message }),
     });
     const address = server.address() as AddressInfo;
@@ -112,6 +122,14 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       intervalMs: config.sweepIntervalMs,
     });
     retention.start();
+    const renewal = setInterval(() => {
+      loadControl().then(
+        (renewed) => (control = renewed),
+        (err: unknown) =>
+          logger.log('error', 'server.error', { error: `control certificate: ${(err as Error).message}` }),
+      );
+    }, RENEWAL_CHECK_MS);
+    renewal.unref();
     // Runs a restart left unchecked are checked in the background, one at a time; a failure is logged.
     checks
       .backfill()
@@ -125,6 +143,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       pin: control.pin,
       close: async () => {
         draining = true;
+        clearInterval(renewal);
         await drain(server, opts.drainMs ?? DRAIN_MS);
         await sweep.stop();
         await checks.stop();
@@ -139,10 +158,6 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
     await store.close();
     throw err;
   }
-}
-
-function starting(): Response {
-  return failureResponse('starting', { 'Retry-After': '1' });
 }
 
 async function buildHandler(
@@ -191,7 +206,7 @@ async function buildHandler(
     deviceQuotaBytes: config.deviceQuotaBytes,
     metrics,
   });
-  return hostRouter({ ...routing(config), admin: adminApp, control: controlApp });
+  return hostRouter({ ...routing(config), admin: adminApp, control: controlApp, metrics });
 }
 
 /**

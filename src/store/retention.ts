@@ -31,6 +31,8 @@ export const retentionSql = {
   >,
   bytesByLevel: `SELECT coalesce(sum(full_bytes), 0) AS full_bytes, coalesce(sum(redacted_bytes), 0) AS redacted_bytes,
     coalesce(sum(minimal_bytes), 0) AS minimal_bytes FROM counts WHERE (? OR owner = ?)`,
+  runsByLevel: `SELECT coalesce(sum(full_runs), 0) AS full_runs, coalesce(sum(redacted_runs), 0) AS redacted_runs,
+    coalesce(sum(minimal_runs), 0) AS minimal_runs FROM counts WHERE (? OR owner = ?)`,
   // One upsert decides, as for sign-in turns: the row is written only when free, lapsed or already
   // ours, and RETURNING says whether it was. On PostgreSQL the upsert locks the row, so of two
   // instances exactly one sees it free.
@@ -57,6 +59,14 @@ export function retentionStore(db: Sql): RetentionStore {
         full: Number(r?.full_bytes ?? 0),
         redacted: Number(r?.redacted_bytes ?? 0),
         minimal: Number(r?.minimal_bytes ?? 0),
+      } satisfies Record<PrivacyLevel, number>;
+    },
+    async storedRunsByLevel(viewer) {
+      const r = await db.get(retentionSql.runsByLevel, ...scope(viewer));
+      return {
+        full: Number(r?.full_runs ?? 0),
+        redacted: Number(r?.redacted_runs ?? 0),
+        minimal: Number(r?.minimal_runs ?? 0),
       } satisfies Record<PrivacyLevel, number>;
     },
     async takeLease(name, holder, now, until) {

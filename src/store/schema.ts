@@ -1,6 +1,7 @@
 /**
  * The schema version of a store, read without changing anything (for `paddock check`, `backup`
- * and `restore`): the migrations it has against the ones this build knows. Opening a store for
+ * and `restore`): the migrations it has against the ones this build knows; and, for `check`, a
+ * setting kept in it. Opening a store for
  * serving migrates it instead (sqlite/db.ts, postgres/db.ts), and refuses a newer one the same way.
  */
 import { existsSync } from 'node:fs';
@@ -9,6 +10,8 @@ import pg from 'pg';
 import { newerSchema } from './migrations.ts';
 import { migrations as pgMigrations } from './postgres/migrations.ts';
 import { connectionConfig } from './postgres/pool.ts';
+import { settingsSql } from './stored_settings.ts';
+import { numbered } from './sql.ts';
 import { migrations as sqliteMigrations } from './sqlite/migrations.ts';
 
 export interface SchemaState {
@@ -58,6 +61,34 @@ export async function postgresSchema(url: string): Promise<SchemaState> {
       applied.map((r) => r.name),
       pgMigrations,
     );
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** A setting of a served store, read-only; undefined when there is no store or no such setting yet. */
+export async function storedSetting(
+  store: { databaseUrl: string | undefined; sqlitePath: string },
+  name: string,
+): Promise<string | undefined> {
+  if (store.databaseUrl === undefined) {
+    if (!existsSync(store.sqlitePath)) return undefined;
+    const db = new DatabaseSync(store.sqlitePath, { readOnly: true });
+    try {
+      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'").get()) return undefined;
+      return db.prepare(settingsSql.get).get(name)?.value as string | undefined;
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client(connectionConfig(store.databaseUrl, {}));
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ t: string | null }>("SELECT to_regclass('settings')::text AS t");
+    if (!rows[0]?.t) return undefined;
+    const found = await client.query<{ value: string }>(numbered(settingsSql.get), [name]);
+    return found.rows[0]?.value;
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -133,6 +133,8 @@ export interface RetentionStore {
   dueForDeletion(privacy: PrivacyLevel, before: number, limit: number): Promise<RunsAndBytes>;
   /** Stored bytes per level, from the counts table (not summed over the runs). */
   storedBytesByLevel(viewer: Viewer): Promise<Record<PrivacyLevel, number>>;
+  /** Stored runs per level, from the counts table too. */
+  storedRunsByLevel(viewer: Viewer): Promise<Record<PrivacyLevel, number>>;
   /**
    * Gives `holder` the lease `name` until `until` unless another holder's lease runs past `now`
    * (one statement); true when taken or renewed.

@@ -2,7 +2,16 @@
  * A self-signed ECDSA P-256 X.509 v3 certificate (RFC 5280) for the control host, built with
  * node:crypto and our DER encoder, and the pin of CONTRACT section 7 computed from it.
  */
-import { createHash, generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  sign,
+  X509Certificate,
+} from 'node:crypto';
 import { isIP } from 'node:net';
 import * as der from './der.ts';
 
@@ -19,10 +28,12 @@ export function generateSelfSignedCertificate(opts: {
   ipAddresses?: string[];
   notBefore: Date;
   days: number;
+  /** The key to certify again (a renewal keeps the pin); unset: a new P-256 key. */
+  keyPem?: string | undefined;
 }): SelfSignedCertificate {
   if (opts.commonName === '') throw new TypeError('generateSelfSignedCertificate: commonName must not be empty');
   if (!(opts.days >= 1)) throw new TypeError('generateSelfSignedCertificate: days must be at least 1');
-  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const { publicKey, privateKey } = keyPair(opts.keyPem);
   const name = der.sequence(der.set(der.sequence(der.oid('2.5.4.3'), der.utf8String(opts.commonName))));
   const notAfter = new Date(opts.notBefore.getTime() + opts.days * 86_400_000);
   // Section 4.1.2.2: a positive serial of at most 20 octets; 16 random bytes with the top bit cleared.
@@ -42,6 +53,15 @@ export function generateSelfSignedCertificate(opts: {
   const cert = der.sequence(tbs, ECDSA_WITH_SHA256, der.bitString(signature));
   const certPem = `-----BEGIN CERTIFICATE-----\n${cert.toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END CERTIFICATE-----\n`;
   return { certPem, keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string };
+}
+
+function keyPair(keyPem: string | undefined): { publicKey: KeyObject; privateKey: KeyObject } {
+  if (keyPem === undefined) return generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const privateKey = createPrivateKey(keyPem);
+  // The signature algorithm written in the certificate is ECDSA with SHA-256 on P-256.
+  if (privateKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1')
+    throw new TypeError('generateSelfSignedCertificate: keyPem must be a P-256 key');
+  return { publicKey: createPublicKey(privateKey), privateKey };
 }
 
 function extensions(dnsNames: string[], ips: string[]): Buffer[] {

@@ -38,7 +38,8 @@ test('a new installation: every check passes, and the data directory is left as 
       'ok   configuration: valid; console at http://127.0.0.1:8080',
       `ok   store: SQLite ${join(dir, 'data', 'paddock.db')}, none yet: created at the first start`,
       'skip identity provider: not configured: the break-glass password only',
-      'skip certificates: no TLS configured: plain HTTP on a loopback address',
+      'skip certificate PADDOCK_TLS_CERT: no TLS configured: plain HTTP on a loopback address',
+      'skip control certificate: none yet: generated at the first start, kept in the store',
       '',
     ].join('\n'),
   );
@@ -117,7 +118,55 @@ test('an unreachable provider, a newer schema and an expired certificate each fa
   assert.match(r.stdout, /^FAIL store: SQLite .*: the store's schema is version \d+, newer than this build's \d+/m);
   assert.match(r.stdout, new RegExp(`^FAIL identity provider: http://127\\.0\\.0\\.1:${port}: .+$`, 'm'));
   assert.match(r.stdout, /^FAIL certificate PADDOCK_TLS_CERT: DNS:admin\.test: expired on /m);
+  assert.match(
+    r.stdout,
+    /^ok {3}control certificate: generated, IP Address:127\.0\.0\.1, .*; it does not name control\.test/m,
+  );
   assert.equal(r.stdout.trim().split('\n').length, 5, 'one line per check');
+});
+
+test('the control certificate: its days left, and a name that is not the control host', async () => {
+  const fx = await tlsFixture();
+  dirs.push(fx.dir);
+  const data = join(fx.dir, 'data');
+  const serveOnce = async (env: Record<string, string>) => {
+    const serve = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: data, ...env });
+    await serve.waitFor(/serving on/);
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+  };
+  await serveOnce({});
+  const plain = await check({ PADDOCK_DATA_DIR: data });
+  assert.equal(plain.code, 0, plain.stdout);
+  assert.match(
+    plain.stdout,
+    /^ok {3}control certificate: generated, IP Address:127\.0\.0\.1, valid until .* \(39[67] days left\)$/m,
+  );
+
+  const tls = {
+    PADDOCK_BASE_URL: 'https://admin.test:8443',
+    PADDOCK_CONTROL_HOST: 'control.test',
+    PADDOCK_TLS_CERT: fx.admin.certFile,
+    PADDOCK_TLS_KEY: fx.admin.keyFile,
+  };
+  // A store first served plain: its certificate names 127.0.0.1 until the next start reissues it.
+  const before = await check({ PADDOCK_DATA_DIR: data, ...tls });
+  assert.equal(before.code, 0, before.stdout);
+  assert.match(
+    before.stdout,
+    /^ok {3}control certificate: generated, IP Address:127\.0\.0\.1, .*; it does not name control\.test: the next start reissues it with the same key$/m,
+  );
+  await serveOnce(tls);
+  const after = await check({ PADDOCK_DATA_DIR: data, ...tls });
+  assert.match(
+    after.stdout,
+    /^ok {3}control certificate: generated, DNS:control\.test, valid until .* \(39[67] days left\)$/m,
+  );
+
+  // A configured certificate for another name than the one it is served for fails.
+  const wrong = await check({ PADDOCK_DATA_DIR: data, ...tls, PADDOCK_BASE_URL: 'https://console.test:8443' });
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stdout, /^FAIL certificate PADDOCK_TLS_CERT: DNS:admin\.test: does not name console\.test$/m);
 });
 
 const available = await postgresAvailable();

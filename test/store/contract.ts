@@ -680,6 +680,8 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         minimal: 12 + 15 + 18,
       });
       assert.deepEqual(await store.storedBytesByLevel(bob), { full: 13, redacted: 11 + 17, minimal: 15 });
+      assert.deepEqual(await store.storedRunsByLevel(admin), { full: 3, redacted: 3, minimal: 3 });
+      assert.deepEqual(await store.storedRunsByLevel(bob), { full: 1, redacted: 2, minimal: 1 });
       assert.deepEqual(await store.dueForDeletion('full', 1600, 10), { runs: 2, bytes: big + 13 });
       assert.deepEqual(await store.dueForDeletion('full', 1600, 1), { runs: 1, bytes: big }, 'bounded by limit');
       assert.deepEqual(await store.deleteExpiredRuns('full', 1600, 1), { runs: 1, bytes: big }, 'oldest first');
@@ -691,12 +693,14 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.deepEqual(await store.deleteExpiredRuns('minimal', 10_000, 10), { runs: 3, bytes: 12 + 15 + 18 });
       assert.equal((await store.runsVisibleTo(admin, { limit: 20 }, { privacy: 'redacted' })).items.length, 3);
       assert.deepEqual(await store.storedBytesByLevel(admin), { full: 16, redacted: 11 + 14 + 17, minimal: 0 });
+      assert.deepEqual(await store.storedRunsByLevel(admin), { full: 1, redacted: 3, minimal: 0 });
       assert.deepEqual(await store.countsVisibleTo(admin), { devices: 2, activeDevices: 2, runs: 4 });
       assert.equal(await store.storedBytes('ra'), 16 + 14);
       // Deleting a device's runs through deleteDevice keeps the byte counters too.
       await store.revokeDevice(admin, 'rb', 5);
       assert.equal(await store.deleteDevice(admin, 'rb'), 'deleted');
       assert.deepEqual(await store.storedBytesByLevel(admin), { full: 16, redacted: 14, minimal: 0 });
+      assert.deepEqual(await store.storedRunsByLevel(admin), { full: 1, redacted: 1, minimal: 0 });
     });
 
     test('lease: one holder at a time until it expires or is released; the holder may renew', async () => {

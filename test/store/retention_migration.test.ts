@@ -39,6 +39,9 @@ async function afterMigration(store: Store, chunks: () => Promise<number>) {
   assert.deepEqual(await store.storedBytesByLevel(ADMIN), { full: 15, redacted: 7, minimal: 20 });
   assert.deepEqual(await store.storedBytesByLevel(ANN), { full: 10, redacted: 0, minimal: 20 });
   assert.equal((await store.countsVisibleTo(ADMIN)).runs, 4, 'the run counts are untouched');
+  // The 'runs-by-level' migration after it counts the runs already stored per level too.
+  assert.deepEqual(await store.storedRunsByLevel(ADMIN), { full: 2, redacted: 1, minimal: 1 });
+  assert.deepEqual(await store.storedRunsByLevel(ANN), { full: 1, redacted: 0, minimal: 1 });
   const body = new Uint8Array(CHUNK_SIZE + 1).fill(1);
   const sha256 = createHash('sha256').update(body).digest('hex');
   const run = { device: 'da', contentType: 't', size: body.length, body, sha256 };
@@ -49,6 +52,7 @@ async function afterMigration(store: Store, chunks: () => Promise<number>) {
   assert.deepEqual(await store.deleteExpiredRuns('full', 150, 10), { runs: 1, bytes: 10 });
   assert.deepEqual(await store.storedBytesByLevel(ADMIN), { full: 5, redacted: 0, minimal: 20 });
   assert.equal((await store.countsVisibleTo(ADMIN)).runs, 2);
+  assert.deepEqual(await store.storedRunsByLevel(ADMIN), { full: 1, redacted: 0, minimal: 1 });
   assert.equal(await chunks(), 0, 'the chunked run went with its chunks');
 }
 

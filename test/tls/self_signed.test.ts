@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
@@ -72,5 +72,27 @@ test('bad input is a TypeError', () => {
     () =>
       generateSelfSignedCertificate({ commonName: 'x', dnsNames: [], ipAddresses: ['300.1.1.1'], notBefore, days: 1 }),
     TypeError,
+  );
+});
+
+test('a certificate for a given key keeps that key, so its pin; only P-256 keys are taken', () => {
+  const first = make();
+  const again = generateSelfSignedCertificate({
+    commonName: 'control.example',
+    dnsNames: ['control.example'],
+    notBefore,
+    days: 30,
+    keyPem: first.keyPem,
+  });
+  assert.equal(again.keyPem, first.keyPem);
+  assert.equal(certificatePin(again.certPem), certificatePin(first.certPem));
+  assert.equal(new X509Certificate(again.certPem).verify(new X509Certificate(first.certPem).publicKey), true);
+  const p384 = generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).privateKey.export({
+    type: 'pkcs8',
+    format: 'pem',
+  });
+  assert.throws(
+    () => generateSelfSignedCertificate({ commonName: 'x', dnsNames: [], notBefore, days: 1, keyPem: String(p384) }),
+    /P-256/,
   );
 });

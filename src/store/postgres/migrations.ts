@@ -407,6 +407,44 @@ export const migrations: readonly Migration[] = [
   ALTER TABLE enroll_tokens ADD COLUMN labels TEXT NOT NULL DEFAULT '{}';
   `,
   },
+  {
+    name: 'runs-by-level',
+    sql: `
+  -- Stored runs per level (issue 23: paddock_runs by level), kept by the counts trigger like the
+  -- bytes per level, so a scrape reads counters, not the runs.
+  ALTER TABLE counts ADD COLUMN full_runs BIGINT NOT NULL DEFAULT 0;
+  ALTER TABLE counts ADD COLUMN redacted_runs BIGINT NOT NULL DEFAULT 0;
+  ALTER TABLE counts ADD COLUMN minimal_runs BIGINT NOT NULL DEFAULT 0;
+  INSERT INTO counts (owner, shard, full_runs, redacted_runs, minimal_runs)
+    SELECT owner, 0, count(*) FILTER (WHERE privacy = 'full'), count(*) FILTER (WHERE privacy = 'redacted'),
+      count(*) FILTER (WHERE privacy = 'minimal') FROM runs GROUP BY owner
+    ON CONFLICT (owner, shard) DO UPDATE SET full_runs = excluded.full_runs,
+      redacted_runs = excluded.redacted_runs, minimal_runs = excluded.minimal_runs;
+  CREATE OR REPLACE FUNCTION counts_runs_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE
+    sign bigint := CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END;
+  BEGIN
+    INSERT INTO counts (owner, shard, runs, full_bytes, redacted_bytes, minimal_bytes, full_runs, redacted_runs,
+        minimal_runs)
+      SELECT owner, counts_shard(), sign * count(*),
+        sign * coalesce(sum(size) FILTER (WHERE privacy = 'full'), 0),
+        sign * coalesce(sum(size) FILTER (WHERE privacy = 'redacted'), 0),
+        sign * coalesce(sum(size) FILTER (WHERE privacy = 'minimal'), 0),
+        sign * count(*) FILTER (WHERE privacy = 'full'),
+        sign * count(*) FILTER (WHERE privacy = 'redacted'),
+        sign * count(*) FILTER (WHERE privacy = 'minimal')
+      FROM changed GROUP BY owner ORDER BY owner
+      ON CONFLICT (owner, shard) DO UPDATE SET runs = counts.runs + excluded.runs,
+        full_bytes = counts.full_bytes + excluded.full_bytes,
+        redacted_bytes = counts.redacted_bytes + excluded.redacted_bytes,
+        minimal_bytes = counts.minimal_bytes + excluded.minimal_bytes,
+        full_runs = counts.full_runs + excluded.full_runs,
+        redacted_runs = counts.redacted_runs + excluded.redacted_runs,
+        minimal_runs = counts.minimal_runs + excluded.minimal_runs;
+    RETURN NULL;
+  END $$;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

@@ -379,6 +379,42 @@ export const migrations: readonly Migration[] = [
   ALTER TABLE enroll_tokens ADD COLUMN labels TEXT NOT NULL DEFAULT '{}';
   `,
   },
+  {
+    name: 'runs-by-level',
+    sql: `
+  -- Stored runs per level (issue 23: paddock_runs by level), kept by the counts triggers like the
+  -- bytes per level, so a scrape reads counters, not the runs.
+  ALTER TABLE counts ADD COLUMN full_runs INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE counts ADD COLUMN redacted_runs INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE counts ADD COLUMN minimal_runs INTEGER NOT NULL DEFAULT 0;
+  INSERT INTO counts (owner, shard, full_runs, redacted_runs, minimal_runs)
+    SELECT owner, 0, sum(privacy = 'full'), sum(privacy = 'redacted'), sum(privacy = 'minimal')
+      FROM runs WHERE true GROUP BY owner
+    ON CONFLICT (owner, shard) DO UPDATE SET full_runs = excluded.full_runs,
+      redacted_runs = excluded.redacted_runs, minimal_runs = excluded.minimal_runs;
+  DROP TRIGGER counts_runs_insert;
+  DROP TRIGGER counts_runs_delete;
+  CREATE TRIGGER counts_runs_insert AFTER INSERT ON runs BEGIN
+    INSERT INTO counts (owner, shard, runs, full_bytes, redacted_bytes, minimal_bytes, full_runs, redacted_runs,
+        minimal_runs)
+      VALUES (NEW.owner, 0, 1, iif(NEW.privacy = 'full', NEW.size, 0), iif(NEW.privacy = 'redacted', NEW.size, 0),
+        iif(NEW.privacy = 'minimal', NEW.size, 0), NEW.privacy = 'full', NEW.privacy = 'redacted',
+        NEW.privacy = 'minimal')
+      ON CONFLICT (owner, shard) DO UPDATE SET runs = runs + 1, full_bytes = full_bytes + excluded.full_bytes,
+        redacted_bytes = redacted_bytes + excluded.redacted_bytes, minimal_bytes = minimal_bytes + excluded.minimal_bytes,
+        full_runs = full_runs + excluded.full_runs, redacted_runs = redacted_runs + excluded.redacted_runs,
+        minimal_runs = minimal_runs + excluded.minimal_runs;
+  END;
+  CREATE TRIGGER counts_runs_delete AFTER DELETE ON runs BEGIN
+    UPDATE counts SET runs = runs - 1, full_bytes = full_bytes - iif(OLD.privacy = 'full', OLD.size, 0),
+      redacted_bytes = redacted_bytes - iif(OLD.privacy = 'redacted', OLD.size, 0),
+      minimal_bytes = minimal_bytes - iif(OLD.privacy = 'minimal', OLD.size, 0),
+      full_runs = full_runs - (OLD.privacy = 'full'), redacted_runs = redacted_runs - (OLD.privacy = 'redacted'),
+      minimal_runs = minimal_runs - (OLD.privacy = 'minimal')
+      WHERE owner = OLD.owner AND shard = 0;
+  END;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */
