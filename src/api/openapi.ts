@@ -4,9 +4,11 @@
  * (test/api/openapi.test.ts), so the document cannot drift from what the server answers.
  */
 import type { Handler } from 'hono';
-import { DEVICE_SORTS, DEVICE_STATUSES } from '../domain/devices.ts';
-import { PRIVACY_LEVELS } from '../domain/privacy.ts';
-import { AUDITED_EVENTS } from '../audit/audit_record.ts';
+import { AUDIT } from '../lists/audit.ts';
+import { DEVICES } from '../lists/devices.ts';
+import { ACCOUNTS, ENROLL_TOKENS } from '../lists/pages.ts';
+import type { Parameters } from '../lists/parameters.ts';
+import { RUNS } from '../lists/runs.ts';
 import { JSON_LIMIT } from './json_body.ts';
 import { SCHEMAS } from './openapi_schemas.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
@@ -36,7 +38,9 @@ const bodyErrors = {
   '415': failure('A body that is not application/json'),
 } as const;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const cursor = query('before', { type: 'string' }, 'cursor: `next` of the previous page');
+/** A list's query parameters, as its declaration gives them (lists/). */
+const listParameters = (list: { parameters: Parameters }) =>
+  Object.entries(list.parameters).map(([name, p]) => query(name, p.kind.schema, p.about));
 const id = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
 const jsonBody = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
 const page = (item: string) => ({
@@ -71,13 +75,7 @@ export const OPENAPI = {
       get: {
         operationId: 'listDevices',
         summary: 'Devices the account may see, newest first unless sorted otherwise',
-        parameters: [
-          query('q', { type: 'string', minLength: 3, maxLength: 128 }, 'id or name contains, any case'),
-          query('owner', { type: 'string' }, 'an account subject'),
-          query('status', { enum: DEVICE_STATUSES }, 'device status'),
-          query('sort', { enum: DEVICE_SORTS }, 'order'),
-          query('before', { type: 'string', pattern: '^[1-9][0-9]{0,14}$' }, 'cursor: `next` of the previous page'),
-        ],
+        parameters: listParameters(DEVICES),
         responses: {
           '200': { description: 'A page of devices', content: { 'application/json': { schema: page('Device') } } },
           ...errors,
@@ -132,14 +130,7 @@ export const OPENAPI = {
       get: {
         operationId: 'listRuns',
         summary: 'Runs the account may see, newest first',
-        parameters: [
-          query('device', { type: 'string' }, 'a device id'),
-          query('privacy', { enum: PRIVACY_LEVELS }, 'privacy level'),
-          query('since', { type: 'string', format: 'date' }, 'uploaded on or after this day (UTC)'),
-          query('until', { type: 'string', format: 'date' }, 'uploaded on or before this day (UTC)'),
-          query('flagged', { const: 'yes' }, 'only runs the level check flagged'),
-          query('before', { type: 'string', pattern: '^[1-9][0-9]{0,14}$' }, 'cursor: `next` of the previous page'),
-        ],
+        parameters: listParameters(RUNS),
         responses: {
           '200': { description: 'A page of runs', content: { 'application/json': { schema: page('Run') } } },
           ...errors,
@@ -172,7 +163,7 @@ export const OPENAPI = {
       get: {
         operationId: 'listEnrollTokens',
         summary: 'Outstanding enrollment tokens, newest first (administrators)',
-        parameters: [cursor],
+        parameters: listParameters(ENROLL_TOKENS),
         responses: {
           '200': {
             description: 'A page of tokens',
@@ -223,14 +214,7 @@ export const OPENAPI = {
       get: {
         operationId: 'listAudit',
         summary: 'The audit trail, newest first (administrators)',
-        parameters: [
-          query('actor', { type: 'string' }, 'an account subject, or `system`'),
-          query('event', { enum: [...AUDITED_EVENTS].sort() }, 'an audited event'),
-          query('device', { type: 'string' }, 'a device id'),
-          query('since', { type: 'string', format: 'date' }, 'on or after this day (UTC)'),
-          query('until', { type: 'string', format: 'date' }, 'on or before this day (UTC)'),
-          cursor,
-        ],
+        parameters: listParameters(AUDIT),
         responses: {
           '200': { description: 'A page of records', content: { 'application/json': { schema: page('AuditRecord') } } },
           ...forbidden,
@@ -242,7 +226,7 @@ export const OPENAPI = {
       get: {
         operationId: 'listAccounts',
         summary: 'Known accounts, most recent sign-in first (administrators)',
-        parameters: [cursor],
+        parameters: listParameters(ACCOUNTS),
         responses: {
           '200': { description: 'A page of accounts', content: { 'application/json': { schema: page('Account') } } },
           ...forbidden,
