@@ -154,7 +154,11 @@ export type Fault =
   | { problem: 'repeated'; parameter: string; failure: ListFailure }
   | { problem: 'bad'; parameter: string; failure: ListFailure };
 
-export type Parsed<P extends Parameters> = { ok: true; values: Values<P> } | { ok: false; fault: Fault };
+/** The console's faults: it ignores parameters a list does not declare. */
+export type ValueFault = Exclude<Fault, { problem: 'unknown' }>;
+
+export type Parsed<P extends Parameters, F extends Fault = Fault> =
+  { ok: true; values: Values<P> } | { ok: false; fault: F };
 
 export function parameterNames(list: { parameters: Parameters }): string[] {
   return Object.keys(list.parameters);
@@ -173,7 +177,10 @@ export function strictFault(known: readonly string[], params: URLSearchParams): 
  * The console's parser: parameters the list does not declare are ignored; a repeated one, then
  * the first bad value in the declaration's order, then a rule across them, is the fault.
  */
-export function parseConsole<P extends Parameters>(list: ListDeclaration<P>, params: URLSearchParams): Parsed<P> {
+export function parseConsole<P extends Parameters>(
+  list: ListDeclaration<P>,
+  params: URLSearchParams,
+): Parsed<P, ValueFault> {
   for (const name of parameterNames(list))
     if (params.getAll(name).length > 1)
       return { ok: false, fault: { problem: 'repeated', parameter: name, failure: list.repeated.failure } };
@@ -187,7 +194,7 @@ export function parseApi<P extends Parameters>(list: ListDeclaration<P>, params:
   return parseConsole(list, params);
 }
 
-function values<P extends Parameters>(list: ListDeclaration<P>, params: URLSearchParams): Parsed<P> {
+function values<P extends Parameters>(list: ListDeclaration<P>, params: URLSearchParams): Parsed<P, ValueFault> {
   const out: Record<string, string> = {};
   for (const [name, p] of Object.entries(list.parameters)) {
     const given = params.get(name);
@@ -206,9 +213,8 @@ function values<P extends Parameters>(list: ListDeclaration<P>, params: URLSearc
 /** The console's plain-text failure for a fault: its name, and the parameter when the list names it. */
 export function consoleFailure(
   list: Pick<ListDeclaration, 'repeated'>,
-  fault: Fault,
+  fault: ValueFault,
 ): { failure: ListFailure; detail?: string } {
-  if (fault.problem === 'unknown') return { failure: 'repeatedParameter' }; // not reached: the console ignores them
   if (fault.problem === 'repeated' && list.repeated.named) return { failure: fault.failure, detail: fault.parameter };
   return { failure: fault.failure };
 }
