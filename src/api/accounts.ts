@@ -4,11 +4,12 @@
  */
 import type { Handler } from 'hono';
 import type { AccountSummary } from '../domain/accounts.ts';
-import { ACCOUNTS_CURSOR } from '../store/accounts.ts';
+import { ACCOUNTS } from '../lists/pages.ts';
+import { parameterNames } from '../lists/parameters.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
 import { apiOperation } from './auth.ts';
-import { badParameter } from './params.ts';
+import { listParameters } from './params.ts';
 import { iso, pageJson } from './resources.ts';
 
 export function accountJson(a: AccountSummary) {
@@ -22,11 +23,10 @@ export function accountJson(a: AccountSummary) {
 }
 
 export function apiAccounts(ctx: Ctx): Handler<UiEnv> {
-  return apiOperation(ctx, { parameters: ['before'], admin: 'listing accounts' }, async (c) => {
-    const before = c.req.query('before');
-    if (before !== undefined && !ACCOUNTS_CURSOR.test(before))
-      return badParameter(c, 'badCursor', { badCursor: 'before' });
-    const page = await ctx.store.accountsPage({ before, limit: PAGE_SIZE });
+  return apiOperation(ctx, { parameters: parameterNames(ACCOUNTS), admin: 'listing accounts' }, async (c) => {
+    const q = listParameters(c, ACCOUNTS);
+    if (q instanceof Response) return q;
+    const page = await ctx.store.accountsPage({ before: q.before, limit: PAGE_SIZE });
     return c.json(pageJson(page, accountJson));
   });
 }

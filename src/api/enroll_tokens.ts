@@ -5,14 +5,16 @@
  * goes through the same action as the console's (actions/enroll_tokens.ts), so it is checked, logged and audited alike.
  */
 import type { Handler } from 'hono';
-import { TOKEN_PUBLIC_ID, type EnrollToken } from '../domain/enroll_tokens.ts';
+import type { EnrollToken } from '../domain/enroll_tokens.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { mintEnrollToken, revokeEnrollToken } from '../actions/enroll_tokens.ts';
 import type { MintFailure } from '../actions/enroll_token_fields.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
+import { ENROLL_TOKENS } from '../lists/pages.ts';
+import { parameterNames } from '../lists/parameters.ts';
 import { apiOperation } from './auth.ts';
 import { type FieldType, jsonFields } from './json_body.ts';
-import { badField, badParameter } from './params.ts';
+import { badField, listParameters } from './params.ts';
 import { problem } from './problem.ts';
 import { iso, pageJson } from './resources.ts';
 
@@ -52,11 +54,11 @@ export function enrollTokenJson(t: EnrollToken) {
 }
 
 export function apiEnrollTokensList(ctx: Ctx): Handler<UiEnv> {
-  return apiOperation(ctx, { parameters: ['before'], admin: 'listing enrollment tokens' }, async (c) => {
-    const before = c.req.query('before');
-    if (before !== undefined && !TOKEN_PUBLIC_ID.test(before))
-      return badParameter(c, 'badCursor', { badCursor: 'before' });
-    const page = await ctx.store.outstandingEnrollTokens({ before, limit: PAGE_SIZE }, ctx.clock.now());
+  const parameters = parameterNames(ENROLL_TOKENS);
+  return apiOperation(ctx, { parameters, admin: 'listing enrollment tokens' }, async (c) => {
+    const q = listParameters(c, ENROLL_TOKENS);
+    if (q instanceof Response) return q;
+    const page = await ctx.store.outstandingEnrollTokens({ before: q.before, limit: PAGE_SIZE }, ctx.clock.now());
     return c.json(pageJson(page, enrollTokenJson));
   });
 }

@@ -4,9 +4,11 @@
  * (test/api/openapi.test.ts), so the document cannot drift from what the server answers.
  */
 import type { Handler } from 'hono';
-import { DEVICE_SORTS, DEVICE_STATUSES } from '../domain/devices.ts';
-import { PRIVACY_LEVELS } from '../domain/privacy.ts';
-import { AUDITED_EVENTS } from '../audit/audit_record.ts';
+import { AUDIT } from '../lists/audit.ts';
+import { DEVICES } from '../lists/devices.ts';
+import { ACCOUNTS, ENROLL_TOKENS } from '../lists/pages.ts';
+import type { Parameters } from '../lists/parameters.ts';
+import { RUNS } from '../lists/runs.ts';
 import { JSON_LIMIT } from './json_body.ts';
 import { SCHEMAS } from './openapi_schemas.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
@@ -37,7 +39,9 @@ const bodyErrors = {
   '415': failure('A body that is not application/json'),
 } as const;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const cursor = query('before', { type: 'string' }, 'cursor: `next` of the previous page');
+/** A list's query parameters, as its declaration gives them (lists/). */
+const listParameters = (list: { parameters: Parameters }) =>
+  Object.entries(list.parameters).map(([name, p]) => query(name, p.kind.schema, p.about));
 const id = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
 const jsonBody = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
 const page = (item: string) => ({
@@ -93,13 +97,7 @@ export const OPENAPI = {
         summary: 'Devices the account may see, newest first unless sorted otherwise',
         description: `Lists the devices the account may see (administrators: all), filtered as in the console. A page holds at most ${PAGE_SIZE}; pass \`next\` as \`before\` for the following one.`,
         tags: ['Devices'],
-        parameters: [
-          query('q', { type: 'string', minLength: 3, maxLength: 128 }, 'id or name contains, any case'),
-          query('owner', { type: 'string' }, 'an account subject'),
-          query('status', { enum: DEVICE_STATUSES }, 'device status'),
-          query('sort', { enum: DEVICE_SORTS }, 'order'),
-          query('before', { type: 'string', pattern: '^[1-9][0-9]{0,14}$' }, 'cursor: `next` of the previous page'),
-        ],
+        parameters: listParameters(DEVICES),
         responses: {
           '200': { description: 'A page of devices', content: { 'application/json': { schema: page('Device') } } },
           ...errors,
@@ -168,14 +166,7 @@ export const OPENAPI = {
         summary: 'Runs the account may see, newest first',
         description: `Lists the runs the account may see, filtered by device, privacy level, days and level check. A page holds at most ${PAGE_SIZE}; pass \`next\` as \`before\` for the following one.`,
         tags: ['Runs'],
-        parameters: [
-          query('device', { type: 'string' }, 'a device id'),
-          query('privacy', { enum: PRIVACY_LEVELS }, 'privacy level'),
-          query('since', { type: 'string', format: 'date' }, 'uploaded on or after this day (UTC)'),
-          query('until', { type: 'string', format: 'date' }, 'uploaded on or before this day (UTC)'),
-          query('flagged', { const: 'yes' }, 'only runs the level check flagged'),
-          query('before', { type: 'string', pattern: '^[1-9][0-9]{0,14}$' }, 'cursor: `next` of the previous page'),
-        ],
+        parameters: listParameters(RUNS),
         responses: {
           '200': { description: 'A page of runs', content: { 'application/json': { schema: page('Run') } } },
           ...errors,
@@ -215,7 +206,7 @@ export const OPENAPI = {
         description:
           'Lists the enrollment tokens that can still enroll a device, with their uses left and expiry. The tokens themselves are never shown again.',
         tags: ['Enrollment tokens'],
-        parameters: [cursor],
+        parameters: listParameters(ENROLL_TOKENS),
         responses: {
           '200': {
             description: 'A page of tokens',
@@ -277,14 +268,7 @@ export const OPENAPI = {
         summary: 'The audit trail, newest first (administrators)',
         description: `Lists the audit trail's records (who, from where, on what), filtered by actor, event, device and days. A page holds at most ${PAGE_SIZE}; pass \`next\` as \`before\` for the following one.`,
         tags: ['Audit'],
-        parameters: [
-          query('actor', { type: 'string' }, 'an account subject, or `system`'),
-          query('event', { enum: [...AUDITED_EVENTS].sort() }, 'an audited event'),
-          query('device', { type: 'string' }, 'a device id'),
-          query('since', { type: 'string', format: 'date' }, 'on or after this day (UTC)'),
-          query('until', { type: 'string', format: 'date' }, 'on or before this day (UTC)'),
-          cursor,
-        ],
+        parameters: listParameters(AUDIT),
         responses: {
           '200': { description: 'A page of records', content: { 'application/json': { schema: page('AuditRecord') } } },
           ...forbidden,
@@ -298,7 +282,7 @@ export const OPENAPI = {
         summary: 'Known accounts, most recent sign-in first (administrators)',
         description: 'Lists the accounts that have signed in, with their last sign-in and their device and run counts.',
         tags: ['Accounts'],
-        parameters: [cursor],
+        parameters: listParameters(ACCOUNTS),
         responses: {
           '200': { description: 'A page of accounts', content: { 'application/json': { schema: page('Account') } } },
           ...forbidden,

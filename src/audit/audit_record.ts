@@ -6,32 +6,8 @@
 import type { LogFields } from '../log/logger.ts';
 import type { AuditRecord } from '../domain/audit.ts';
 
-/** The audited events; uploads and operational records (server.*, store.*) are not among them. */
-export const AUDITED_EVENTS: ReadonlySet<string> = new Set([
-  // CONTRACT section 8.
-  'login.local.failed',
-  'login.local.succeeded',
-  'login.oidc.exchange_failed',
-  'login.oidc.token_rejected',
-  'login.oidc.succeeded',
-  'access.admin_refused',
-  'device.revoked',
-  'run.deleted',
-  'enroll_token.minted',
-  // CONTRACT section 9: the console's actions (and the sweeper's, as `system`).
-  'device.renamed',
-  'device.deleted',
-  'enroll_token.revoked',
-  'device.enrolled',
-  // CONTRACT section 10.
-  'run.refused_privacy',
-  'run.downloaded',
-  'runs.swept',
-  // CONTRACT section 11.
-  'access_token.created',
-  'access_token.used',
-  'access_token.revoked',
-]);
+/** The audited events are an enumeration of the domain (the audit list's event filter offers them). */
+export { AUDITED_EVENTS } from '../domain/audit.ts';
 
 /**
  * Fields never copied into `detail`, whatever the event: a handler that logged one of these by

@@ -8,6 +8,11 @@ import { createWriteStream } from 'node:fs';
 import { link, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { AUDIT } from '../lists/audit.ts';
+import { DEVICES } from '../lists/devices.ts';
+import { ENROLL_TOKENS } from '../lists/pages.ts';
+import type { ListDeclaration, Parameters } from '../lists/parameters.ts';
+import { RUNS } from '../lists/runs.ts';
 import { type ApiClient, CliFailure, EXIT } from './api_client.ts';
 import { printable } from './table.ts';
 
@@ -33,8 +38,53 @@ export type Columns = ReadonlyArray<readonly [header: string, field: (i: Item) =
 const path = (...segments: string[]) => segments.map(encodeURIComponent).join('/');
 const text = (v: Values, name: string) => (typeof v[name] === 'string' ? (v[name] as string) : undefined);
 
-/** `--before` starts at a cursor; `--all` follows `next` to the end. */
-const paging = { before: { type: 'string' }, all: { type: 'boolean' } } as const;
+/** A parameter's flag: its name, `_` written `-`. */
+const flag = (name: string) => name.replaceAll('_', '-');
+
+/**
+ * A list's flags, one per parameter of its declaration (lists/): a yes filter is a bare flag,
+ * the cursor is `--before`; `--all` follows `next` to the end.
+ */
+export function listFlags(declared: { parameters: Parameters }): SubCommand['options'] {
+  const options: SubCommand['options'] = {};
+  for (const [name, p] of Object.entries(declared.parameters))
+    options[flag(name)] = { type: p.kind.kind === 'yes' ? 'boolean' : 'string' };
+  return { ...options, all: { type: 'boolean' } };
+}
+
+/** `list [--q TEXT] [--status active|stale|revoked] …`, the cursor left to the help's note, in lines of 70. */
+function listUsage(declared: { parameters: Parameters }): string {
+  let usage = 'list';
+  let line = usage.length;
+  for (const [name, p] of Object.entries(declared.parameters)) {
+    if (p.kind.kind === 'cursor') continue;
+    const item = p.kind.kind === 'yes' ? `[--${flag(name)}]` : `[--${flag(name)} ${p.kind.meta}]`;
+    const wrap = line + 1 + item.length > 70;
+    usage += (wrap ? '\n' : ' ') + item;
+    line = wrap ? item.length : line + 1 + item.length;
+  }
+  return usage;
+}
+
+/** The API query of the filters given as flags (the cursor is added by `list`). */
+function listQuery(declared: { parameters: Parameters }, v: Values): Record<string, string | undefined> {
+  const query: Record<string, string | undefined> = {};
+  for (const [name, p] of Object.entries(declared.parameters)) {
+    if (p.kind.kind === 'cursor') continue;
+    query[name] = p.kind.kind === 'yes' ? (v[flag(name)] ? 'yes' : undefined) : text(v, flag(name));
+  }
+  return query;
+}
+
+/** `paddock <verb> list`: the flags, the query and the usage all from the list's declaration. */
+function listCommand<P extends Parameters>(declared: ListDeclaration<P>, at: string, columns: Columns): SubCommand {
+  return {
+    usage: listUsage(declared),
+    positionals: 0,
+    options: listFlags(declared),
+    run: async (api, _, v) => ({ kind: 'list', page: await list(api, at, listQuery(declared, v), v), columns }),
+  };
+}
 
 async function list(api: ApiClient, at: string, query: Record<string, string | undefined>, v: Values): Promise<Page> {
   const first = (await api.get(at, { ...query, before: text(v, 'before') })) as Page;
@@ -90,27 +140,7 @@ const wholeNumber = (v: Values, name: string): number | undefined => {
 
 export const VERBS: Record<string, Record<string, SubCommand>> = {
   devices: {
-    list: {
-      usage: 'list [--q TEXT] [--owner SUBJECT] [--status active|stale|revoked]\n' + '[--sort newest|name|last_seen]',
-      positionals: 0,
-      options: {
-        q: { type: 'string' },
-        owner: { type: 'string' },
-        status: { type: 'string' },
-        sort: { type: 'string' },
-        ...paging,
-      },
-      run: async (api, _, v) => ({
-        kind: 'list',
-        page: await list(
-          api,
-          '/api/v1/devices',
-          { q: text(v, 'q'), owner: text(v, 'owner'), status: text(v, 'status'), sort: text(v, 'sort') },
-          v,
-        ),
-        columns: DEVICE_COLUMNS,
-      }),
-    },
+    list: listCommand(DEVICES, '/api/v1/devices', DEVICE_COLUMNS),
     get: {
       usage: 'get ID',
       positionals: 1,
@@ -146,16 +176,7 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
     },
   },
   'enroll-tokens': {
-    list: {
-      usage: 'list',
-      positionals: 0,
-      options: { ...paging },
-      run: async (api, _, v) => ({
-        kind: 'list',
-        page: await list(api, '/api/v1/enroll-tokens', {}, v),
-        columns: TOKEN_COLUMNS,
-      }),
-    },
+    list: listCommand(ENROLL_TOKENS, '/api/v1/enroll-tokens', TOKEN_COLUMNS),
     mint: {
       usage:
         'mint [--uses N] [--expires-in SECONDS] [--name NAME] [--note TEXT]\n' +
@@ -202,34 +223,7 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
     },
   },
   runs: {
-    list: {
-      usage: 'list [--device ID] [--privacy full|redacted|minimal] [--since DAY]\n' + '[--until DAY] [--flagged]',
-      positionals: 0,
-      options: {
-        device: { type: 'string' },
-        privacy: { type: 'string' },
-        since: { type: 'string' },
-        until: { type: 'string' },
-        flagged: { type: 'boolean' },
-        ...paging,
-      },
-      run: async (api, _, v) => ({
-        kind: 'list',
-        page: await list(
-          api,
-          '/api/v1/runs',
-          {
-            device: text(v, 'device'),
-            privacy: text(v, 'privacy'),
-            since: text(v, 'since'),
-            until: text(v, 'until'),
-            flagged: v.flagged ? 'yes' : undefined,
-          },
-          v,
-        ),
-        columns: RUN_COLUMNS,
-      }),
-    },
+    list: listCommand(RUNS, '/api/v1/runs', RUN_COLUMNS),
     get: {
       usage: 'get DEVICE ID',
       positionals: 2,
@@ -273,33 +267,6 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
     },
   },
   audit: {
-    list: {
-      usage: 'list [--actor SUBJECT|system] [--event EVENT] [--device ID]\n' + '[--since DAY] [--until DAY]',
-      positionals: 0,
-      options: {
-        actor: { type: 'string' },
-        event: { type: 'string' },
-        device: { type: 'string' },
-        since: { type: 'string' },
-        until: { type: 'string' },
-        ...paging,
-      },
-      run: async (api, _, v) => ({
-        kind: 'list',
-        page: await list(
-          api,
-          '/api/v1/audit',
-          {
-            actor: text(v, 'actor'),
-            event: text(v, 'event'),
-            device: text(v, 'device'),
-            since: text(v, 'since'),
-            until: text(v, 'until'),
-          },
-          v,
-        ),
-        columns: AUDIT_COLUMNS,
-      }),
-    },
+    list: listCommand(AUDIT, '/api/v1/audit', AUDIT_COLUMNS),
   },
 };

@@ -7,11 +7,11 @@
  * and this is the name log tools (Elasticsearch's bulk API, Vector, Loki's clients) recognize.
  */
 import type { Handler } from 'hono';
-import { fail } from '../http/failures.ts';
 import type { AuditRecord } from '../domain/audit.ts';
 import { auditJson } from '../audit/audit_json.ts';
-import { auditRequest } from '../lists/audit.ts';
+import { AUDIT, auditFilter } from '../lists/audit.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
+import { listParameters } from './page_helpers.ts';
 
 /** Records per store read: a few hundred kilobytes of lines at most. */
 export const AUDIT_STREAM_BATCH = 500;
@@ -24,9 +24,9 @@ export function auditLine(r: AuditRecord): string {
 
 export function auditJsonl(ctx: Ctx): Handler<UiEnv> {
   return function auditJsonlHandler(c) {
-    const req = auditRequest(c);
-    if (!req.ok) return fail(c, req.failure, req.detail);
-    const batches = ctx.store.auditBatches(req.filter, AUDIT_STREAM_BATCH)[Symbol.asyncIterator]();
+    const q = listParameters(c, AUDIT);
+    if (q instanceof Response) return q;
+    const batches = ctx.store.auditBatches(auditFilter(q), AUDIT_STREAM_BATCH)[Symbol.asyncIterator]();
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>(
       {

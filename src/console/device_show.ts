@@ -5,14 +5,15 @@ import { DEVICE_ID } from '../domain/ids.ts';
 import { page } from '../http/responses.ts';
 import { devicePage } from '../views/device.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
+import { DEVICE_RUNS } from '../lists/pages.ts';
+import { chrome, listParameters, viewer } from './page_helpers.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
-import { chrome, pageCursor, viewer } from './page_helpers.ts';
 
 export function deviceShow(ctx: Ctx): Handler<UiEnv> {
   return async function deviceShowHandler(c) {
     const id = c.req.param('id') ?? '';
-    const cursor = pageCursor(c);
-    if (!cursor) return fail(c, 'badCursor');
+    const cursor = listParameters(c, DEVICE_RUNS);
+    if (cursor instanceof Response) return cursor;
     const v = viewer(c);
     const device = DEVICE_ID.test(id) ? await ctx.store.deviceVisibleTo(v, id) : undefined;
     if (!device) return fail(c, 'deviceNotFound');

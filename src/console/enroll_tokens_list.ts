@@ -1,20 +1,18 @@
 /** GET /enroll-tokens: admin only. The outstanding tokens, newest first, 50 a page, and the mint form. */
 import type { Handler } from 'hono';
-import { TOKEN_PUBLIC_ID } from '../domain/enroll_tokens.ts';
-import { fail } from '../http/failures.ts';
 import { page } from '../http/responses.ts';
 import { enrollTokensPage } from '../views/enroll_tokens.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
+import { ENROLL_TOKENS } from '../lists/pages.ts';
+import { chrome, listParameters } from './page_helpers.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
-import { chrome } from './page_helpers.ts';
 
 export function enrollTokensList(ctx: Ctx): Handler<UiEnv> {
   return async function enrollTokensListHandler(c) {
     // This list's cursor is the public id of the last token shown (tokens have no sequence number).
-    const values = c.req.queries('before');
-    const before = values?.[0];
-    if (values !== undefined && (values.length !== 1 || before === undefined || !TOKEN_PUBLIC_ID.test(before)))
-      return fail(c, 'badCursor');
+    const q = listParameters(c, ENROLL_TOKENS);
+    if (q instanceof Response) return q;
+    const { before } = q;
     const [tokens, accounts] = await Promise.all([
       ctx.store.outstandingEnrollTokens({ before, limit: PAGE_SIZE }, ctx.clock.now()),
       ctx.store.knownAccounts(200),

@@ -2,6 +2,14 @@
 import type { Context } from 'hono';
 import type { Actor, Viewer } from '../domain/accounts.ts';
 import { clientAddress } from '../http/client_address.ts';
+import { fail } from '../http/failures.ts';
+import {
+  consoleFailure,
+  type ListDeclaration,
+  type Parameters,
+  parseConsole,
+  type Values,
+} from '../lists/parameters.ts';
 import type { Chrome } from '../views/layout.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { takeNotice } from './notice.ts';
@@ -22,10 +30,13 @@ export function actor(c: Context<UiEnv>): Actor {
   return { subject, admin, client: clientAddress(c) };
 }
 
-/** The keyset cursor `before`: absent, or a positive integer; undefined result means malformed. */
-export function pageCursor(c: Context<UiEnv>): { before: string | undefined } | undefined {
-  const values = c.req.queries('before');
-  if (values === undefined) return { before: undefined };
-  const [value] = values;
-  return values.length === 1 && value !== undefined && /^[1-9][0-9]{0,14}$/.test(value) ? { before: value } : undefined;
+/**
+ * The list's parameters of the request (lists/), or the plain-text 400 for the first at fault;
+ * parameters the list does not declare are ignored.
+ */
+export function listParameters<P extends Parameters>(c: Context, list: ListDeclaration<P>): Values<P> | Response {
+  const parsed = parseConsole(list, new URL(c.req.url).searchParams);
+  if (parsed.ok) return parsed.values;
+  const { failure, detail } = consoleFailure(list, parsed.fault);
+  return fail(c, failure, detail);
 }

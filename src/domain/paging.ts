@@ -14,3 +14,12 @@ export interface Page<T> {
   /** Cursor for the next (older) page, absent on the last page. */
   next?: string;
 }
+
+/**
+ * The cursors of the lists, each the shape of what the store pages by: a sequence number (devices,
+ * runs, access tokens), an audit record's time and sequence number, an account's last sign-in and
+ * subject. Enrollment tokens page by their public id (domain/enroll_tokens.ts, TOKEN_PUBLIC_ID).
+ */
+export const SEQ_CURSOR = /^[1-9][0-9]{0,14}$/;
+export const AUDIT_CURSOR = /^([0-9]{1,15})\.([0-9]{1,15})$/;
+export const ACCOUNTS_CURSOR = /^([0-9]{1,15}):(.{1,512})$/s;

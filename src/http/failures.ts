@@ -11,6 +11,7 @@ import { DEVICE_NAME_RULE } from '../domain/names.ts';
 import { ACCESS_EXPIRES_IN_RULE, ACCESS_TOKEN_NAME_RULE } from '../domain/access_tokens.ts';
 import { PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
 import { RECEIPT_RULE } from '../domain/receipt.ts';
+import type { ListFailure } from '../lists/parameters.ts';
 import { applySecurityHeaders } from './security_headers.ts';
 
 interface Failure {
@@ -117,7 +118,8 @@ export const FAILURES = {
   badAccessTokenName: { status: 400, message: ACCESS_TOKEN_NAME_RULE },
   badAccessTokenExpiresIn: { status: 400, message: ACCESS_EXPIRES_IN_RULE },
   accessTokenNotFound: { status: 404, message: 'access token not found or already revoked' },
-} as const satisfies Record<string, Failure>;
+  // Every failure a list's parameter can be (lists/parameters.ts) is one of these.
+} as const satisfies Record<string, Failure> & Record<ListFailure, Failure>;
 
 export type FailureName = keyof typeof FAILURES;
 

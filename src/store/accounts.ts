@@ -6,7 +6,7 @@
 import type { Sql } from './sql.ts';
 import type { AccountsStore } from './store.ts';
 import type { AccountSummary } from '../domain/accounts.ts';
-import type { Page } from '../domain/paging.ts';
+import { ACCOUNTS_CURSOR, type Page } from '../domain/paging.ts';
 
 export const accountsSql = {
   page: `SELECT a.subject, a.display, a.last_sign_in_at,
@@ -15,9 +15,6 @@ export const accountsSql = {
     FROM accounts a WHERE (a.last_sign_in_at, a.subject) < (?, ?)
     ORDER BY a.last_sign_in_at DESC, a.subject DESC LIMIT ?`,
 } as const;
-
-/** A page's cursor: the last sign-in and subject of the last account shown. */
-export const ACCOUNTS_CURSOR = /^([0-9]{1,15}):(.{1,512})$/s;
 
 export function accountsStore(db: Sql): AccountsStore {
   return {

@@ -7,7 +7,7 @@
 import type { Param, Sql } from './sql.ts';
 import type { AuditStore } from './store.ts';
 import type { AuditFilter, AuditRecord } from '../domain/audit.ts';
-import type { Page, PageRequest } from '../domain/paging.ts';
+import { AUDIT_CURSOR, type Page, type PageRequest } from '../domain/paging.ts';
 
 const columns = 'seq, at, event, account, client, device, run, detail';
 
@@ -19,9 +19,6 @@ export const auditSql = {
     SELECT at, seq FROM (SELECT at, seq FROM audit WHERE at < ? ORDER BY at, seq LIMIT ?) AS oldest
     ORDER BY at DESC, seq DESC LIMIT 1)`,
 } as const;
-
-/** A page's cursor: the time and sequence number of the last record shown. */
-export const AUDIT_CURSOR = /^([0-9]{1,15})\.([0-9]{1,15})$/;
 
 /**
  * The filtered trail, newest first, after the cursor `(at, seq)`: one statement per combination

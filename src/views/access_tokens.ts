@@ -13,6 +13,8 @@ import type { Page } from '../domain/paging.ts';
 import { time } from './format.ts';
 import { html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
+import { listQueryString } from '../lists/parameters.ts';
+import { ACCESS_TOKENS } from '../lists/pages.ts';
 
 function state(t: AccessToken, now: number): string {
   if (t.revokedAt !== null) return 'revoked';
@@ -74,7 +76,7 @@ export function accessTokensPage(chrome: Chrome, opts: { page: Page<AccessToken>
               </tbody>
             </table>`
       }
-      ${next ? html`<p><a href="/tokens?before=${next}">Older tokens</a></p>` : ''}
+      ${next ? html`<p><a href="/tokens${listQueryString(ACCESS_TOKENS, {}, next)}">Older tokens</a></p>` : ''}
       ${opts.first ? '' : html`<p><a href="/tokens">Newest tokens</a></p>`}
       <h2>Create a token</h2>
       <form method="post" action="/tokens">

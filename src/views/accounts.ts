@@ -4,6 +4,8 @@ import type { Page } from '../domain/paging.ts';
 import { time } from './format.ts';
 import { html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
+import { listQueryString } from '../lists/parameters.ts';
+import { ACCOUNTS } from '../lists/pages.ts';
 
 /** "1 device", "3 devices". */
 function count(n: number): string {
@@ -55,7 +57,7 @@ export function accountsPage(chrome: Chrome, opts: { page: Page<AccountSummary>;
               </tbody>
             </table>`
       }
-      ${next ? html`<p><a href="/accounts?before=${encodeURIComponent(next)}">Earlier sign-ins</a></p>` : ''}
+      ${next ? html`<p><a href="/accounts${listQueryString(ACCOUNTS, {}, next)}">Earlier sign-ins</a></p>` : ''}
       ${opts.first ? '' : html`<p><a href="/accounts">Most recent sign-ins</a></p>`}`,
   );
 }

@@ -2,7 +2,8 @@
 import { deviceStatus, type Device } from '../domain/devices.ts';
 import type { Page } from '../domain/paging.ts';
 import type { RunSummary } from '../domain/runs.ts';
-import { queryString } from '../lists/query.ts';
+import { listQueryString } from '../lists/parameters.ts';
+import { DEVICE_RUNS } from '../lists/pages.ts';
 import { size, time } from './format.ts';
 import { html, type Html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
@@ -58,7 +59,7 @@ export function devicePage(
       ${actions(chrome, d, path)}
       <h2>Runs</h2>
       ${items.length === 0 ? html`<p>No runs${opts.before === undefined ? '' : ' older than these'}.</p>` : runsTable(chrome, items, 'bulk-device-runs')}
-      ${next ? html`<p><a href="${path}${queryString({ before: next })}">Older runs</a></p>` : ''}
+      ${next ? html`<p><a href="${path}${listQueryString(DEVICE_RUNS, {}, next)}">Older runs</a></p>` : ''}
       ${opts.before === undefined ? '' : html`<p><a href="${path}">Newest runs</a></p>`}
       ${items.length > 0 ? bulkForm(chrome.csrf, 'bulk-device-runs') : ''}`,
   );

@@ -2,73 +2,45 @@
  * The device list: the filter form (GET, works without script), the table with a checkbox per
  * device for the bulk form, and paging links that keep the filters (CONTRACT section 9).
  */
-import { deviceStatus, type Device, DEVICE_SORTS, DEVICE_STATUSES } from '../domain/devices.ts';
+import { deviceStatus, type Device } from '../domain/devices.ts';
 import type { Page } from '../domain/paging.ts';
-import { type DeviceQuery, queryString } from '../lists/query.ts';
+import { type DeviceQuery, DEVICES } from '../lists/devices.ts';
+import { listQueryString } from '../lists/parameters.ts';
 import { time } from './format.ts';
 import { html, type Html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
-import { filterSummary, option } from './list_parts.ts';
+import { filterFields, filterSummary } from './list_parts.ts';
 
 export function devicePath(id: string): string {
   return `/devices/${encodeURIComponent(id)}`;
 }
 
-const sortText = { newest: 'newest first', name: 'by name', last_seen: 'most recently seen first' } as const;
-
 export function devicesPage(chrome: Chrome, opts: { page: Page<Device>; query: DeviceQuery; staleBefore: number }) {
   const admin = chrome.session.admin;
   const { items, next } = opts.page;
-  const { before, ...filters } = opts.query;
-  const applied = filterSummary([
-    ['matching', filters.q],
-    ['owned by', filters.owner],
-    ['status', filters.status],
-  ]);
+  const q = opts.query;
+  const { sort } = DEVICES.parameters;
   return layout(
     'Devices',
     chrome,
     html`${admin ? html`<p><a href="/enroll-tokens">Enroll a device</a> (enrollment tokens)</p>` : ''}
-      ${filterForm(filters, admin)}
+      ${filterForm(q, admin)}
       <p>
-        ${items.length === 0 ? 'No devices' : `Showing ${items.length} device${items.length === 1 ? '' : 's'}`}${admin ? '' : ' that you own'}${applied},
-        ${sortText[filters.sort ?? 'newest']}.
+        ${items.length === 0 ? 'No devices' : `Showing ${items.length} device${items.length === 1 ? '' : 's'}`}${admin ? '' : ' that you own'}${filterSummary(DEVICES, q)},
+        ${sort.words[q.sort ?? sort.default]}.
       </p>
       ${items.length === 0 ? '' : table(chrome, items, opts.staleBefore)}
-      ${next ? html`<p><a href="/devices${queryString({ ...filters, before: next })}">Older devices</a></p>` : ''}
-      ${before === undefined ? '' : html`<p><a href="/devices${queryString(filters)}">Newest devices</a></p>`}
+      ${next ? html`<p><a href="/devices${listQueryString(DEVICES, q, next)}">Older devices</a></p>` : ''}
+      ${q.before === undefined ? '' : html`<p><a href="/devices${listQueryString(DEVICES, q)}">Newest devices</a></p>`}
       ${admin && items.length > 0 ? bulkForm(chrome.csrf) : ''}`,
   );
 }
 
-function filterForm(q: Omit<DeviceQuery, 'before'>, admin: boolean): Html {
+function filterForm(q: DeviceQuery, admin: boolean): Html {
   return html`<form method="get" action="/devices">
     <fieldset>
       <legend>Find devices</legend>
-      <p>
-        <label for="q">Id or name contains (3 characters or more)</label><br />
-        <input id="q" name="q" value="${q.q ?? ''}" minlength="3" maxlength="128" />
-      </p>
-      ${
-        admin
-          ? html`<p>
-            <label for="owner">Owner (an account subject)</label><br />
-            <input id="owner" name="owner" value="${q.owner ?? ''}" maxlength="262" />
-          </p>`
-          : ''
-      }
-      <p>
-        <label for="status">Status</label><br />
-        <select id="status" name="status">
-          ${option('', 'any', q.status ?? '')} ${DEVICE_STATUSES.map((s) => option(s, s, q.status ?? ''))}
-        </select>
-      </p>
-      <p>
-        <label for="sort">Order</label><br />
-        <select id="sort" name="sort">
-          ${DEVICE_SORTS.map((s) => option(s, sortText[s], q.sort ?? 'newest'))}
-        </select>
-      </p>
+      ${filterFields(DEVICES, q, { admin })}
       <p><button type="submit">Show devices</button> <a href="/devices">Clear filters</a></p>
     </fieldset>
   </form>`;

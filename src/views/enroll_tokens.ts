@@ -17,6 +17,8 @@ import type { Page } from '../domain/paging.ts';
 import { time } from './format.ts';
 import { html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
+import { listQueryString } from '../lists/parameters.ts';
+import { ENROLL_TOKENS } from '../lists/pages.ts';
 
 export function enrollTokensPage(
   chrome: Chrome,
@@ -72,7 +74,7 @@ export function enrollTokensPage(
               </tbody>
             </table>`
       }
-      ${next ? html`<p><a href="/enroll-tokens?before=${next}">Older tokens</a></p>` : ''}
+      ${next ? html`<p><a href="/enroll-tokens${listQueryString(ENROLL_TOKENS, {}, next)}">Older tokens</a></p>` : ''}
       ${opts.first ? '' : html`<p><a href="/enroll-tokens">Newest tokens</a></p>`}
       ${mintForm(chrome.csrf, opts.accounts, opts.defaultTtlSeconds)}`,
   );

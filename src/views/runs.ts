@@ -2,11 +2,11 @@
 import type { Page } from '../domain/paging.ts';
 import type { RunSummary } from '../domain/runs.ts';
 import { size, time } from './format.ts';
-import { PRIVACY_LEVELS } from '../domain/privacy.ts';
-import { queryString, type RunQuery } from '../lists/query.ts';
+import { listQueryString } from '../lists/parameters.ts';
+import { RUNS, type RunQuery } from '../lists/runs.ts';
 import { devicePath } from './devices.ts';
 import { html, type Html } from './html.ts';
-import { filterSummary, option } from './list_parts.ts';
+import { filterFields, filterSummary } from './list_parts.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
 
 export function runPath(r: { device: string; id: string }): string {
@@ -15,26 +15,18 @@ export function runPath(r: { device: string; id: string }): string {
 
 export function runsPage(chrome: Chrome, opts: { page: Page<RunSummary>; query: RunQuery }) {
   const { items, next } = opts.page;
-  const { before, device, privacy, since, until, flagged } = opts.query;
-  const filters = { device, privacy, since, until, flagged };
-  const applied =
-    filterSummary([
-      ['of device', filters.device],
-      ['at privacy level', filters.privacy],
-      ['uploaded from', filters.since],
-      ['uploaded until', filters.until],
-    ]) + (flagged === 'yes' ? ', flagged by the level check' : '');
+  const q = opts.query;
   return layout(
     'Runs',
     chrome,
-    html`${filterForm(filters)}
+    html`${filterForm(q)}
       <p>
-        ${items.length === 0 ? 'No runs' : `Showing ${items.length} run${items.length === 1 ? '' : 's'}`}${chrome.session.admin ? '' : ' of your devices'}${applied},
+        ${items.length === 0 ? 'No runs' : `Showing ${items.length} run${items.length === 1 ? '' : 's'}`}${chrome.session.admin ? '' : ' of your devices'}${filterSummary(RUNS, q)},
         newest first.
       </p>
       ${items.length === 0 ? '' : runsTable(chrome, items, 'bulk-runs')}
-      ${next ? html`<p><a href="/runs${queryString({ ...filters, before: next })}">Older runs</a></p>` : ''}
-      ${before === undefined ? '' : html`<p><a href="/runs${queryString(filters)}">Newest runs</a></p>`}
+      ${next ? html`<p><a href="/runs${listQueryString(RUNS, q, next)}">Older runs</a></p>` : ''}
+      ${q.before === undefined ? '' : html`<p><a href="/runs${listQueryString(RUNS, q)}">Newest runs</a></p>`}
       ${items.length > 0 ? bulkForm(chrome.csrf, 'bulk-runs') : ''}`,
   );
 }
@@ -83,36 +75,11 @@ export function bulkForm(csrf: string, id: string): Html {
   </form>`;
 }
 
-function filterForm(q: Omit<RunQuery, 'before' | 'sinceMs' | 'untilMs'>): Html {
+function filterForm(q: RunQuery): Html {
   return html`<form method="get" action="/runs">
     <fieldset>
       <legend>Find runs</legend>
-      <p>
-        <label for="device">Device id</label><br />
-        <input id="device" name="device" value="${q.device ?? ''}" maxlength="64" />
-      </p>
-      <p>
-        <label for="privacy">Privacy level</label><br />
-        <select id="privacy" name="privacy">
-          ${option('', 'any', q.privacy ?? '')} ${PRIVACY_LEVELS.map((l) => option(l, l, q.privacy ?? ''))}
-        </select>
-      </p>
-      <p>
-        <label for="since">Uploaded from (day, UTC)</label><br />
-        <input id="since" name="since" value="${q.since ?? ''}" placeholder="YYYY-MM-DD" pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" maxlength="10" />
-      </p>
-      <p>
-        <label for="until">Uploaded until (day, UTC, included)</label><br />
-        <input id="until" name="until" value="${q.until ?? ''}" placeholder="YYYY-MM-DD" pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" maxlength="10" />
-      </p>
-      <p>
-        ${
-          q.flagged === 'yes'
-            ? html`<input type="checkbox" id="flagged" name="flagged" value="yes" checked />`
-            : html`<input type="checkbox" id="flagged" name="flagged" value="yes" />`
-        }
-        <label for="flagged">Only runs the level check flagged</label>
-      </p>
+      ${filterFields(RUNS, q, { admin: true })}
       <p><button type="submit">Show runs</button> <a href="/runs">Clear filters</a></p>
     </fieldset>
   </form>`;

@@ -1,0 +1,57 @@
+/** The device list's parameters (CONTRACT sections 9 and 11): GET /devices and GET /api/v1/devices. */
+import { DEVICE_SORTS, DEVICE_STATUSES, type DeviceFilter } from '../domain/devices.ts';
+import { VISIBLE_CHAR } from '../domain/names.ts';
+import { SEQ_CURSOR } from '../domain/paging.ts';
+import { cursor, cursorParameter, declareList, oneOf, subject, text, type Values } from './parameters.ts';
+
+/**
+ * A search needs three characters: both indexes are of trigrams, and a shorter pattern would
+ * read every device.
+ */
+const SEARCH = new RegExp(`^${VISIBLE_CHAR}{3,128}$`, 'u');
+
+export const DEVICES = declareList({
+  parameters: {
+    q: {
+      kind: text(SEARCH, { min: 3, max: 128 }),
+      failure: 'badSearch',
+      about: 'id or name contains, any case',
+      label: 'Id or name contains (3 characters or more)',
+      shown: 'matching',
+    },
+    owner: {
+      kind: subject(),
+      failure: 'badOwner',
+      about: 'an account subject',
+      label: 'Owner (an account subject)',
+      shown: 'owned by',
+      adminOnly: true,
+    },
+    status: {
+      kind: oneOf(DEVICE_STATUSES),
+      failure: 'badStatus',
+      about: 'device status',
+      label: 'Status',
+      shown: 'status',
+    },
+    sort: {
+      kind: oneOf(DEVICE_SORTS),
+      failure: 'badSort',
+      about: 'order',
+      label: 'Order',
+      words: { newest: 'newest first', name: 'by name', last_seen: 'most recently seen first' },
+      default: 'newest',
+    },
+    before: cursorParameter(cursor(SEQ_CURSOR)),
+  },
+  blank: 'absent',
+  repeated: { failure: 'repeatedParameter', named: false },
+  trim: false,
+});
+
+export type DeviceQuery = Values<typeof DEVICES.parameters>;
+
+/** The store's device filter for a parsed query. */
+export function deviceFilter(q: DeviceQuery, staleBefore: number): DeviceFilter {
+  return { q: q.q, owner: q.owner, status: q.status, sort: q.sort, staleBefore };
+}

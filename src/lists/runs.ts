@@ -1,0 +1,70 @@
+/** The run list's parameters (CONTRACT sections 9 and 11): GET /runs and GET /api/v1/runs. */
+import { SEQ_CURSOR } from '../domain/paging.ts';
+import { PRIVACY_LEVELS } from '../domain/privacy.ts';
+import type { RunFilter } from '../domain/runs.ts';
+import {
+  cursor,
+  cursorParameter,
+  day,
+  dayRange,
+  declareList,
+  deviceId,
+  oneOf,
+  sinceNotAfterUntil,
+  type Values,
+  yes,
+} from './parameters.ts';
+
+export const RUNS = declareList({
+  parameters: {
+    device: {
+      kind: deviceId(),
+      failure: 'badDeviceFilter',
+      about: 'a device id',
+      label: 'Device id',
+      shown: 'of device',
+    },
+    privacy: {
+      kind: oneOf(PRIVACY_LEVELS),
+      failure: 'badPrivacyFilter',
+      about: 'privacy level',
+      label: 'Privacy level',
+      shown: 'at privacy level',
+    },
+    since: {
+      kind: day(),
+      failure: 'badDate',
+      about: 'uploaded on or after this day (UTC)',
+      label: 'Uploaded from (day, UTC)',
+      shown: 'uploaded from',
+    },
+    until: {
+      kind: day(),
+      failure: 'badDate',
+      about: 'uploaded on or before this day (UTC)',
+      label: 'Uploaded until (day, UTC, included)',
+      shown: 'uploaded until',
+    },
+    /** `yes`: only runs the level check flagged (CONTRACT section 10). */
+    flagged: {
+      kind: yes(),
+      failure: 'badFlaggedFilter',
+      about: 'only runs the level check flagged',
+      label: 'Only runs the level check flagged',
+      shown: 'flagged by the level check',
+    },
+    before: cursorParameter(cursor(SEQ_CURSOR)),
+  },
+  blank: 'absent',
+  repeated: { failure: 'repeatedParameter', named: false },
+  trim: false,
+  across: sinceNotAfterUntil,
+});
+
+export type RunQuery = Values<typeof RUNS.parameters>;
+
+/** The store's run filter for a parsed query: the console's list and the API's read the same. */
+export function runFilter(q: RunQuery): RunFilter {
+  const { since, until } = dayRange(q);
+  return { device: q.device, privacy: q.privacy, since, until, flagged: q.flagged === 'yes' ? true : undefined };
+}
