@@ -15,7 +15,7 @@ import type { Device } from '../store/store.ts';
 import type { ControlDeps } from './app.ts';
 import { credentialCache } from './credential_cache.ts';
 import { lastSeen } from './last_seen.ts';
-import { DEFAULT_UPLOAD_LIMITS, uploadBudget, type UploadTicket } from './upload_budget.ts';
+import { DEFAULT_UPLOAD_LIMITS, type Refusal, uploadBudget, type UploadTicket } from './upload_budget.ts';
 
 export const RUN_LIMIT = 16 * 1024 * 1024;
 const BEARER = /^Bearer ([A-Za-z0-9_-]{43})$/i;
@@ -82,7 +82,7 @@ export function runUpload(deps: ControlDeps): Handler {
 
     // Bytes are counted as they are read, so a body without a declared length costs what it sends.
     const ticket = begin(device);
-    if (!ticket) return busy(c);
+    if (ticket === 'device') return busy(c, 'device');
     try {
       const answer = await store(c, device, id, level, contentType, ticket, receipt);
       // Revoked (or gone) since it was remembered: the next upload asks the store again.
@@ -103,20 +103,23 @@ export function runUpload(deps: ControlDeps): Handler {
     receipt: Receipt | undefined,
   ) {
     let body: Uint8Array;
+    // What refused the last bytes taken, for the answer to an OverBudget.
+    let refused: Refusal | undefined;
+    const take = (bytes: number) => (refused = ticket.take(bytes)) === undefined;
     // A declared length already past the quota is refused before a byte is read.
     const declared = declaredLength(c.req.raw);
     if (declared !== undefined && (await overQuota(device, id, declared))) return fail(c, 'quotaExceeded');
     try {
       const length = declared;
       if (length !== undefined && length <= SMALL_BODY) {
-        if (!ticket.take(length)) return busy(c);
+        if (!take(length)) return busy(c, refused ?? 'process');
         body = await readBody(c.req.raw, RUN_LIMIT);
       } else {
-        body = await readStream(c.req.raw, RUN_LIMIT, { take: ticket.take, minRate: limits.minRate });
+        body = await readStream(c.req.raw, RUN_LIMIT, { take, minRate: limits.minRate });
       }
     } catch (err) {
       if (err instanceof BodyTooLarge) return fail(c, 'runTooLarge');
-      if (err instanceof OverBudget) return busy(c);
+      if (err instanceof OverBudget) return busy(c, refused ?? 'process');
       if (err instanceof TooSlow) return fail(c, 'uploadTooSlow');
       return fail(c, 'uploadInterrupted');
     }
@@ -159,8 +162,12 @@ async function quotaCheck(deps: ControlDeps, device: string, id: string, size: n
   return (await deps.store.runVisibleTo({ subject: '', admin: true }, device, id)) === undefined;
 }
 
-/** The device client retries a 503 after Retry-After: the memory it needs is back within moments. */
-function busy(c: Context): Response {
+/**
+ * Past its own device's share, 429: that device's excess, not the instance's health (a load balancer
+ * reads 503 as an unhealthy instance). Past the process's total, 503: busy for everyone. The device
+ * client retries both after Retry-After: the memory it needs is back within moments.
+ */
+function busy(c: Context, by: Refusal): Response {
   c.header('Retry-After', '1');
-  return fail(c, 'uploadsBusy');
+  return fail(c, by === 'device' ? 'deviceUploadsBusy' : 'uploadsBusy');
 }
