@@ -18,6 +18,7 @@ import { DEFAULT_CACHE_CONTROL, SECURITY_HEADERS } from '../http/security_header
 import { ConfigError } from '../config/parse.ts';
 import type { PemPair } from '../config/pem.ts';
 import type { FastPath } from './health_fast_path.ts';
+import { connectionCap, shedAtCap } from './connections.ts';
 
 export interface ListenOptions {
   host: string;
@@ -30,10 +31,9 @@ export interface ListenOptions {
   draining?: (() => boolean) | undefined;
   /** Errors of the listening socket after it started (such as a failed accept). */
   onError?: ((err: Error) => void) | undefined;
+  /** Connections kept open at most (see connections.ts); by default from the open-file limit. */
+  maxConnections?: number | undefined;
 }
-
-/** Connections per process; far above what the bench's clients need, far below the fd limit. */
-export const MAX_CONNECTIONS = 2048;
 
 /** One year, the usual value once a site serves HTTPS only; subdomains are not Paddock's to speak for. */
 const HSTS = 'max-age=31536000';
@@ -83,9 +83,10 @@ export function listen(
   } else {
     server = createHttpServer({ requireHostHeader: false }, listener);
   }
-  // Each connection costs memory and a file descriptor: beyond the cap new ones are refused at once
-  // rather than starving the connections already served (slow clients holding thousands open).
-  server.maxConnections = MAX_CONNECTIONS;
+  // Each connection costs memory and a file descriptor, so they are capped; but a new one is never
+  // refused at the cap (Node's maxConnections would let one client holding the cap's worth of idle
+  // sockets lock everyone out): the connection holding the least is closed for it instead.
+  shedAtCap(server, opts.maxConnections ?? connectionCap());
   // An Expect other than 100-continue (RFC 9110 section 10.1.1): 417, with the headers of every answer
   // (Node's own 417 carries none of them).
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => sendFailure(res, 'expectationFailed'));
