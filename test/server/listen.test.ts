@@ -59,14 +59,14 @@ test('unreadable requests get a plain 400 with the security headers, and never r
 });
 
 /** A raw connection: what it has received so far, and whether the server closed it. */
-interface Raw {
+interface Held {
   socket: Socket;
   received(): string;
   closed: Promise<void>;
   isClosed(): boolean;
 }
 
-function open(port: number): Promise<Raw> {
+function open(port: number): Promise<Held> {
   return new Promise((resolve, reject) => {
     let out = '';
     let closed = false;
@@ -92,7 +92,7 @@ async function accepted(server: Server, count: number): Promise<void> {
 }
 
 /** Sends a whole GET on `raw` and waits for its answer (keep-alive: the connection stays open). */
-async function get(raw: Raw, path = '/'): Promise<string> {
+async function get(raw: Held, path = '/'): Promise<string> {
   const before = raw.received().length;
   raw.socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
   for (;;) {
@@ -109,21 +109,21 @@ test('at the connection cap a new connection is served: the one waiting longest 
     { host: '127.0.0.1', port: 0, maxConnections: 4 },
   );
   const port = (server.address() as AddressInfo).port;
-  const all: Raw[] = [];
-  const raw = async (count: number) => {
+  const all: Held[] = [];
+  const accept = async (count: number) => {
     const r = await open(port);
     all.push(r);
     await accepted(server, count);
     return r;
   };
   try {
-    const idle = await raw(1);
+    const idle = await accept(1);
     await get(idle);
-    const slowHead = await raw(2);
+    const slowHead = await accept(2);
     slowHead.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
-    const posting = await raw(3);
+    const posting = await accept(3);
     posting.socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\n\r\nab');
-    const silent = await raw(4);
+    const silent = await accept(4);
 
     // Each newcomer past the cap is answered; the oldest waiting for a head goes, in order.
     const first = await open(port);
@@ -164,7 +164,7 @@ test('at the cap with every connection inside a request, the oldest request is c
     { host: '127.0.0.1', port: 0, maxConnections: 2 },
   );
   const port = (server.address() as AddressInfo).port;
-  const all: Raw[] = [];
+  const all: Held[] = [];
   try {
     for (const n of [1, 2]) {
       const r = await open(port);
