@@ -189,7 +189,8 @@ test('at the cap with every connection inside a request, the oldest request is c
 });
 
 test('the connection cap follows the open-file limit, less a reserve, within a floor and a ceiling', () => {
-  assert.equal(connectionCap(20_000), 20_000 - 512);
+  assert.equal(connectionCap(10_000), 10_000 - 512);
+  assert.equal(connectionCap(20_000), CONNECTION_CEILING);
   assert.equal(connectionCap(1024), 512);
   assert.equal(connectionCap(100), 64);
   assert.equal(connectionCap(1_048_576), CONNECTION_CEILING);
