@@ -17,7 +17,7 @@ import type { PutRunResult } from '../domain/runs.ts';
 import type { ControlDeps } from './deps.ts';
 import { credentialCache } from './credential_cache.ts';
 import { lastSeen } from './last_seen.ts';
-import { DEFAULT_UPLOAD_LIMITS, uploadBudget, type UploadTicket } from './upload_budget.ts';
+import { DEFAULT_UPLOAD_LIMITS, type Refusal, uploadBudget, type UploadTicket } from './upload_budget.ts';
 
 export const RUN_LIMIT = 16 * 1024 * 1024;
 const BEARER = /^Bearer ([A-Za-z0-9_-]{43})$/i;
@@ -37,6 +37,9 @@ export type UploadOutcome =
   | 'bad-content-type'
   | 'bad-receipt'
   | 'receipt-with-full'
+  /** Past its own share of the upload budget: that device's excess, not the instance's health. */
+  | 'device-busy'
+  /** Past the process's total: busy for everyone. */
   | 'busy'
   | 'over-quota'
   | 'too-large'
@@ -67,7 +70,9 @@ const ANSWERS: Record<UploadOutcome, Answer> = {
   'bad-receipt': { failure: 'badReceipt' },
   // A full upload removes nothing: a receipt with it is a mistake worth saying.
   'receipt-with-full': { failure: 'badReceipt', detail: () => 'a full upload removes nothing' },
-  // The device client retries a 503 after Retry-After: the memory it needs is back within moments.
+  // 429 for one device's excess, 503 for the process (a load balancer reads 503 as an unhealthy
+  // instance). The device client retries both after Retry-After: the memory is back within moments.
+  'device-busy': { failure: 'deviceUploadsBusy', headers: { 'Retry-After': '1' } },
   busy: { failure: 'uploadsBusy', headers: { 'Retry-After': '1' } },
   'over-quota': { failure: 'quotaExceeded' },
   'too-large': { failure: 'runTooLarge' },
@@ -136,7 +141,7 @@ export function runUpload(deps: ControlDeps): Handler {
 
     // Bytes are counted as they are read, so a body without a declared length costs what it sends.
     const ticket = begin(device);
-    if (!ticket) return 'busy';
+    if (ticket === 'device') return 'device-busy';
     try {
       const outcome = await store(c, device, id, level, contentType, ticket, receipt);
       // Revoked (or gone) since it was remembered: the next upload asks the store again.
@@ -157,20 +162,23 @@ export function runUpload(deps: ControlDeps): Handler {
     receipt: Receipt | undefined,
   ): Promise<UploadOutcome> {
     let body: Uint8Array;
+    // What refused the last bytes taken, for the answer to an OverBudget.
+    let refused: Refusal | undefined;
+    const take = (bytes: number) => (refused = ticket.take(bytes)) === undefined;
     // A declared length already past the quota is refused before a byte is read.
     const declared = declaredLength(c.req.raw);
     if (declared !== undefined && (await quotaCheck(deps, device, id, declared)) === 'over-quota') return 'over-quota';
     try {
       const length = declared;
       if (length !== undefined && length <= SMALL_BODY) {
-        if (!ticket.take(length)) return 'busy';
+        if (!take(length)) return busyBy(refused);
         body = await readBody(c.req.raw, RUN_LIMIT);
       } else {
-        body = await readStream(c.req.raw, RUN_LIMIT, { take: ticket.take, minRate: limits.minRate });
+        body = await readStream(c.req.raw, RUN_LIMIT, { take, minRate: limits.minRate });
       }
     } catch (err) {
       if (err instanceof BodyTooLarge) return 'too-large';
-      if (err instanceof OverBudget) return 'busy';
+      if (err instanceof OverBudget) return busyBy(refused);
       if (err instanceof TooSlow) return 'too-slow';
       return 'interrupted';
     }
@@ -208,4 +216,9 @@ async function quotaCheck(
   if (quota === undefined) return 'within-quota';
   if ((await deps.store.storedBytes(device)) + size <= quota) return 'within-quota';
   return (await deps.store.runStored(device, id)) ? 'within-quota' : 'over-quota';
+}
+
+/** Past its own device's share: that device's excess (429); else the process's total (503). */
+function busyBy(refused: Refusal | undefined): UploadOutcome {
+  return refused === 'device' ? 'device-busy' : 'busy';
 }

@@ -25,9 +25,16 @@ export const DEFAULT_UPLOAD_LIMITS: UploadLimits = {
   minRate: { graceMs: 10_000, bytesPerSecond: 8 * 1024 },
 };
 
+/**
+ * What refused an upload or its bytes: its own device's share (the device sends too much at once:
+ * 429, its own excess) or the process's total (the instance is busy for everyone: 503).
+ */
+export type Refusal = 'device' | 'process';
+
 /** One upload's share: bytes are taken as they arrive and all given back by release(). */
 export interface UploadTicket {
-  take(bytes: number): boolean;
+  /** Undefined when the bytes are taken; otherwise what refused them (nothing is taken). */
+  take(bytes: number): Refusal | undefined;
   release(): void;
 }
 
@@ -35,21 +42,24 @@ export function uploadBudget(limits: UploadLimits = DEFAULT_UPLOAD_LIMITS) {
   let held = 0;
   const devices = new Map<string, { bytes: number; uploads: number }>();
 
-  /** A ticket for one upload of `device`, or undefined when the device has too many in progress. */
-  return function begin(device: string): UploadTicket | undefined {
+  /** A ticket for one upload of `device`, or 'device' when that device has too many in progress. */
+  return function begin(device: string): UploadTicket | 'device' {
     const mine = devices.get(device) ?? { bytes: 0, uploads: 0 };
-    if (mine.uploads >= limits.deviceUploads) return undefined;
+    if (mine.uploads >= limits.deviceUploads) return 'device';
     mine.uploads++;
     devices.set(device, mine);
     let taken = 0;
     let released = false;
     return {
       take(bytes) {
-        if (held + bytes > limits.totalBytes || mine.bytes + bytes > limits.deviceBytes) return false;
+        // The device's own share first: bytes that would pass it are that device's excess even
+        // when the process is full too, and waiting for the others would not make them fit.
+        if (mine.bytes + bytes > limits.deviceBytes) return 'device';
+        if (held + bytes > limits.totalBytes) return 'process';
         held += bytes;
         mine.bytes += bytes;
         taken += bytes;
-        return true;
+        return undefined;
       },
       release() {
         if (released) return;

@@ -7,7 +7,7 @@ export class BodyTooLarge extends Error {
   }
 }
 
-/** The bytes held would pass the memory budget (see ByteBudget): answer 503, nothing is kept. */
+/** The bytes held would pass the memory budget (a device's share: 429; the process's: 503); nothing is kept. */
 export class OverBudget extends Error {
   constructor() {
     super('upload memory budget exhausted');

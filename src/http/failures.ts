@@ -96,7 +96,10 @@ export const FAILURES = {
       "privacy level above this device's ceiling (CONTRACT section 10): upload at the ceiling or a more private level",
   },
   badContentType: { status: 400, message: 'bad Content-Type' },
-  uploadsBusy: { status: 503, message: 'too many uploads in progress; retry shortly' },
+  // One device past its own share of the upload budget (its uploads at once or their bytes), and
+  // the process past its total: the first is that device's excess, the second the instance's.
+  deviceUploadsBusy: { status: 429, message: 'this device has too many uploads in progress; retry shortly' },
+  uploadsBusy: { status: 503, message: 'too many uploads in progress on this server; retry shortly' },
   runTooLarge: { status: 413, message: 'run larger than 16 MiB' },
   uploadInterrupted: { status: 400, message: 'upload interrupted' },
   uploadTooSlow: { status: 408, message: 'upload sent too slowly; retry' },

@@ -22,6 +22,7 @@ import type { PemPair } from '../config/pem.ts';
 import { TLS_PROFILE } from '../tls/profile.ts';
 import { acceptTlsOnPlainPort } from './plain_port_tls.ts';
 import type { FastPath } from './health_fast_path.ts';
+import { connectionCap, shedAtCap } from './connections.ts';
 
 export interface ListenOptions {
   host: string;
@@ -41,10 +42,9 @@ export interface ListenOptions {
   answeredEarly?: ((status: number) => void) | undefined;
   /** Errors of the listening socket after it started (such as a failed accept). */
   onError?: ((err: Error) => void) | undefined;
+  /** Connections kept open at most (see connections.ts); by default from the open-file limit. */
+  maxConnections?: number | undefined;
 }
-
-/** Connections per process; far above what the bench's clients need, far below the fd limit. */
-export const MAX_CONNECTIONS = 2048;
 
 /** One year, the usual value once a site serves HTTPS only; subdomains are not Paddock's to speak for. */
 const HSTS = 'max-age=31536000';
@@ -101,9 +101,10 @@ export function listen(
     server = createHttpServer({ requireHostHeader: false }, listener);
     if (control) acceptTlsOnPlainPort(server, control);
   }
-  // Each connection costs memory and a file descriptor: beyond the cap new ones are refused at once
-  // rather than starving the connections already served (slow clients holding thousands open).
-  server.maxConnections = MAX_CONNECTIONS;
+  // Each connection costs memory and a file descriptor, so they are capped; but a new one is never
+  // refused at the cap (Node's maxConnections would let one client holding the cap's worth of idle
+  // sockets lock everyone out): the connection holding the least is closed for it instead.
+  shedAtCap(server, opts.maxConnections ?? connectionCap());
   // An Expect other than 100-continue (RFC 9110 section 10.1.1): 417, with the headers of every answer
   // (Node's own 417 carries none of them).
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => answerEarly(res, 'expectationFailed'));

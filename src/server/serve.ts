@@ -50,6 +50,8 @@ export interface ServeOptions {
   clock?: Clock;
   /** How long close() lets requests in flight finish (10 s by default). */
   drainMs?: number;
+  /** Connections kept open at most (by default from the open-file limit; see connections.ts). */
+  maxConnections?: number;
   /** Where the one-time generated password is announced (stderr by default). */
   announce?: (line: string) => void;
 }
@@ -92,6 +94,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       draining: () => draining,
       answeredEarly: (status) => metrics.answered({ server: 'none', route: 'unreadable', method: 'other', status }),
       onError: (err) => logger.log('error', 'server.error', { error: err.message }),
+      maxConnections: opts.maxConnections,
     });
     const address = server.address() as AddressInfo;
     const config = bindListenPort(configured, address.port);

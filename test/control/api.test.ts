@@ -144,11 +144,11 @@ test('control: a wrong method is 405 with Allow', async () => {
 });
 
 /** A control API with its own upload budget, and PUTs whose body can be held open. */
-async function budgetedApi(budgetBytes: number) {
+async function budgetedApi(budgetBytes: number, deviceBytes = budgetBytes) {
   const { createControlApp } = await import('../../src/control/app.ts');
   const { DEFAULT_UPLOAD_LIMITS } = await import('../../src/control/upload_budget.ts');
   const { memoryLogger } = await import('../../src/log/logger.ts');
-  const uploadLimits = { ...DEFAULT_UPLOAD_LIMITS, totalBytes: budgetBytes, deviceBytes: budgetBytes };
+  const uploadLimits = { ...DEFAULT_UPLOAD_LIMITS, totalBytes: budgetBytes, deviceBytes };
   const control = createControlApp({ store: h.store, logger: memoryLogger(), clock: h.clock, uploadLimits });
   const put = (credential: string, id: string, body: string | ReadableStream<Uint8Array>, length: number) =>
     control.request(`http://127.0.0.1/v1/runs/${id}`, {
@@ -180,30 +180,49 @@ async function budgetedApi(budgetBytes: number) {
 }
 
 test('uploads held in memory are bounded, all devices together: one that does not fit is told 503 with Retry-After', async () => {
-  const { put, slow } = await budgetedApi(10);
-  const { device, credential } = await enrollDevice(h, 'oidc:user-1');
-  const first = slow(credential, 'slow');
+  // 10 bytes in all, 8 per device: one device's held upload leaves 2 bytes for every other.
+  const { put, slow } = await budgetedApi(10, 8);
+  const one = await enrollDevice(h, 'oidc:user-1');
+  const other = await enrollDevice(h, 'oidc:user-2');
+  const first = slow(one.credential, 'slow');
   await new Promise((resolve) => setTimeout(resolve, 20));
-  const refused = await put(credential, 'second', '87654321', 8);
+  // Within the other device's own share, past the process's total: the instance is busy (503).
+  const refused = await put(other.credential, 'second', '87654321', 8);
   assert.equal(refused.status, 503);
   assert.equal(refused.headers.get('retry-after'), '1');
-  assert.match(await refused.text(), /retry/);
-  assert.equal((await put(credential, 'small', '12', 2)).status, 201, 'what still fits is taken');
+  assert.equal(await refused.text(), 'too many uploads in progress on this server; retry shortly\n');
+  assert.equal((await put(other.credential, 'small', '12', 2)).status, 201, 'what still fits is taken');
   first.finish();
   assert.equal((await first.response).status, 201);
-  assert.equal((await put(credential, 'second', '87654321', 8)).status, 201, 'the budget is free again');
-  const slowRun = await h.store.runVisibleTo(admin, device, 'slow');
+  assert.equal((await put(other.credential, 'second', '87654321', 8)).status, 201, 'the budget is free again');
+  const slowRun = await h.store.runVisibleTo(admin, one.device, 'slow');
   assert.equal(new TextDecoder().decode(await readAll(slowRun)), '12345678');
 });
 
-test('one device holds at most four uploads at once; another device is not held up by it', async () => {
+test("bytes past one device's own share are that device's excess: 429 with Retry-After, even when the process is full too", async () => {
+  const { put, slow } = await budgetedApi(10, 8);
+  const one = await enrollDevice(h, 'oidc:user-1');
+  const first = slow(one.credential, 'held');
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  // 4 held + 7 would pass the device's 8 and the process's 10: the device's own excess first.
+  const refused = await put(one.credential, 'more', '1234567', 7);
+  assert.equal(refused.status, 429);
+  assert.equal(refused.headers.get('retry-after'), '1');
+  assert.equal(await refused.text(), 'this device has too many uploads in progress; retry shortly\n');
+  first.finish();
+  assert.equal((await first.response).status, 201);
+  assert.equal(await h.store.runVisibleTo(admin, one.device, 'more'), undefined, 'nothing of it is stored');
+  assert.equal((await put(one.credential, 'more', '1234567', 7)).status, 201, 'its share is free again');
+});
+
+test('one device holds at most four uploads at once (429 past them); another device is not held up by it', async () => {
   const { put, slow } = await budgetedApi(1024 * 1024);
   const one = await enrollDevice(h, 'oidc:user-1');
   const other = await enrollDevice(h, 'oidc:user-2');
   const held = [1, 2, 3, 4].map((n) => slow(one.credential, `held-${n}`));
   await new Promise((resolve) => setTimeout(resolve, 20));
   const fifth = await put(one.credential, 'fifth', 'x', 1);
-  assert.equal(fifth.status, 503);
+  assert.equal(fifth.status, 429, "one device's excess is its own, not the instance's");
   assert.equal(fifth.headers.get('retry-after'), '1');
   assert.equal((await put(other.credential, 'elsewhere', 'x', 1)).status, 201);
   for (const upload of held) upload.finish();

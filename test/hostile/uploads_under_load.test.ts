@@ -58,7 +58,7 @@ test('50 concurrent chunked uploads of small runs: none is refused', async () =>
   );
 });
 
-test('an upload that really passes its device share gets 503 with Retry-After, and nothing is stored', async () => {
+test("an upload that really passes its device's share gets 429 with Retry-After (its own excess), and nothing is stored", async () => {
   const { device, credential } = await l.enroll('greedy');
   // Three uploads of 12 MiB each, sent chunked and held open before their last byte: together they
   // pass the device's 32 MiB share, so the one whose bytes would pass it is refused as they arrive.
@@ -68,7 +68,7 @@ test('an upload that really passes its device share gets 503 with Retry-After, a
   const uploads = [1, 2, 3].map((n) => chunkedPut(credential, `greedy-${n}`, twelve, { after, part: '!' }));
   setTimeout(release, 1_500);
   const results = await Promise.all(uploads);
-  const refused = results.filter((r) => r.status === 503);
+  const refused = results.filter((r) => r.status === 429);
   assert.ok(DEFAULT_UPLOAD_LIMITS.deviceBytes < 3 * 12 * 1024 * 1024);
   assert.equal(refused.length, 1, results.map((r) => r.status).join(' '));
   for (const r of refused) assert.equal(r.retryAfter, '1');
@@ -76,9 +76,62 @@ test('an upload that really passes its device share gets 503 with Retry-After, a
   for (const [i, r] of results.entries()) {
     const id = `greedy-${i + 1}`;
     const view = await fetch(`${l.url}/runs/${device}/${id}`, { headers: { cookie } });
-    assert.equal(view.status, r.status === 503 ? 404 : 200, `${id} was answered ${r.status}`);
+    assert.equal(view.status, r.status === 429 ? 404 : 200, `${id} was answered ${r.status}`);
     await view.body?.cancel();
   }
+});
+
+test('uploads of several devices that together exhaust the process: 503 with Retry-After for the next, 429 for none', async () => {
+  const { totalBytes, deviceBytes } = DEFAULT_UPLOAD_LIMITS;
+  // Four devices each hold two uploads of 16 MiB less a byte, open before their last byte: each
+  // within its own share (32 MiB), together the process's whole budget (128 MiB) but 8 bytes.
+  const size = 16 * 1024 * 1024;
+  assert.equal(4 * 2 * size, totalBytes);
+  assert.equal(2 * size, deviceBytes);
+  const holders = await Promise.all([1, 2, 3, 4].map((n) => l.enroll(`holder-${n}`)));
+  const late = await l.enroll('late');
+  const mib = 'h'.repeat(1024 * 1024);
+  const body = [...Array.from({ length: 15 }, () => mib), mib.slice(1)];
+  let release!: () => void;
+  const after = new Promise<void>((resolve) => (release = resolve));
+  const held = holders.flatMap(({ credential }, d) =>
+    [1, 2].map((n) => chunkedPut(credential, `held-${d}-${n}`, body, { after, part: '!' })),
+  );
+  try {
+    // Another device's 1 KiB upload, tried until the held bytes have all arrived (bounded): before
+    // that it fits and is stored; then it finds the process full.
+    const seen: number[] = [];
+    const until = Date.now() + 20_000;
+    let busy: Response | undefined;
+    for (let n = 0; !busy && Date.now() < until; n++) {
+      const res = await fetch(`${l.url}/v1/runs/late-${n}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${late.credential}`, 'x-privacy-level': 'full' },
+        body: 'l'.repeat(1024),
+      });
+      seen.push(res.status);
+      if (res.status === 201) await res.body?.cancel();
+      else busy = res;
+      if (!busy) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(busy, `never refused: ${seen.join(' ')}`);
+    assert.equal(busy.status, 503, seen.join(' '));
+    assert.equal(busy.headers.get('retry-after'), '1');
+    assert.equal(await busy.text(), 'too many uploads in progress on this server; retry shortly\n');
+  } finally {
+    release();
+  }
+  const results = await Promise.all(held);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    Array.from({ length: 8 }, () => 201),
+  );
+  const retried = await fetch(`${l.url}/v1/runs/late-retried`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${late.credential}`, 'x-privacy-level': 'full' },
+    body: 'l'.repeat(1024),
+  });
+  assert.equal(retried.status, 201, 'the budget is free again');
 });
 
 test('500 slow connections and four slow uploads of one device: the console and another device are served', async () => {

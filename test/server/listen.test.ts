@@ -2,10 +2,12 @@
 // Node's parser refuses) is still answered plainly with the headers of every answer.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { connect, type AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
 import { drain } from '../../src/server/drain.ts';
+import { CONNECTION_CEILING, connectionCap, openFileLimit } from '../../src/server/connections.ts';
 import { listen } from '../../src/server/listen.ts';
 import { certificatePin, generateSelfSignedCertificate } from '../../src/tls/self_signed.ts';
 
@@ -114,6 +116,106 @@ test('the plain port serves TLS with the control certificate to a connection tha
   }
 });
 
+/** A raw connection: what it has received so far, and whether the server closed it. */
+interface Held {
+  socket: Socket;
+  received(): string;
+  closed: Promise<void>;
+  isClosed(): boolean;
+}
+
+function open(port: number): Promise<Held> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let closed = false;
+    const socket = connect(port, '127.0.0.1');
+    socket.setEncoding('latin1').on('data', (d: string) => (out += d));
+    const ended = new Promise<void>((done) => socket.once('close', () => done()));
+    void ended.then(() => (closed = true));
+    socket.once('error', () => undefined);
+    socket.once('connect', () => resolve({ socket, received: () => out, closed: ended, isClosed: () => closed }));
+    socket.once('error', reject);
+  });
+}
+
+/** Until the server has accepted `count` connections, so the order of arrival is the server's too. */
+async function accepted(server: Server, count: number): Promise<void> {
+  for (;;) {
+    const n = await new Promise<number>((resolve, reject) =>
+      server.getConnections((err, c) => (err ? reject(err) : resolve(c))),
+    );
+    if (n >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Sends a whole GET on `raw` and waits for its answer (keep-alive: the connection stays open). */
+async function get(raw: Held, path = '/'): Promise<string> {
+  const before = raw.received().length;
+  raw.socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+  for (;;) {
+    const answer = raw.received().slice(before);
+    if (/\r\n\r\nok$/.test(answer)) return answer;
+    if (raw.isClosed()) throw new Error(`closed before an answer: ${JSON.stringify(answer)}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+test('at the connection cap a new connection is served: the one waiting longest for a head is closed for it, a request in progress is kept', async () => {
+  const server = await listen(
+    async (req) => new Response(req.method === 'POST' ? `posted ${await req.text()}` : 'ok'),
+    { host: '127.0.0.1', port: 0, maxConnections: 4 },
+  );
+  const port = (server.address() as AddressInfo).port;
+  const all: Held[] = [];
+  const accept = async (count: number) => {
+    const r = await open(port);
+    all.push(r);
+    await accepted(server, count);
+    return r;
+  };
+  try {
+    const idle = await accept(1);
+    await get(idle);
+    const slowHead = await accept(2);
+    slowHead.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+    const posting = await accept(3);
+    posting.socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\n\r\nab');
+    const silent = await accept(4);
+
+    // Each newcomer past the cap is answered; the oldest waiting for a head goes, in order.
+    const first = await open(port);
+    all.push(first);
+    await get(first);
+    await idle.closed;
+    assert.deepEqual(
+      [slowHead, posting, silent].map((r) => r.isClosed()),
+      [false, false, false],
+    );
+    const second = await open(port);
+    all.push(second);
+    await get(second);
+    await slowHead.closed;
+    const third = await open(port);
+    all.push(third);
+    await get(third);
+    await silent.closed;
+    // The request in progress is still there, and its answer comes once its body is in.
+    assert.equal(posting.isClosed(), false);
+    posting.socket.write('cd');
+    for (let i = 0; i < 500 && !posting.received().endsWith('posted abcd'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    assert.match(posting.received(), /^HTTP\/1\.1 200 [\s\S]*\r\n\r\nposted abcd$/);
+  } finally {
+    for (const r of all) r.socket.destroy();
+    // A request whose body never came waits for it on the server's side (this handler sets no
+    // minimum rate): closed here.
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
 // The 60 s a request's headers may take, and the drain's own deadline, are past the test's limit.
 test(
   'a stop is not held by a connection that has sent nothing yet, or is still in its handshake',
@@ -138,3 +240,43 @@ test(
     await Promise.all([once(silent, 'close'), once(halfway, 'close')]);
   },
 );
+
+test('at the cap with every connection inside a request, the oldest request is closed for the newcomer', async () => {
+  const server = await listen(
+    async (req) => new Response(req.method === 'POST' ? `posted ${await req.text()}` : 'ok'),
+    { host: '127.0.0.1', port: 0, maxConnections: 2 },
+  );
+  const port = (server.address() as AddressInfo).port;
+  const all: Held[] = [];
+  try {
+    for (const n of [1, 2]) {
+      const r = await open(port);
+      all.push(r);
+      r.socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\n\r\nab');
+      await accepted(server, n);
+    }
+    // The server has read both heads once the second is counted in a request: give it a moment.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const newcomer = await open(port);
+    all.push(newcomer);
+    assert.match(await get(newcomer), /^HTTP\/1\.1 200 /);
+    await all[0]?.closed;
+    assert.equal(all[1]?.isClosed(), false);
+  } finally {
+    for (const r of all) r.socket.destroy();
+    // A request whose body never came waits for it on the server's side (this handler sets no
+    // minimum rate): closed here.
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test('the connection cap follows the open-file limit, less a reserve, within a floor and a ceiling', () => {
+  assert.equal(connectionCap(10_000), 10_000 - 512);
+  assert.equal(connectionCap(20_000), CONNECTION_CEILING);
+  assert.equal(connectionCap(1024), 512);
+  assert.equal(connectionCap(100), 64);
+  assert.equal(connectionCap(1_048_576), CONNECTION_CEILING);
+  // This process: Node raised its soft limit to the hard one as it started.
+  assert.ok(openFileLimit() >= 1024);
+});

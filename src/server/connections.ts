@@ -1,0 +1,103 @@
+/**
+ * Connections at the cap: a new connection is never refused for being one too many. The server
+ * closes instead the one that holds the least: first the connection that has waited longest for a
+ * request head (idle keep-alive after an answer, or a client that connected and has not finished
+ * sending a head: slow headers), and only when every connection is inside a request, the oldest
+ * request. One client holding thousands of sockets thus cannot lock the others out: each new
+ * connection pushes out its oldest idle one. Memory stays bounded by the cap (two maps of at
+ * most cap + 1 entries, and the sockets themselves).
+ */
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** File descriptors left for everything else: the database, log and data files, outgoing requests. */
+const FD_RESERVE = 512;
+/**
+ * The most connections whatever the fd limit, for bounded memory: ten thousand idle ones cost about
+ * 35 MiB of heap and 130 MiB of RSS (measured), so at most about 60 MiB and 220 MiB.
+ */
+export const CONNECTION_CEILING = 16_384;
+/** The fewest, for a process started with a very low fd limit. */
+const CONNECTION_FLOOR = 64;
+
+/**
+ * Connections per process: the open-file limit less a reserve, within the ceiling. Node raises its
+ * soft limit to the hard one as it starts, so this is the hard limit of the service's environment
+ * (systemd: LimitNOFILE).
+ */
+export function connectionCap(fdLimit: number = openFileLimit()): number {
+  return Math.max(CONNECTION_FLOOR, Math.min(CONNECTION_CEILING, fdLimit - FD_RESERVE));
+}
+
+/** This process's open-file limit (Linux: /proc/self/limits); 1024 when it cannot be read. */
+export function openFileLimit(): number {
+  try {
+    const line = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'latin1'))?.[1];
+    if (line === 'unlimited') return Number.MAX_SAFE_INTEGER;
+    if (line !== undefined) return Number(line);
+  } catch {
+    // Not Linux: the usual default.
+  }
+  return 1024;
+}
+
+/** Why a connection was closed to make room: it was waiting for a head, or in a request. */
+export type Shed = 'waiting' | 'in-request';
+
+/**
+ * Tracks every connection of `server` and keeps at most `cap` open, closing the one that holds the
+ * least when a new one comes. `onShed` is told of each connection closed to make room.
+ */
+export function shedAtCap(server: Server, cap: number, onShed?: (kind: Shed) => void): { open(): number } {
+  // Sets and maps keep insertion order: the first entry of each has been in it longest.
+  /** Connections waiting for a request head (new, or idle after an answer). */
+  const waiting = new Set<Socket>();
+  /** Connections inside a request, with how many of their requests are unanswered (pipelining). */
+  const inRequest = new Map<Socket, number>();
+
+  server.on('connection', (socket: Socket) => {
+    waiting.add(socket);
+    socket.once('close', () => {
+      waiting.delete(socket);
+      inRequest.delete(socket);
+    });
+    if (waiting.size + inRequest.size > cap) shed(socket);
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = connectionOf(req.socket);
+    if (socket.destroyed) return;
+    waiting.delete(socket);
+    inRequest.set(socket, (inRequest.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (inRequest.get(socket) ?? 1) - 1;
+      if (left > 0) return void inRequest.set(socket, left);
+      inRequest.delete(socket);
+      // Idle from now: at the end of the waiting line.
+      if (!socket.destroyed) waiting.add(socket);
+    });
+  });
+
+  function shed(newcomer: Socket): void {
+    for (const socket of waiting) {
+      if (socket === newcomer) break;
+      waiting.delete(socket);
+      socket.destroy();
+      return void onShed?.('waiting');
+    }
+    for (const socket of inRequest.keys()) {
+      inRequest.delete(socket);
+      socket.destroy();
+      return void onShed?.('in-request');
+    }
+  }
+  return { open: () => waiting.size + inRequest.size };
+}
+
+/**
+ * The TCP connection under a request's socket: itself for plain HTTP, the one a TLS socket wraps
+ * for HTTPS (Node's `_parent`; destroying it ends the TLS socket too).
+ */
+function connectionOf(socket: Socket): Socket {
+  return (socket as { _parent?: Socket | null })._parent ?? socket;
+}
