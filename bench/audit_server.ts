@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { auditLogger } from '../src/audit/audit_logger.ts';
 import { systemClock } from '../src/clock.ts';
 import { createControlApi } from '../src/control/app.ts';
+import { eventBus } from '../src/events/bus.ts';
 import { jsonLogger } from '../src/log/logger.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
 import { listen } from '../src/server/listen.ts';
@@ -21,7 +22,11 @@ const inner = jsonLogger('info', () => undefined);
 const metrics =
   mode === 'metrics' ? createMetrics({ store, clock: systemClock, staleAfterMs: 30 * 86_400_000 }) : undefined;
 const logger =
-  mode === 'audit' ? auditLogger(inner, store, systemClock) : metrics === undefined ? inner : metrics.logger(inner);
+  mode === 'audit'
+    ? auditLogger(inner, store, systemClock)
+    : metrics === undefined
+      ? inner
+      : eventBus(inner, metrics.subscriber);
 const api = createControlApi({ store, logger, clock: systemClock, metrics });
 const server = await listen((req, env) => api.fetch(req, env), { host: '127.0.0.1', port: 0 });
 process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`);

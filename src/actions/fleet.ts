@@ -14,6 +14,7 @@ import type { Device } from '../domain/devices.ts';
 import type { Viewer } from '../domain/accounts.ts';
 import type { Ctx } from '../context/deps.ts';
 import { readMintFields } from './enroll_token_fields.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 /** 'unknown' covers what does not exist and what the account may not see: scoping reveals nothing. */
 export type RevokeOutcome = 'revoked' | 'already-revoked' | 'unknown';
@@ -23,7 +24,7 @@ export async function revokeDevice(ctx: Ctx, c: Context, v: Viewer, id: string):
   if (!DEVICE_ID.test(id) || !(await ctx.store.deviceVisibleTo(v, id))) return 'unknown';
   // Revoking an already revoked device changes nothing and is not an error: the outcome is the same.
   if (!(await ctx.store.revokeDevice(v, id, ctx.clock.now()))) return 'already-revoked';
-  ctx.logger.log('info', 'device.revoked', { account: v.subject, client: clientAddress(c), device: id });
+  await ctx.logger.emit(EVENTS.deviceRevoked, { account: v.subject, client: clientAddress(c), device: id });
   return 'revoked';
 }
 
@@ -31,13 +32,14 @@ export async function deleteDevice(ctx: Ctx, c: Context, v: Viewer, id: string):
   if (!DEVICE_ID.test(id)) return 'unknown';
   const outcome = await ctx.store.deleteDevice(v, id);
   if (outcome === 'deleted')
-    ctx.logger.log('info', 'device.deleted', { account: v.subject, client: clientAddress(c), device: id });
+    await ctx.logger.emit(EVENTS.deviceDeleted, { account: v.subject, client: clientAddress(c), device: id });
   return outcome;
 }
 
 export async function deleteRun(ctx: Ctx, c: Context, v: Viewer, device: string, id: string): Promise<boolean> {
   const deleted = DEVICE_ID.test(device) && RUN_ID.test(id) && (await ctx.store.deleteRun(v, device, id));
-  if (deleted) ctx.logger.log('info', 'run.deleted', { account: v.subject, client: clientAddress(c), device, run: id });
+  if (deleted)
+    await ctx.logger.emit(EVENTS.runDeleted, { account: v.subject, client: clientAddress(c), device, run: id });
   return deleted;
 }
 
@@ -53,7 +55,7 @@ export async function renameDevice(
   if (!device) return 'unknown';
   if (!DEVICE_NAME.test(name)) return 'bad-name';
   if (!(await ctx.store.renameDevice(v, id, name))) return 'unknown';
-  ctx.logger.log('info', 'device.renamed', { account: v.subject, client: clientAddress(c), device: id, name });
+  await ctx.logger.emit(EVENTS.deviceRenamed, { account: v.subject, client: clientAddress(c), device: id, name });
   return { ...device, name };
 }
 
@@ -88,7 +90,7 @@ export async function mintEnrollToken(
     note,
     maxPrivacy,
   });
-  ctx.logger.log('info', 'enroll_token.minted', {
+  await ctx.logger.emit(EVENTS.enrollTokenMinted, {
     account: actor,
     client: clientAddress(c),
     owner,
@@ -102,6 +104,6 @@ export async function mintEnrollToken(
 /** An admin revokes an outstanding enrollment token by its public id; false when there is none. */
 export async function revokeEnrollToken(ctx: Ctx, c: Context, actor: string, id: string): Promise<boolean> {
   if (!TOKEN_PUBLIC_ID.test(id) || !(await ctx.store.revokeEnrollToken(id, ctx.clock.now()))) return false;
-  ctx.logger.log('info', 'enroll_token.revoked', { account: actor, client: clientAddress(c), token: id });
+  await ctx.logger.emit(EVENTS.enrollTokenRevoked, { account: actor, client: clientAddress(c), token: id });
   return true;
 }

@@ -6,7 +6,7 @@
 import type { Handler } from 'hono';
 import { DEVICE_SORTS, DEVICE_STATUSES } from '../domain/devices.ts';
 import { PRIVACY_LEVELS } from '../domain/privacy.ts';
-import { AUDITED_EVENTS } from '../audit/audit_record.ts';
+import { AUDITED_EVENTS } from '../events/catalogue.ts';
 import { JSON_LIMIT } from './json_body.ts';
 import { SCHEMAS } from './openapi_schemas.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';

@@ -18,6 +18,7 @@ import { page } from '../http/responses.ts';
 import { accessTokenResultPage } from '../views/access_token_result.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { chrome } from './page_helpers.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 export function accessTokenCreate(ctx: Ctx): Handler<UiEnv> {
   return async function accessTokenCreateHandler(c) {
@@ -40,7 +41,7 @@ export function accessTokenCreate(ctx: Ctx): Handler<UiEnv> {
       createdAt: now,
       expiresAt: now + seconds * 1000,
     });
-    ctx.logger.log('info', 'access_token.created', {
+    await ctx.logger.emit(EVENTS.accessTokenCreated, {
       account: session.subject,
       client: clientAddress(c),
       token: record.publicId,

@@ -9,6 +9,7 @@ import { fail } from '../http/failures.ts';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { setNotice } from './notice.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 export function accessTokenRevoke(ctx: Ctx): Handler<UiEnv> {
   return async function accessTokenRevokeHandler(c) {
@@ -16,7 +17,7 @@ export function accessTokenRevoke(ctx: Ctx): Handler<UiEnv> {
     const subject = c.get('session').subject;
     if (!ACCESS_TOKEN_PUBLIC_ID.test(id) || !(await ctx.store.revokeAccessToken(subject, id, ctx.clock.now())))
       return fail(c, 'accessTokenNotFound');
-    ctx.logger.log('info', 'access_token.revoked', { account: subject, client: clientAddress(c), token: id });
+    await ctx.logger.emit(EVENTS.accessTokenRevoked, { account: subject, client: clientAddress(c), token: id });
     setNotice(ctx, c, { kind: 'access-token-revoked', token: id });
     return seeOther(c, '/tokens');
   };

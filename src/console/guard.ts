@@ -11,6 +11,7 @@ import { seeOther } from '../http/responses.ts';
 import type { Session } from '../session/session.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import type { Access } from './routes.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 /** The session its cookie carries, if the cookie parses, verifies and has not expired. */
 export function cookieSession(ctx: Ctx, c: Context): Session | undefined {
@@ -39,7 +40,7 @@ export function guard(ctx: Ctx, access: Exclude<Access, 'none' | 'token'>): Midd
     }
 
     if (access === 'admin' && !session.admin) {
-      ctx.logger.log('warn', 'access.admin_refused', { account: session.subject, path: c.req.path });
+      await ctx.logger.emit(EVENTS.accessAdminRefused, { account: session.subject, path: c.req.path });
       return fail(c, 'adminOnly');
     }
     await next();

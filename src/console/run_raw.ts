@@ -13,6 +13,7 @@ import type { StoredRun } from '../domain/runs.ts';
 import type { Viewer } from '../domain/accounts.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { viewer } from './page_helpers.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 export function runRaw(ctx: Ctx): Handler<UiEnv> {
   return async function runRawHandler(c) {
@@ -31,7 +32,7 @@ export async function runDownload(
 ): Promise<Response | undefined> {
   const run = DEVICE_ID.test(device) && RUN_ID.test(id) ? await ctx.store.runVisibleTo(v, device, id) : undefined;
   if (!run) return undefined;
-  ctx.logger.log('info', 'run.downloaded', { account: v.subject, client: clientAddress(c), device, run: id });
+  await ctx.logger.emit(EVENTS.runDownloaded, { account: v.subject, client: clientAddress(c), device, run: id });
   return c.body(pulled(run), 200, {
     'Content-Type': 'application/octet-stream',
     'Content-Length': String(run.size),

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'hono';
 import { AUDIT_PARAMETERS, type AuditQuery } from '../audit/audit_query.ts';
-import { AUDITED_EVENTS } from '../audit/audit_record.ts';
+import { AUDITED_EVENTS } from '../events/catalogue.ts';
 import { DEVICE_ID, SUBJECT } from '../domain/ids.ts';
 import type { FailureName } from '../http/failures.ts';
 import { AUDIT_CURSOR } from '../store/audit.ts';

@@ -9,6 +9,7 @@
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Store } from '../store/store.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 export const SWEEP_EVERY_MS = 60_000;
 /** Rows per statement, and statements per run and kind. */
@@ -59,7 +60,7 @@ export function sweeper(opts: SweeperOptions): Sweeper {
     for (let i = 0; i < batches; i++) {
       const now = clock.now();
       const ids = await store.revokeStale(now - opts.revokeStaleAfterMs, now, batch);
-      for (const device of ids) logger.log('info', 'device.revoked', { account: 'system', device, reason: 'stale' });
+      for (const device of ids) await logger.emit(EVENTS.deviceRevoked, { account: 'system', device, reason: 'stale' });
       total += ids.length;
       if (ids.length < batch) break;
     }
@@ -74,7 +75,7 @@ export function sweeper(opts: SweeperOptions): Sweeper {
   }
 
   function failed(what: string, err: unknown): number {
-    logger.log('error', 'sweeper.failed', { error: `${what}: ${(err as Error).message}` });
+    logger.emit(EVENTS.sweeperFailed, { error: `${what}: ${(err as Error).message}` });
     return 0;
   }
 

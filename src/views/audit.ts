@@ -1,6 +1,6 @@
 /** The audit trail page: the filter form (a GET form, no script), the filters that apply, the records. */
 import { devicePath } from './devices.ts';
-import { AUDITED_EVENTS } from '../audit/audit_record.ts';
+import { AUDITED_EVENTS } from '../events/catalogue.ts';
 import type { AuditRecord } from '../domain/audit.ts';
 import type { Page } from '../domain/paging.ts';
 import { type AuditQuery, auditQueryString } from '../audit/audit_query.ts';
