@@ -1,7 +1,7 @@
 /**
  * The control API alone, for bench/audit_uploads.ts: on a SQLite store in the given directory,
  * logging to nowhere, with the audit decorator of `paddock serve` (`audit`), with its metrics
- * (`metrics`: the request middleware and the counting logger), or with neither (`plain`). Prints `listening <port>` once it accepts uploads; SIGTERM stops it.
+ * (`metrics`: the request middleware and the counting subscriber), or with neither (`plain`). Prints `listening <port>` once it accepts uploads; SIGTERM stops it.
  */
 import type { AddressInfo } from 'node:net';
 import { auditLogger } from '../src/audit/audit_logger.ts';
