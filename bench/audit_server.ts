@@ -1,12 +1,13 @@
 /**
  * The control API alone, for bench/audit_uploads.ts: on a SQLite store in the given directory,
  * logging to nowhere, with the audit decorator of `paddock serve` (`audit`), with its metrics
- * (`metrics`: the request middleware and the counting logger), or with neither (`plain`). Prints `listening <port>` once it accepts uploads; SIGTERM stops it.
+ * (`metrics`: the request middleware and the counting subscriber), or with neither (`plain`). Prints `listening <port>` once it accepts uploads; SIGTERM stops it.
  */
 import type { AddressInfo } from 'node:net';
 import { auditLogger } from '../src/audit/audit_logger.ts';
 import { systemClock } from '../src/clock.ts';
 import { createControlApp } from '../src/control/app.ts';
+import { eventBus } from '../src/events/bus.ts';
 import { jsonLogger } from '../src/log/logger.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
 import { listen } from '../src/server/listen.ts';
@@ -21,7 +22,11 @@ const inner = jsonLogger('info', () => undefined);
 const metrics =
   mode === 'metrics' ? createMetrics({ store, clock: systemClock, staleAfterMs: 30 * 86_400_000 }) : undefined;
 const logger =
-  mode === 'audit' ? auditLogger(inner, store, systemClock) : metrics === undefined ? inner : metrics.logger(inner);
+  mode === 'audit'
+    ? auditLogger(inner, store, systemClock)
+    : metrics === undefined
+      ? inner
+      : eventBus(inner, metrics.subscriber);
 const control = createControlApp({ store, logger, clock: systemClock, metrics });
 const server = await listen((req, env) => control.fetch(req, env), { host: '127.0.0.1', port: 0 });
 process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`);

@@ -14,7 +14,8 @@ import {
   type AccessToken,
 } from '../domain/access_tokens.ts';
 import type { Actor } from '../domain/accounts.ts';
-import type { ActionDeps } from './deps.ts';
+import { actedBy, type ActionDeps } from './deps.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 export type CreateAccessTokenOutcome =
   | { ok: true; token: string; record: AccessToken }
@@ -43,9 +44,8 @@ export async function createAccessToken(
     createdAt: now,
     expiresAt: now + seconds * 1000,
   });
-  deps.logger.log('info', 'access_token.created', {
-    account: actor.subject,
-    client: actor.client,
+  await deps.logger.emit(EVENTS.accessTokenCreated, {
+    ...actedBy(actor),
     token: record.publicId,
   });
   return { ok: true, token, record };
@@ -59,6 +59,6 @@ export async function revokeAccessToken(
 ): Promise<boolean> {
   if (!ACCESS_TOKEN_PUBLIC_ID.test(id) || !(await deps.store.revokeAccessToken(actor.subject, id, deps.clock.now())))
     return false;
-  deps.logger.log('info', 'access_token.revoked', { account: actor.subject, client: actor.client, token: id });
+  await deps.logger.emit(EVENTS.accessTokenRevoked, { ...actedBy(actor), token: id });
   return true;
 }

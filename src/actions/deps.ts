@@ -5,6 +5,7 @@
  * alone turn an outcome into an answer. The handlers' Ctx (context/deps.ts) has all of these.
  */
 import type { Clock } from '../clock.ts';
+import type { Actor } from '../domain/accounts.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Store } from '../store/store.ts';
 
@@ -12,4 +13,9 @@ export interface ActionDeps<S extends keyof Store = keyof Store> {
   store: Pick<Store, S>;
   logger: Logger;
   clock: Clock;
+}
+
+/** Who acted, as an event's `account` and `client` (the system actor acts from no client). */
+export function actedBy(actor: Actor): { account: string; client?: string } {
+  return actor.client === null ? { account: actor.subject } : { account: actor.subject, client: actor.client };
 }

@@ -7,7 +7,8 @@ import { DEVICE_ID } from '../domain/ids.ts';
 import { DEVICE_NAME } from '../domain/names.ts';
 import type { Device } from '../domain/devices.ts';
 import type { Actor } from '../domain/accounts.ts';
-import type { ActionDeps } from './deps.ts';
+import { actedBy, type ActionDeps } from './deps.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 /** 'unknown' covers what does not exist and what the actor may not see: scoping reveals nothing. */
 export type RevokeOutcome = 'revoked' | 'already-revoked' | 'unknown';
@@ -22,7 +23,7 @@ export async function revokeDevice(
   if (!DEVICE_ID.test(id) || !(await deps.store.deviceVisibleTo(actor, id))) return 'unknown';
   // Revoking an already revoked device changes nothing and is not an error: the outcome is the same.
   if (!(await deps.store.revokeDevice(actor, id, deps.clock.now()))) return 'already-revoked';
-  revoked(deps, actor, id);
+  await revoked(deps, actor, id);
   return 'revoked';
 }
 
@@ -38,15 +39,14 @@ export async function revokeStaleDevices(
 ): Promise<string[]> {
   const now = deps.clock.now();
   const ids = await deps.store.revokeStale(now - input.staleAfterMs, now, input.limit);
-  for (const device of ids) revoked(deps, actor, device, 'stale');
+  for (const device of ids) await revoked(deps, actor, device, 'stale');
   return ids;
 }
 
 /** The one record of a revocation, by an account (with its client) or by the system (without). */
-function revoked(deps: ActionDeps<never>, actor: Actor, device: string, reason?: 'stale'): void {
-  deps.logger.log('info', 'device.revoked', {
-    account: actor.subject,
-    ...(actor.client === null ? {} : { client: actor.client }),
+async function revoked(deps: ActionDeps<never>, actor: Actor, device: string, reason?: 'stale'): Promise<void> {
+  await deps.logger.emit(EVENTS.deviceRevoked, {
+    ...actedBy(actor),
     device,
     ...(reason === undefined ? {} : { reason }),
   });
@@ -59,8 +59,7 @@ export async function deleteDevice(
 ): Promise<DeleteDeviceOutcome> {
   if (!DEVICE_ID.test(id)) return 'unknown';
   const outcome = await deps.store.deleteDevice(actor, id);
-  if (outcome === 'deleted')
-    deps.logger.log('info', 'device.deleted', { account: actor.subject, client: actor.client, device: id });
+  if (outcome === 'deleted') await deps.logger.emit(EVENTS.deviceDeleted, { ...actedBy(actor), device: id });
   return outcome;
 }
 
@@ -75,6 +74,6 @@ export async function renameDevice(
   if (!device) return 'unknown';
   if (!DEVICE_NAME.test(name)) return 'bad-name';
   if (!(await deps.store.renameDevice(actor, id, name))) return 'unknown';
-  deps.logger.log('info', 'device.renamed', { account: actor.subject, client: actor.client, device: id, name });
+  await deps.logger.emit(EVENTS.deviceRenamed, { ...actedBy(actor), device: id, name });
   return { ...device, name };
 }

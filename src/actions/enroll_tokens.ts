@@ -7,8 +7,9 @@ import { TOKEN_PUBLIC_ID, type EnrollToken } from '../domain/enroll_tokens.ts';
 import { SUBJECT } from '../domain/ids.ts';
 import type { Actor } from '../domain/accounts.ts';
 import type { LinkBuilder } from '../link/link_builder.ts';
-import type { ActionDeps } from './deps.ts';
+import { actedBy, type ActionDeps } from './deps.ts';
 import { type MintFailure, readMintFields } from './enroll_token_fields.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 export type MintOutcome = { ok: true; token: EnrollToken; link: string } | { ok: false; failure: MintFailure };
 
@@ -45,9 +46,8 @@ export async function mintEnrollToken(
     note,
     maxPrivacy,
   });
-  deps.logger.log('info', 'enroll_token.minted', {
-    account: actor.subject,
-    client: actor.client,
+  await deps.logger.emit(EVENTS.enrollTokenMinted, {
+    ...actedBy(actor),
     owner,
     token: record.publicId,
     uses,
@@ -63,6 +63,6 @@ export async function revokeEnrollToken(
   id: string,
 ): Promise<boolean> {
   if (!TOKEN_PUBLIC_ID.test(id) || !(await deps.store.revokeEnrollToken(id, deps.clock.now()))) return false;
-  deps.logger.log('info', 'enroll_token.revoked', { account: actor.subject, client: actor.client, token: id });
+  await deps.logger.emit(EVENTS.enrollTokenRevoked, { ...actedBy(actor), token: id });
   return true;
 }

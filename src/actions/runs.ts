@@ -2,7 +2,8 @@
 import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
 import type { StoredRun } from '../domain/runs.ts';
 import type { Actor } from '../domain/accounts.ts';
-import type { ActionDeps } from './deps.ts';
+import { actedBy, type ActionDeps } from './deps.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 /** A run by its device and id. */
 export interface RunRef {
@@ -14,8 +15,7 @@ export interface RunRef {
 export async function deleteRun(deps: ActionDeps<'deleteRun'>, actor: Actor, run: RunRef): Promise<boolean> {
   const { device, id } = run;
   const deleted = DEVICE_ID.test(device) && RUN_ID.test(id) && (await deps.store.deleteRun(actor, device, id));
-  if (deleted)
-    deps.logger.log('info', 'run.deleted', { account: actor.subject, client: actor.client, device, run: id });
+  if (deleted) await deps.logger.emit(EVENTS.runDeleted, { ...actedBy(actor), device, run: id });
   return deleted;
 }
 
@@ -32,6 +32,6 @@ export async function downloadRun(
   const found =
     DEVICE_ID.test(device) && RUN_ID.test(id) ? await deps.store.runVisibleTo(actor, device, id) : undefined;
   if (!found) return undefined;
-  deps.logger.log('info', 'run.downloaded', { account: actor.subject, client: actor.client, device, run: id });
+  await deps.logger.emit(EVENTS.runDownloaded, { ...actedBy(actor), device, run: id });
   return found;
 }

@@ -14,6 +14,7 @@ import type { Actor } from '../domain/accounts.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { strictParameters } from './params.ts';
 import { problem } from './problem.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 const BEARER = /^Bearer (\S{1,512})$/;
 
@@ -31,7 +32,7 @@ export async function apiViewer(ctx: Ctx, c: Context): Promise<Actor | Response>
   }
   const client = clientAddress(c);
   if (record.lastUsedClient !== client) {
-    ctx.logger.log('info', 'access_token.used', { account: record.subject, client, token: record.publicId });
+    await ctx.logger.emit(EVENTS.accessTokenUsed, { account: record.subject, client, token: record.publicId });
     await ctx.store.touchAccessToken(record.publicId, now, client);
   } else if (record.lastUsedAt === null || now - record.lastUsedAt >= USED_EVERY_MS) {
     // The record just read says whether a write is due: most calls of a script write nothing.
@@ -56,7 +57,7 @@ export function apiOperation(
     const strict = strictParameters(c, opts.parameters ?? []);
     if (strict) return strict;
     if (opts.admin !== undefined && !viewer.admin) {
-      ctx.logger.log('warn', 'access.admin_refused', { account: viewer.subject, path: c.req.path });
+      await ctx.logger.emit(EVENTS.accessAdminRefused, { account: viewer.subject, path: c.req.path });
       return problem(c, 403, 'forbidden', `${opts.admin} needs a token of an administrator account`);
     }
     c.header('Cache-Control', 'no-store');

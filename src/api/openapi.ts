@@ -16,6 +16,7 @@ import type { Ctx, UiEnv } from '../context/deps.ts';
 import { cookieSession } from '../context/session_cookie.ts';
 import { version } from '../version.ts';
 import { apiViewer } from './auth.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 const problem = { $ref: '#/components/schemas/Problem' } as const;
 const query = (name: string, schema: object, description: string) => ({ name, in: 'query', schema, description });
@@ -123,8 +124,7 @@ export const OPENAPI = {
       post: {
         operationId: 'revokeDevice',
         summary: 'Revoke a device (administrators); revoking a revoked device changes nothing',
-        description:
-          'Revokes a device: its credential is refused from then on, on every instance, and its runs are kept. Audited as `device.revoked`.',
+        description: `Revokes a device: its credential is refused from then on, on every instance, and its runs are kept. Audited as \`${EVENTS.deviceRevoked.name}\`.`,
         tags: ['Devices'],
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         responses: { '204': { description: 'Revoked' }, ...forbidden, ...notFound, ...errors },
@@ -134,8 +134,7 @@ export const OPENAPI = {
       delete: {
         operationId: 'deleteRun',
         summary: 'Delete a run the account may see',
-        description:
-          'Deletes one run the account may see. Audited as `run.deleted`; deleting a run that is already gone is answered 404.',
+        description: `Deletes one run the account may see. Audited as \`${EVENTS.runDeleted.name}\`; deleting a run that is already gone is answered 404.`,
         tags: ['Runs'],
         parameters: [
           { name: 'device', in: 'path', required: true, schema: { type: 'string' } },
@@ -177,7 +176,7 @@ export const OPENAPI = {
       post: {
         operationId: 'renameDevice',
         summary: 'Rename a device (its owner or an administrator)',
-        description: 'Gives a device a new display name; its id never changes. Audited as `device.renamed`.',
+        description: `Gives a device a new display name; its id never changes. Audited as \`${EVENTS.deviceRenamed.name}\`.`,
         tags: ['Devices'],
         parameters: [id('id')],
         requestBody: jsonBody(ref('Rename')),
@@ -193,7 +192,7 @@ export const OPENAPI = {
       post: {
         operationId: 'deleteDevice',
         summary: 'Delete a revoked device and its runs (administrators)',
-        description: 'Deletes a device that is already revoked, with all of its runs. Audited as `device.deleted`.',
+        description: `Deletes a device that is already revoked, with all of its runs. Audited as \`${EVENTS.deviceDeleted.name}\`.`,
         tags: ['Devices'],
         parameters: [id('id')],
         responses: { '204': { description: 'Deleted' }, ...forbidden, ...notFound, ...conflict, ...errors },
@@ -219,8 +218,7 @@ export const OPENAPI = {
       post: {
         operationId: 'mintEnrollToken',
         summary: 'Mint an enrollment token (administrators); the link holds the token and is shown only here',
-        description:
-          'Mints an enrollment token with a lifetime, a number of uses, a device name, a note and a privacy ceiling. The answer holds the enrollment link for the device client; it is shown only here. Audited as `enroll_token.minted`.',
+        description: `Mints an enrollment token with a lifetime, a number of uses, a device name, a note and a privacy ceiling. The answer holds the enrollment link for the device client; it is shown only here. Audited as \`${EVENTS.enrollTokenMinted.name}\`.`,
         tags: ['Enrollment tokens'],
         requestBody: jsonBody(ref('Mint')),
         responses: {
@@ -235,8 +233,7 @@ export const OPENAPI = {
       post: {
         operationId: 'revokeEnrollToken',
         summary: 'Revoke an outstanding enrollment token (administrators)',
-        description:
-          'Revokes an outstanding enrollment token, so it enrolls no further device. Audited as `enroll_token.revoked`.',
+        description: `Revokes an outstanding enrollment token, so it enrolls no further device. Audited as \`${EVENTS.enrollTokenRevoked.name}\`.`,
         tags: ['Enrollment tokens'],
         parameters: [id('id')],
         responses: { '204': { description: 'Revoked' }, ...forbidden, ...notFound, ...errors },
@@ -246,8 +243,7 @@ export const OPENAPI = {
       get: {
         operationId: 'downloadRun',
         summary: 'The bytes of a run exactly as uploaded',
-        description:
-          'Sends the run exactly as the device uploaded it, as an attachment that is never rendered. Audited as `run.downloaded`.',
+        description: `Sends the run exactly as the device uploaded it, as an attachment that is never rendered. Audited as \`${EVENTS.runDownloaded.name}\`.`,
         tags: ['Runs'],
         parameters: [id('device'), id('id')],
         responses: {

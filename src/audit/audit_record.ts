@@ -1,13 +1,10 @@
 /**
- * Which log records the audit trail stores, and how one becomes a stored record (CONTRACT
- * sections 8 and 9): the sign-ins and refusals of section 8 and the console's actions, each with
- * its actor, client, device and run in columns and the other fields in a short `detail`.
+ * How an audited event becomes a stored record (CONTRACT sections 8 and 9; which events are
+ * audited is the catalogue's `audited`, src/events/catalogue.ts): its actor, client, device and
+ * run in columns and the other fields in a short `detail`.
  */
-import type { LogFields } from '../log/logger.ts';
 import type { AuditRecord } from '../domain/audit.ts';
-
-/** The audited events are an enumeration of the domain (the audit list's event filter offers them). */
-export { AUDITED_EVENTS } from '../domain/audit.ts';
+import type { AnyEvent, Fields } from '../events/catalogue.ts';
 
 /**
  * Fields never copied into `detail`, whatever the event: a handler that logged one of these by
@@ -21,19 +18,22 @@ const IN_COLUMNS = new Set(['account', 'client', 'device', 'run', 'level', 'even
 /** `detail` is short: a page shows it whole, and a record is one line. */
 export const DETAIL_MAX = 500;
 
-/** The stored form of a log record; `local:<user>` is the actor of a break-glass sign-in (CONTRACT section 4). */
-export function auditRecord(at: number, event: string, fields: LogFields): AuditRecord {
+/**
+ * The stored form of an audited event (the catalogue says which are); `local:<user>` is the actor
+ * of a break-glass sign-in (CONTRACT section 4), named by its entry's `auditAccount`.
+ */
+export function auditRecord(at: number, event: AnyEvent, fields: Fields): AuditRecord {
   const text = (value: unknown) => (value === undefined || value === null ? null : String(value));
-  const account =
-    text(fields.account) ??
-    (event.startsWith('login.local.') && fields.user !== undefined ? `local:${String(fields.user)}` : null);
+  const from = 'auditAccount' in event ? event.auditAccount : undefined;
+  const named = from === undefined ? undefined : fields[from.field];
+  const account = text(fields.account) ?? (named === undefined ? null : `${from?.prefix}${String(named)}`);
   const detail = Object.entries(fields)
     .filter(([name, value]) => !IN_COLUMNS.has(name) && !NEVER_STORED.test(name) && value !== undefined)
     .map(([name, value]) => `${name}=${String(value)}`)
     .join(' ');
   return {
     at,
-    event,
+    event: event.name,
     account,
     client: text(fields.client),
     device: text(fields.device),

@@ -5,6 +5,7 @@ import { type Config, loadConfig } from '../config/config.ts';
 import { jsonLogger } from '../log/logger.ts';
 import { holdPidFile } from '../server/pid_file.ts';
 import { startServer } from '../server/serve.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 export async function serveCommand(): Promise<number> {
   let config: Config;
@@ -45,6 +46,6 @@ export async function serveCommand(): Promise<number> {
   await stopped;
   await server.close();
   release();
-  logger.log('info', 'server.stopped');
+  logger.emit(EVENTS.serverStopped, {});
   return 0;
 }

@@ -12,6 +12,7 @@ import { clearCookie, OIDC_COOKIE, readCookie } from '../http/cookies.ts';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx } from '../context/deps.ts';
 import { startSession } from './sign_in.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 const STATE_COOKIE = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43,128})$/;
 
@@ -36,14 +37,14 @@ export function authCallback(ctx: Ctx): Handler {
     try {
       idToken = await ctx.oidc.exchange({ code, redirectUri: ctx.redirectUri, codeVerifier: verifier });
     } catch (err) {
-      logger.log('warn', 'login.oidc.exchange_failed', { client, error: (err as Error).message });
+      await logger.emit(EVENTS.loginOidcExchangeFailed, { client, error: (err as Error).message });
       return fail(c, 'exchangeFailed');
     }
     let claims: JWTPayload & { sub: string };
     try {
       claims = await ctx.oidc.verify(idToken);
     } catch (err) {
-      logger.log('warn', 'login.oidc.token_rejected', { client, error: (err as Error).message });
+      await logger.emit(EVENTS.loginOidcTokenRejected, { client, error: (err as Error).message });
       return fail(c, 'idTokenRejected');
     }
     return signIn(ctx, c, claims, client);
@@ -60,6 +61,6 @@ async function signIn(ctx: Ctx, c: Context, claims: JWTPayload & { sub: string }
   const memberOf = Array.isArray(groups) ? groups : typeof groups === 'string' ? [groups] : [];
   const admin = config.adminGroup !== undefined && memberOf.includes(config.adminGroup);
   const session = await startSession(ctx, c, { subject: `oidc:${claims.sub}`, display: display.slice(0, 256), admin });
-  ctx.logger.log('info', 'login.oidc.succeeded', { account: session.subject, method: 'oidc', admin, client });
+  await ctx.logger.emit(EVENTS.loginOidcSucceeded, { account: session.subject, method: 'oidc', admin, client });
   return seeOther(c, '/');
 }

@@ -10,6 +10,7 @@ import { seeOther } from '../http/responses.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import type { Access } from '../context/routes.ts';
 import { cookieSession } from '../context/session_cookie.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 export function guard(ctx: Ctx, access: Exclude<Access, 'none' | 'token'>): MiddlewareHandler<UiEnv> {
   return async function guardMiddleware(c, next) {
@@ -32,7 +33,7 @@ export function guard(ctx: Ctx, access: Exclude<Access, 'none' | 'token'>): Midd
     }
 
     if (access === 'admin' && !session.admin) {
-      ctx.logger.log('warn', 'access.admin_refused', { account: session.subject, path: c.req.path });
+      await ctx.logger.emit(EVENTS.accessAdminRefused, { account: session.subject, path: c.req.path });
       return fail(c, 'adminOnly');
     }
     await next();

@@ -13,6 +13,7 @@ import { SlotsBusy } from '../throttle/throttle.ts';
 import { loginPage } from '../views/login.ts';
 import type { Ctx } from '../context/deps.ts';
 import { startSession } from './sign_in.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 export function loginCheck(ctx: Ctx): Handler {
   const { config, store, logger } = ctx;
@@ -42,11 +43,11 @@ export function loginCheck(ctx: Ctx): Handler {
 
     const user = username.slice(0, 256);
     if (!outcome) {
-      logger.log('warn', 'login.local.failed', { user, client });
+      await logger.emit(EVENTS.loginLocalFailed, { user, client });
       return page(c, loginPage({ oidcAvailable: ctx.oidcAvailable, error: true, username: user }), 401);
     }
     await startSession(ctx, c, { subject: `local:${config.adminUser}`, display: config.adminUser, admin: true });
-    logger.log('info', 'login.local.succeeded', { user, client, method: 'local' });
+    await logger.emit(EVENTS.loginLocalSucceeded, { user, client, method: 'local' });
     return seeOther(c, '/');
   };
 }

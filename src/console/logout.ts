@@ -11,6 +11,7 @@ import { FORM_LIMIT } from '../http/form.ts';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx } from '../context/deps.ts';
 import { cookieSession } from '../context/session_cookie.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 export function logout(ctx: Ctx): Handler {
   return async function logoutHandler(c) {
@@ -24,7 +25,7 @@ export function logout(ctx: Ctx): Handler {
     const session = cookieSession(ctx, c);
     if (session) {
       await ctx.store.endSession(session.id, session.expires, ctx.clock.now()).catch((err: unknown) => {
-        ctx.logger.log('error', 'server.error', { error: `sign-out not recorded: ${(err as Error).message}` });
+        ctx.logger.emit(EVENTS.serverError, { error: `sign-out not recorded: ${(err as Error).message}` });
       });
     }
     clearCookie(c, SESSION_COOKIE, ctx.config.secure);

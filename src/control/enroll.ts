@@ -8,6 +8,7 @@ import { clientAddress } from '../http/client_address.ts';
 import { newDeviceId } from '../domain/ids.ts';
 import { DEVICE_NAME } from '../domain/names.ts';
 import type { ControlDeps } from './deps.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 const TOKEN = /^[A-Za-z0-9_-]{1,512}$/;
 
@@ -41,7 +42,7 @@ export function enroll(deps: ControlDeps): Handler {
     });
     // One answer for unknown, used-up, revoked and expired tokens, so the endpoint reveals nothing about them.
     if (!device) return fail(c, 'unknownEnrollToken');
-    deps.logger.log('info', 'device.enrolled', { client: clientAddress(c), device: device.id, owner: device.owner });
+    await deps.logger.emit(EVENTS.deviceEnrolled, { client: clientAddress(c), device: device.id, owner: device.owner });
     return c.json({ device: device.id, credential }, 201);
   };
 }

@@ -8,6 +8,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../log/logger.ts';
 import { SEEN_EVERY_MS } from '../store/devices.ts';
 import type { Store } from '../store/store.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 const MAX_ENTRIES = 10_000;
 
@@ -35,7 +36,7 @@ export function lastSeen(store: Pick<Store, 'touchDevice'>, clock: Clock, logger
       // Off the request path: the answer does not wait for it, and a failure only loses a timestamp.
       store.touchDevice(device, now).catch((err: unknown) => {
         writes.delete(device);
-        logger.log('warn', 'device.last_seen_failed', {
+        logger.emit(EVENTS.deviceLastSeenFailed, {
           device,
           error: err instanceof Error ? err.message : 'unknown',
         });

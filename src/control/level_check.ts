@@ -14,6 +14,7 @@ import type { PrivacyLevel } from '../domain/privacy.ts';
 import { countFindings, type Findings } from '../domain/redaction.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Store } from '../store/store.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 /** Runs up to this size are counted from the upload's bytes at once; larger ones are queued. */
 export const SMALL_RUN = 256 * 1024;
@@ -71,7 +72,7 @@ export function levelCheck(deps: { store: Store; logger: Logger }): LevelCheck {
   }
 
   function failed(run: Omit<StoredUpload, 'body'>, err: unknown): void {
-    deps.logger.log('error', 'level_check.failed', {
+    deps.logger.emit(EVENTS.levelCheckFailed, {
       device: run.device,
       run: run.id,
       error: (err as Error).message,
@@ -106,7 +107,7 @@ export function levelCheck(deps: { store: Store; logger: Logger }): LevelCheck {
         return;
       }
       if (queue.length >= QUEUE_LIMIT) {
-        deps.logger.log('warn', 'level_check.skipped', { device: run.device, run: run.id, queued: queue.length });
+        deps.logger.emit(EVENTS.levelCheckSkipped, { device: run.device, run: run.id, queued: queue.length });
         return;
       }
       // Only the run's name waits in the queue: its bytes are read back from the store.

@@ -18,6 +18,7 @@ import type { ControlDeps } from './deps.ts';
 import { credentialCache } from './credential_cache.ts';
 import { lastSeen } from './last_seen.ts';
 import { DEFAULT_UPLOAD_LIMITS, type Refusal, uploadBudget, type UploadTicket } from './upload_budget.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 export const RUN_LIMIT = 16 * 1024 * 1024;
 const BEARER = /^Bearer ([A-Za-z0-9_-]{43})$/i;
@@ -119,7 +120,7 @@ export function runUpload(deps: ControlDeps): Handler {
     if (!isPrivacyLevel(level)) return 'bad-privacy-level';
     // Refused before a byte of the body is read: nothing above the ceiling is ever stored.
     if (!withinCeiling(level, found.maxPrivacy)) {
-      deps.logger.log('warn', 'run.refused_privacy', {
+      await deps.logger.emit(EVENTS.runRefusedPrivacy, {
         account: found.owner,
         device,
         run: id,

@@ -8,6 +8,7 @@ import type { Logger } from '../log/logger.ts';
 import { isStorageFull, StoreError } from '../store/errors.ts';
 
 import { securityHeaders } from './security_headers.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -40,14 +41,14 @@ export function buildApp<E extends Env>(
 
   app.onError((err, c) => {
     if (isStorageFull(err)) {
-      logger.log('error', 'store.full', { error: `the store's disk is full: ${err.message}`, path: c.req.path });
+      logger.emit(EVENTS.storeFull, { error: `the store's disk is full: ${err.message}`, path: c.req.path });
       return fail(c, 'storeFull');
     }
     if (err instanceof StoreError || (err as { code?: unknown }).code === 'ERR_SQLITE_ERROR') {
-      logger.log('error', 'store.unavailable', { error: err.message, path: c.req.path });
+      logger.emit(EVENTS.storeUnavailable, { error: err.message, path: c.req.path });
       return fail(c, 'storeUnavailable');
     }
-    logger.log('error', 'request.failed', { error: err.message, stack: err.stack, path: c.req.path });
+    logger.emit(EVENTS.requestFailed, { error: err.message, stack: err.stack, path: c.req.path });
     return fail(c, 'internal');
   });
   return app;

@@ -5,7 +5,8 @@
  * are UTC days: `since` from the start of its day, `until` to the end of its day, both inclusive.
  */
 import { AUDIT_CURSOR } from '../domain/paging.ts';
-import { AUDITED_EVENTS, type AuditFilter } from '../domain/audit.ts';
+import type { AuditFilter } from '../domain/audit.ts';
+import { AUDITED_EVENTS } from '../events/catalogue.ts';
 import {
   cursor,
   cursorParameter,

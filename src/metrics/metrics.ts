@@ -4,8 +4,8 @@
  * label set is bounded: routes are the routes table's patterns, never paths; statuses, levels,
  * methods and outcomes are small fixed sets; no device, run or account ever becomes a label.
  *
- * Counters of events are fed by a Logger decorator (as the audit trail is): a handler that logs a
- * sign-in is counted with no second call to forget. Gauges read the store at scrape time from its
+ * Counters of events are fed by a subscriber of the event bus (as the audit trail is): a handler
+ * that emits a sign-in is counted with no second call to forget. Gauges read the store at scrape time from its
  * counters, so a scrape costs the same at a million runs.
  */
 import type { MiddlewareHandler } from 'hono';
@@ -13,7 +13,7 @@ import { matchedRoutes } from 'hono/route';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../clock.ts';
 import { isPrivacyLevel, PRIVACY_LEVELS } from '../domain/privacy.ts';
-import type { Logger } from '../log/logger.ts';
+import { subscribe, type Subscriber } from '../events/bus.ts';
 import type { Store } from '../store/store.ts';
 
 const ADMIN = { subject: 'system:metrics', admin: true };
@@ -28,8 +28,8 @@ export interface Metrics {
    * answers while starting, requests Node's parser refused).
    */
   answered(labels: { server: 'console' | 'control' | 'none'; route: string; method: string; status: number }): void;
-  /** The logger, counting the events it passes on. */
-  logger(inner: Logger): Logger;
+  /** Hears the events of the bus and counts some (src/events/catalogue.ts). */
+  subscriber: Subscriber;
   /** Hears each break-glass sign-in attempt's throttle delay (throttle/throttle.ts). */
   throttleDelay(ms: number): void;
 }
@@ -131,20 +131,20 @@ export function createMetrics(deps: {
   for (const level of PRIVACY_LEVELS) swept.inc({ level }, 0);
   for (const by of ['account', 'system']) revoked.inc({ by }, 0);
 
-  /** Log events that are counted, and how. */
-  const onEvent: Record<string, (fields: Record<string, unknown>) => void> = {
-    'login.local.succeeded': () => signIns.inc({ method: 'local', outcome: 'succeeded' }),
-    'login.local.failed': () => signIns.inc({ method: 'local', outcome: 'failed' }),
-    'login.oidc.succeeded': () => signIns.inc({ method: 'oidc', outcome: 'succeeded' }),
-    'login.oidc.exchange_failed': () => signIns.inc({ method: 'oidc', outcome: 'exchange_failed' }),
-    'login.oidc.token_rejected': () => signIns.inc({ method: 'oidc', outcome: 'token_rejected' }),
-    'store.unavailable': () => storeErrors.inc({ kind: 'unavailable' }),
-    'store.full': () => storeErrors.inc({ kind: 'full' }),
-    'device.revoked': (f) => revoked.inc({ by: f.account === 'system' ? 'system' : 'account' }),
-    'runs.swept': (f) => {
-      for (const level of PRIVACY_LEVELS) if (typeof f[level] === 'number') swept.inc({ level }, f[level]);
+  /** The events that are counted, and how. */
+  const counted = subscribe({
+    loginLocalSucceeded: () => signIns.inc({ method: 'local', outcome: 'succeeded' }),
+    loginLocalFailed: () => signIns.inc({ method: 'local', outcome: 'failed' }),
+    loginOidcSucceeded: () => signIns.inc({ method: 'oidc', outcome: 'succeeded' }),
+    loginOidcExchangeFailed: () => signIns.inc({ method: 'oidc', outcome: 'exchange_failed' }),
+    loginOidcTokenRejected: () => signIns.inc({ method: 'oidc', outcome: 'token_rejected' }),
+    storeUnavailable: () => storeErrors.inc({ kind: 'unavailable' }),
+    storeFull: () => storeErrors.inc({ kind: 'full' }),
+    deviceRevoked: (f) => revoked.inc({ by: f.account === 'system' ? 'system' : 'account' }),
+    runsSwept: (f) => {
+      for (const level of PRIVACY_LEVELS) swept.inc({ level }, f[level]);
     },
-  };
+  });
 
   return {
     registry,
@@ -174,14 +174,7 @@ export function createMetrics(deps: {
     throttleDelay(ms) {
       delays.observe(ms / 1000);
     },
-    logger(inner) {
-      return {
-        log: function metricsLog(level, event, fields = {}) {
-          inner.log(level, event, fields);
-          onEvent[event]?.(fields);
-        },
-      };
-    },
+    subscriber: counted,
   };
 }
 

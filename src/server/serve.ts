@@ -10,10 +10,11 @@ import { failureResponse } from '../http/failures.ts';
 import { createControlApp } from '../control/app.ts';
 import { type LevelCheck, levelCheck } from '../control/level_check.ts';
 import { defaultLinkBuilder } from '../link/link_builder.ts';
-import type { Logger } from '../log/logger.ts';
+import type { Log, Logger } from '../log/logger.ts';
 import { createSelfTest } from '../selftest/selftest.ts';
 import { resolveSessionKeys } from '../session/keys.ts';
-import { auditLogger } from '../audit/audit_logger.ts';
+import { auditTrail } from '../audit/audit_logger.ts';
+import { eventBus } from '../events/bus.ts';
 import { createMetrics, type Metrics } from '../metrics/metrics.ts';
 import { withCountCache } from '../store/count_cache.ts';
 import { openStore } from '../store/open.ts';
@@ -30,6 +31,7 @@ import { listen } from './listen.ts';
 import { retentionOf } from '../domain/retention.ts';
 import { retentionSweeper } from '../sweep/retention.ts';
 import { sweeper } from '../sweep/sweeper.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 export interface RunningServer {
   url: string;
@@ -46,7 +48,8 @@ const DRAIN_MS = 10_000;
 const RENEWAL_CHECK_MS = 12 * 3_600_000;
 
 export interface ServeOptions {
-  logger: Logger;
+  /** The log: it hears every event first (and a test reads what it heard). */
+  logger: Log;
   clock?: Clock;
   /** How long close() lets requests in flight finish (10 s by default). */
   drainMs?: number;
@@ -59,11 +62,11 @@ export interface ServeOptions {
 export async function startServer(configured: Config, opts: ServeOptions): Promise<RunningServer> {
   const clock = opts.clock ?? systemClock;
   const store = withCountCache(await openStore(configured), clock);
-  // Every audited record (CONTRACT section 9) is stored through this logger; see audit/audit_logger.ts.
-  const audit = auditLogger(opts.logger, store, clock);
-  // Counted events (CONTRACT section 11) are counted from the same records; see metrics/metrics.ts.
+  // Every event goes to the log, then the audit trail (which stores the audited ones, CONTRACT
+  // section 9; audit/audit_logger.ts), then the metrics (which count some, section 11).
+  const audit = auditTrail(store, clock, opts.logger);
   const metrics = createMetrics({ store, clock, staleAfterMs: configured.staleAfterMs });
-  const logger = Object.assign(metrics.logger(audit), { flush: () => audit.flush() });
+  const logger = { ...eventBus(opts.logger, audit, metrics.subscriber), flush: () => audit.flush() };
   const checks = levelCheck({ store, logger });
   try {
     const loadControl = () => loadControlIdentity(store, configured.controlHost, clock.now(), configured.controlTls);
@@ -93,7 +96,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       fastPath: (req, res) => ready && health(req, res),
       draining: () => draining,
       answeredEarly: (status) => metrics.answered({ server: 'none', route: 'unreadable', method: 'other', status }),
-      onError: (err) => logger.log('error', 'server.error', { error: err.message }),
+      onError: (err) => logger.emit(EVENTS.serverError, { error: err.message }),
       maxConnections: opts.maxConnections,
     });
     const address = server.address() as AddressInfo;
@@ -128,18 +131,15 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
     const renewal = setInterval(() => {
       loadControl().then(
         (renewed) => (control = renewed),
-        (err: unknown) =>
-          logger.log('error', 'server.error', { error: `control certificate: ${(err as Error).message}` }),
+        (err: unknown) => logger.emit(EVENTS.serverError, { error: `control certificate: ${(err as Error).message}` }),
       );
     }, RENEWAL_CHECK_MS);
     renewal.unref();
     // Runs a restart left unchecked are checked in the background, one at a time; a failure is logged.
     checks
       .backfill()
-      .catch((err: unknown) =>
-        logger.log('error', 'level_check.failed', { error: `backfill: ${(err as Error).message}` }),
-      );
-    logger.log('info', 'server.started', { listen: url, base_url: config.baseUrl, version: config.version });
+      .catch((err: unknown) => logger.emit(EVENTS.levelCheckFailed, { error: `backfill: ${(err as Error).message}` }));
+    logger.emit(EVENTS.serverStarted, { listen: url, base_url: config.baseUrl, version: config.version });
     return {
       url,
       baseUrl: config.baseUrl,

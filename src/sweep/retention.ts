@@ -20,6 +20,7 @@ import {
 } from '../domain/retention.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Store } from '../store/store.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 export const SWEEP_LEASE = 'retention.sweep';
 
@@ -89,7 +90,7 @@ export function retentionSweeper(opts: RetentionSweepOptions): RetentionSweeper 
     }
     const record: SweepRecord = { at: clock.now(), result, runs, bytes };
     if (PRIVACY_LEVELS.some((l) => runs[l] > 0))
-      logger.log('info', 'runs.swept', { account: 'system', ...runs, bytes });
+      await logger.emit(EVENTS.runsSwept, { account: 'system', ...runs, bytes });
     await store.setSetting(LAST_SWEEP_SETTING, JSON.stringify(record)).catch(failed);
     // Released even when the record could not be written; if this fails too, it lapses at its expiry.
     await store.releaseLease(SWEEP_LEASE, holder).catch(failed);
@@ -97,7 +98,7 @@ export function retentionSweeper(opts: RetentionSweepOptions): RetentionSweeper 
   }
 
   function failed(err: unknown): void {
-    logger.log('error', 'sweeper.failed', { error: `retention sweep: ${(err as Error).message}` });
+    logger.emit(EVENTS.sweeperFailed, { error: `retention sweep: ${(err as Error).message}` });
   }
 
   return {

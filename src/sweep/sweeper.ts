@@ -11,6 +11,7 @@ import type { Clock } from '../clock.ts';
 import { SYSTEM_ACTOR } from '../domain/accounts.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Store } from '../store/store.ts';
+import { EVENTS } from '../events/catalogue.ts';
 
 export const SWEEP_EVERY_MS = 60_000;
 /** Rows per statement, and statements per run and kind. */
@@ -76,7 +77,7 @@ export function sweeper(opts: SweeperOptions): Sweeper {
   }
 
   function failed(what: string, err: unknown): number {
-    logger.log('error', 'sweeper.failed', { error: `${what}: ${(err as Error).message}` });
+    logger.emit(EVENTS.sweeperFailed, { error: `${what}: ${(err as Error).message}` });
     return 0;
   }
 

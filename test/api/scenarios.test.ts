@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { secretHash } from '../../src/crypto/random.ts';
+import type { EventName } from '../../src/events/catalogue.ts';
 import { newAccessToken } from '../../src/domain/access_tokens.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { OPENAPI } from '../../src/api/openapi.ts';
@@ -12,7 +13,7 @@ import type { Store } from '../../src/store/store.ts';
 import { enrollDevice, harness, type Harness, upload } from '../support/harness.ts';
 import { responseChecker } from '../support/openapi.ts';
 import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
-import { ACCOUNTS } from '../support/scenario.ts';
+import { ACCOUNTS, assertEvents } from '../support/scenario.ts';
 
 type Token = 'admin' | 'user' | 'other' | 'revoked' | 'expired';
 
@@ -38,6 +39,8 @@ interface Row {
   field?: string;
   /** Audit records (event, account) that must be stored after the request. */
   audited?: Array<[string, string]>;
+  /** Exactly the events the request emits, in order (PocketBase's ExpectedEvents). */
+  events?: EventName[];
   check?: (w: World, body: unknown, res: Response) => Promise<void> | void;
 }
 
@@ -47,8 +50,8 @@ const RUN_BYTES = 'a full run\nline two\n';
 
 const rows: Row[] = [
   // Authentication: only a live personal access token; a session cookie is not enough.
-  { name: 'no token', path: '/api/v1/devices', as: undefined, status: 401 },
-  { name: 'a revoked token', path: '/api/v1/devices', as: 'revoked', status: 401 },
+  { name: 'no token', path: '/api/v1/devices', as: undefined, status: 401, events: [] },
+  { name: 'a revoked token', path: '/api/v1/devices', as: 'revoked', status: 401, events: [] },
   { name: 'an expired token', path: '/api/v1/devices', as: 'expired', status: 401 },
   {
     name: 'a malformed bearer',
@@ -104,6 +107,7 @@ const rows: Row[] = [
     as: 'user',
     json: { name: 'kitchen' },
     status: 200,
+    events: ['access_token.used', 'device.renamed'],
     audited: [['device.renamed', ACCOUNTS.user.subject]],
     check: async (w, body) => {
       assert.equal((body as { name: string }).name, 'kitchen');
@@ -117,6 +121,7 @@ const rows: Row[] = [
     as: 'user',
     json: { name: 'mine now' },
     status: 404,
+    events: ['access_token.used'],
     check: async (w) => assert.equal((await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.theirs))?.name, 'theirs'),
   },
   ...[
@@ -132,6 +137,7 @@ const rows: Row[] = [
     json,
     status: 400,
     field: field as string,
+    events: ['access_token.used'],
     check: async (w) => assert.equal((await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.mine))?.name, 'mine'),
   })),
   {
@@ -175,6 +181,7 @@ const rows: Row[] = [
     path: '/api/v1/devices/{mine}/revoke',
     as: 'user',
     status: 403,
+    events: ['access_token.used', 'access.admin_refused'],
     check: async (w) => assert.equal((await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.mine))?.revokedAt, null),
   },
   {
@@ -183,23 +190,39 @@ const rows: Row[] = [
     path: '/api/v1/devices/{mine}/revoke',
     as: 'admin',
     status: 204,
+    events: ['access_token.used', 'device.revoked'],
     audited: [['device.revoked', ACCOUNTS.admin.subject]],
     check: async (w) => assert.ok((await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.mine))?.revokedAt),
   },
-  { name: 'a delete before revoke', method: 'POST', path: '/api/v1/devices/{mine}/delete', as: 'admin', status: 409 },
+  {
+    name: 'a delete before revoke',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/delete',
+    as: 'admin',
+    status: 409,
+    events: ['access_token.used'],
+  },
   {
     name: 'an admin deletes a revoked device and its runs',
     method: 'POST',
     path: '/api/v1/devices/{gone}/delete',
     as: 'admin',
     status: 204,
+    events: ['access_token.used', 'device.deleted'],
     audited: [['device.deleted', ACCOUNTS.admin.subject]],
     check: async (w) => {
       assert.equal(await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.gone), undefined);
       assert.equal(await w.h.store.runVisibleTo(ACCOUNTS.admin, w.ids.gone, 'g1'), undefined);
     },
   },
-  { name: 'a user may not delete', method: 'POST', path: '/api/v1/devices/{gone}/delete', as: 'user', status: 403 },
+  {
+    name: 'a user may not delete',
+    method: 'POST',
+    path: '/api/v1/devices/{gone}/delete',
+    as: 'user',
+    status: 403,
+    events: ['access_token.used', 'access.admin_refused'],
+  },
   // Enrollment tokens.
   { name: 'a user may not list enrollment tokens', path: '/api/v1/enroll-tokens', as: 'user', status: 403 },
   {
@@ -223,6 +246,7 @@ const rows: Row[] = [
       owner: ACCOUNTS.other.subject,
     },
     status: 201,
+    events: ['access_token.used', 'enroll_token.minted'],
     audited: [['enroll_token.minted', ACCOUNTS.admin.subject]],
     check: async (w, body) => {
       const minted = body as {
@@ -269,16 +293,26 @@ const rows: Row[] = [
     json,
     status: 400,
     field: field as string,
+    events: ['access_token.used'],
     check: async (w) =>
       assert.equal((await w.h.store.outstandingEnrollTokens({ limit: 5 }, w.h.clock.now())).items.length, 1),
   })),
-  { name: 'a user may not mint', method: 'POST', path: '/api/v1/enroll-tokens', as: 'user', json: {}, status: 403 },
+  {
+    name: 'a user may not mint',
+    method: 'POST',
+    path: '/api/v1/enroll-tokens',
+    as: 'user',
+    json: {},
+    status: 403,
+    events: ['access_token.used', 'access.admin_refused'],
+  },
   {
     name: 'an admin revokes an enrollment token',
     method: 'POST',
     path: '/api/v1/enroll-tokens/{enroll}/revoke',
     as: 'admin',
     status: 204,
+    events: ['access_token.used', 'enroll_token.revoked'],
     audited: [['enroll_token.revoked', ACCOUNTS.admin.subject]],
     check: async (w) =>
       assert.equal((await w.h.store.outstandingEnrollTokens({ limit: 5 }, w.h.clock.now())).items.length, 0),
@@ -289,6 +323,7 @@ const rows: Row[] = [
     path: '/api/v1/enroll-tokens/t_unknown/revoke',
     as: 'admin',
     status: 404,
+    events: ['access_token.used'],
   },
   // Runs.
   {
@@ -319,6 +354,7 @@ const rows: Row[] = [
     path: '/api/v1/runs/{mine}/r2/raw',
     as: 'user',
     status: 200,
+    events: ['access_token.used', 'run.downloaded'],
     audited: [['run.downloaded', ACCOUNTS.user.subject]],
     check: (_w, body, res) => {
       assert.equal(body, RUN_BYTES);
@@ -326,13 +362,20 @@ const rows: Row[] = [
       assert.match(res.headers.get('content-disposition') ?? '', /^attachment; /);
     },
   },
-  { name: "the bytes of another account's run", path: '/api/v1/runs/{theirs}/t1/raw', as: 'user', status: 404 },
+  {
+    name: "the bytes of another account's run",
+    path: '/api/v1/runs/{theirs}/t1/raw',
+    as: 'user',
+    status: 404,
+    events: ['access_token.used'],
+  },
   {
     name: 'a user deletes its run',
     method: 'DELETE',
     path: '/api/v1/runs/{mine}/r2',
     as: 'user',
     status: 204,
+    events: ['access_token.used', 'run.deleted'],
     audited: [['run.deleted', ACCOUNTS.user.subject]],
     check: async (w) => assert.equal(await w.h.store.runVisibleTo(ACCOUNTS.admin, w.ids.mine, 'r2'), undefined),
   },
@@ -342,6 +385,7 @@ const rows: Row[] = [
     path: '/api/v1/runs/{theirs}/t1',
     as: 'user',
     status: 404,
+    events: ['access_token.used'],
     check: async (w) => assert.ok(await w.h.store.runVisibleTo(ACCOUNTS.admin, w.ids.theirs, 't1')),
   },
   {
@@ -350,10 +394,17 @@ const rows: Row[] = [
     path: '/api/v1/runs/{theirs}/t1',
     as: 'admin',
     status: 204,
+    events: ['access_token.used', 'run.deleted'],
     audited: [['run.deleted', ACCOUNTS.admin.subject]],
   },
   // Audit trail and accounts: administrators only.
-  { name: 'a user may not read the audit trail', path: '/api/v1/audit', as: 'user', status: 403 },
+  {
+    name: 'a user may not read the audit trail',
+    path: '/api/v1/audit',
+    as: 'user',
+    status: 403,
+    events: ['access_token.used', 'access.admin_refused'],
+  },
   {
     name: 'an admin reads the audit trail, filtered',
     path: '/api/v1/audit?event=device.enrolled',
@@ -391,6 +442,7 @@ const rows: Row[] = [
     path: '/api/v1/openapi.json',
     as: 'user',
     status: 200,
+    events: ['access_token.used'],
     audited: [['access_token.used', ACCOUNTS.user.subject]],
   },
 ];
@@ -460,8 +512,10 @@ async function play(row: Row, store?: Store): Promise<void> {
       body = JSON.stringify(row.json);
     }
     const method = row.method ?? 'GET';
+    const heard = w.h.logs.length;
     const res = await w.h.request(path, { method, headers, body }, '192.0.2.44');
     const text = await res.text();
+    if (row.events !== undefined) assertEvents(w.h, heard, row.events);
     assert.equal(res.status, row.status, `${method} ${path}: ${text.slice(0, 300)}`);
     const type = res.headers.get('content-type') ?? '';
     const parsed: unknown = type.includes('json') && text ? JSON.parse(text) : text;

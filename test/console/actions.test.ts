@@ -23,6 +23,7 @@ runScenarios('actions', [
     setup: twoOwners,
     form: { csrf: '$csrf' },
     status: 303,
+    events: ['run.deleted'],
     location: /^\/runs$/,
     after: async (h, _r, _b, f) => {
       assert.equal(await visible(h, f.mine ?? '', 'run-mine'), undefined);
@@ -42,6 +43,7 @@ runScenarios('actions', [
     setup: twoOwners,
     form: { csrf: '$csrf' },
     status: 303,
+    events: ['run.deleted'],
     location: /^\/runs$/,
     setCookies: [/^service_notice=[A-Za-z0-9_-]+; Path=\/; Max-Age=60; HttpOnly; SameSite=Lax$/],
     after: async (h, res, _b, f) => {
@@ -74,6 +76,7 @@ runScenarios('actions', [
     setup: twoOwners,
     form: { csrf: '$csrf' },
     status: 404,
+    events: [],
     after: async (h, _r, _b, f) => {
       assert.ok(await visible(h, f.theirs ?? '', 'run-theirs'));
       assert.equal(h.logs.filter((r) => r.event === 'run.deleted').length, 0);
@@ -87,6 +90,7 @@ runScenarios('actions', [
     setup: twoOwners,
     form: { csrf: '$csrf' },
     status: 303,
+    events: ['run.deleted'],
     logs: [{ event: 'run.deleted', account: 'local:admin', run: 'run-theirs' }],
   },
   {
@@ -97,6 +101,7 @@ runScenarios('actions', [
     setup: twoOwners,
     form: { csrf: 'forged' },
     status: 403,
+    events: [],
     after: async (h, _r, _b, f) => assert.ok(await visible(h, f.mine ?? '', 'run-mine')),
   },
   {
@@ -107,6 +112,7 @@ runScenarios('actions', [
     setup: twoOwners,
     form: { csrf: '$csrf' },
     status: 303,
+    events: ['device.revoked'],
     location: /^\/devices$/,
     after: async (h, _r, _b, f) => {
       assert.ok(
@@ -127,6 +133,7 @@ runScenarios('actions', [
     as: 'admin',
     form: { csrf: '$csrf' },
     status: 404,
+    events: [],
   },
   {
     name: 'an admin mints a link: 200, link as text and QR code, expiry; token stored only as hash; logged without the token',
@@ -135,6 +142,7 @@ runScenarios('actions', [
     as: 'admin',
     form: { csrf: '$csrf', owner: '' },
     status: 200,
+    events: ['enroll_token.minted'],
     headersMatch: { 'content-type': /^text\/html/, 'cache-control': /^no-store$/ },
     contains: [
       /paddock:\/\/enroll\?server=127\.0\.0\.1:8080&amp;pin=sha256\/A{43}=&amp;token=[A-Za-z0-9_-]{43}</,
@@ -160,6 +168,7 @@ runScenarios('actions', [
     as: 'admin',
     form: { csrf: '$csrf', owner: 'oidc:user-1' },
     status: 200,
+    events: ['enroll_token.minted'],
     logs: [{ event: 'enroll_token.minted', account: 'local:admin', owner: 'oidc:user-1' }],
     after: async (h, _r, body) => {
       const token = /token=([A-Za-z0-9_-]{43})/.exec(body)?.[1] ?? '';
@@ -175,6 +184,7 @@ runScenarios('actions', [
     as: 'admin',
     form: { csrf: '$csrf', owner: 'bob' },
     status: 400,
+    events: [],
     after: (h) => assert.equal(h.logs.length, 0),
   },
   {
@@ -184,6 +194,7 @@ runScenarios('actions', [
     as: 'admin',
     form: { csrf: '$csrf', owner: 'oidc:\u202eevil\u200b' },
     status: 400,
+    events: [],
     after: (h) => assert.equal(h.logs.length, 0),
   },
 ]);

@@ -78,6 +78,7 @@ runScenarios('enroll tokens', [
       max_privacy: 'redacted',
     },
     status: 200,
+    events: ['enroll_token.minted'],
     headersMatch: { 'content-type': /^text\/html/, 'cache-control': /^no-store$/ },
     contains: [
       /paddock:\/\/enroll\?server=127\.0\.0\.1:8080&amp;pin=sha256\/A{43}=&amp;token=[A-Za-z0-9_-]{43}&amp;max_privacy=redacted</,
@@ -146,6 +147,7 @@ runScenarios('enroll tokens', [
     as: 'admin',
     form: { csrf: '$csrf', owner: '', expires_in: '', uses: '', name: '', note: '', max_privacy: '' },
     status: 200,
+    events: ['enroll_token.minted'],
     contains: ['one device', '<time datetime="2026-11-23T12:00:00.000Z"', 'chosen by the device', '<dd>full</dd>'],
     logs: [{ event: 'enroll_token.minted', owner: 'local:admin', uses: 1, max_privacy: 'full' }],
     after: async (h, _r, body) => {
@@ -165,6 +167,7 @@ runScenarios('enroll tokens', [
     as: 'admin',
     form: { csrf: '$csrf', expires_in: '600', uses: '1000', name: 'n'.repeat(128), note: 'é'.repeat(200) },
     status: 200,
+    events: ['enroll_token.minted'],
     contains: ['up to 1000 devices', '<time datetime="2026-11-22T12:10:00.000Z"'],
     after: async (h) => {
       const [t] = (await h.store.outstandingEnrollTokens({ limit: 10 }, h.clock.now())).items;
@@ -179,6 +182,7 @@ runScenarios('enroll tokens', [
     as: 'admin',
     form: { csrf: '$csrf', expires_in: '2592000', max_privacy: 'minimal' },
     status: 200,
+    events: ['enroll_token.minted'],
     contains: ['<time datetime="2026-12-22T12:00:00.000Z"', '<dd>minimal</dd>'],
   },
   ...badFields.map(([field, value]): Scenario => ({
@@ -188,6 +192,7 @@ runScenarios('enroll tokens', [
     as: 'admin',
     form: { csrf: '$csrf', [field]: value },
     status: 400,
+    events: [],
     headersMatch: { 'content-type': /^text\/plain/ },
     contains: [new RegExp(`^${field} must be `)],
     after: async (h) => {
@@ -257,6 +262,7 @@ runScenarios('enroll tokens', [
     setup: tokensInEveryState,
     form: { csrf: '$csrf' },
     status: 303,
+    events: ['enroll_token.revoked'],
     location: /^\/enroll-tokens$/,
     after: async (h, _r, _b, f) => {
       assert.ok(
@@ -290,6 +296,7 @@ runScenarios('enroll tokens', [
     setup: tokensInEveryState,
     form: { csrf: '$csrf' },
     status: 404,
+    events: [],
     contains: ['enrollment token not found'],
     after: (h) => assert.equal(h.logs.length, 0),
   })),
@@ -300,6 +307,7 @@ runScenarios('enroll tokens', [
     as: 'admin',
     form: { csrf: '$csrf' },
     status: 404,
+    events: [],
   },
 ]);
 

@@ -10,6 +10,7 @@ const rows: Scenario[] = [
     name: `GET ${path} without a session → 303 /login`,
     path,
     status: 303,
+    events: [],
     location: /^\/login$/,
   })),
   ...posts.map((path): Scenario => ({
@@ -18,6 +19,7 @@ const rows: Scenario[] = [
     path,
     form: { csrf: 'x' },
     status: 303,
+    events: [],
     location: /^\/login$/,
   })),
   ...guardedGets.slice(0, 3).map((path): Scenario => ({
@@ -48,6 +50,7 @@ const rows: Scenario[] = [
     as: 'admin',
     form: { csrf: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
     status: 403,
+    events: [],
     contains: ['stale form'],
     headersMatch: { 'content-type': /^text\/plain/ },
   })),
@@ -58,6 +61,7 @@ const rows: Scenario[] = [
     as: 'admin',
     form: {},
     status: 403,
+    events: [],
     contains: ['stale form'],
   })),
   {
@@ -94,6 +98,7 @@ const rows: Scenario[] = [
     as: 'user',
     form: { csrf: 'wrong' },
     status: 403,
+    events: [],
     contains: ['stale form'],
     after: (h) => assert.equal(h.logs.filter((r) => r.event === 'access.admin_refused').length, 0),
   },
@@ -105,6 +110,7 @@ const rows: Scenario[] = [
     setup: async (h) => ({ csrf: h.signIn({ subject: 'local:admin', admin: true }).csrf }),
     form: { csrf: '$fixture.csrf' },
     status: 403,
+    events: [],
   },
   ...['/devices/d_abc/revoke', '/enroll-tokens'].map((path): Scenario => ({
     name: `POST ${path} by a non-admin with a valid csrf → 403, logged with account and path`,
@@ -113,6 +119,7 @@ const rows: Scenario[] = [
     as: 'user',
     form: { csrf: '$csrf' },
     status: 403,
+    events: ['access.admin_refused'],
     contains: ['administrator'],
     logs: [{ event: 'access.admin_refused', account: 'oidc:user-1', path }],
   })),

@@ -37,6 +37,7 @@ const rows: Row[] = [
     path: '/login',
     form: { username: 'admin', password: ADMIN_PASSWORD },
     status: 303,
+    events: ['login.local.succeeded'],
     location: '/',
   },
   {
@@ -69,6 +70,7 @@ const rows: Row[] = [
     path: '/login',
     form: { username: 'admin', password: 'not the password' },
     status: 401,
+    events: ['login.local.failed'],
   },
   {
     name: '403: a revoke without csrf by a signed-in admin',
@@ -77,6 +79,7 @@ const rows: Row[] = [
     as: 'admin',
     form: { other: 'field' },
     status: 403,
+    events: [],
   },
   {
     name: '403: an admin-only action refused to a non-admin',
@@ -85,6 +88,7 @@ const rows: Row[] = [
     as: 'user',
     form: { csrf: '$csrf' },
     status: 403,
+    events: ['access.admin_refused'],
     logs: [{ event: 'access.admin_refused', account: 'oidc:user-1', path: '/enroll-tokens' }],
   },
   { name: '404: an unknown path', path: '/no/such/page', status: 404 },
@@ -112,6 +116,7 @@ const rows: Row[] = [
     as: 'admin',
     setup: async (h) => failing('devicesVisibleTo', new StoreError('unavailable', 'connection lost'))(h),
     status: 503,
+    events: ['store.unavailable'],
     logs: [{ event: 'store.unavailable', path: '/devices' }],
   },
   {
@@ -128,6 +133,7 @@ const rows: Row[] = [
     as: 'admin',
     setup: async (h) => failing('devicesVisibleTo', new Error('boom'))(h),
     status: 500,
+    events: ['request.failed'],
     notContains: ['boom', '.ts:'],
   },
   { name: '200: GET /login', path: '/login', status: 200 },

@@ -12,6 +12,7 @@ runScenarios('POST /login', [
     form: { username: 'admin', password: ADMIN_PASSWORD },
     client: '192.0.2.10',
     status: 303,
+    events: ['login.local.succeeded'],
     location: /^\/$/,
     setCookies: [/^service_admin=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax$/],
     logs: [{ event: 'login.local.succeeded', user: 'admin', client: '192.0.2.10', method: 'local' }],
@@ -30,6 +31,7 @@ runScenarios('POST /login', [
     harness: { config: { secure: true } },
     form: { username: 'admin', password: ADMIN_PASSWORD },
     status: 303,
+    events: ['login.local.succeeded'],
     setCookies: [/^service_admin=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax$/],
   },
   {
@@ -39,6 +41,7 @@ runScenarios('POST /login', [
     form: { username: 'admin', password: 'wrong password!' },
     client: '192.0.2.11',
     status: 401,
+    events: ['login.local.failed'],
     headersMatch: { 'content-type': /^text\/html/ },
     contains: ['username or password is incorrect', 'name="password"'],
     notContains: ['wrong password!', '/auth/start'],
@@ -54,6 +57,7 @@ runScenarios('POST /login', [
     headers: { 'x-forwarded-for': '203.0.113.9', forwarded: 'for=203.0.113.9' },
     client: '192.0.2.12',
     status: 401,
+    events: ['login.local.failed'],
     logs: [{ event: 'login.local.failed', user: 'admin', client: '192.0.2.12' }],
     after: async (h) => {
       assert.ok(!JSON.stringify(h.logs).includes('203.0.113.9'));
@@ -67,6 +71,7 @@ runScenarios('POST /login', [
     path: '/login',
     form: { username: 'root', password: ADMIN_PASSWORD },
     status: 401,
+    events: ['login.local.failed'],
     contains: ['username or password is incorrect'],
     logs: [{ event: 'login.local.failed', user: 'root' }],
   },
@@ -77,6 +82,7 @@ runScenarios('POST /login', [
     harness: { withPassword: false },
     form: { username: 'admin', password: ADMIN_PASSWORD },
     status: 401,
+    events: ['login.local.failed'],
     contains: ['username or password is incorrect'],
     logs: [{ event: 'login.local.failed', user: 'admin' }],
     after: async (h) => assert.equal(await h.store.loginFailuresSince('203.0.113.7', 0), 1),
@@ -96,6 +102,7 @@ runScenarios('POST /login', [
     },
     form: { username: 'admin', password: 'nope nope nope' },
     status: 401,
+    events: ['login.local.failed'],
     contains: ['href="/auth/start"'],
   },
   {
@@ -104,6 +111,7 @@ runScenarios('POST /login', [
     path: '/login',
     form: { username: '<script>x</script>', password: 'x' },
     status: 401,
+    events: ['login.local.failed'],
     contains: ['value="&lt;script&gt;x&lt;/script&gt;"'],
     notContains: ['<script>x'],
   },
@@ -113,6 +121,7 @@ runScenarios('POST /login', [
     path: '/login',
     form: { username: 'admin' },
     status: 400,
+    events: [],
     contains: ['bad form'],
   },
   {
@@ -122,6 +131,7 @@ runScenarios('POST /login', [
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: 'username=admin&password=%E0%A4%A',
     status: 400,
+    events: [],
   },
   {
     name: 'a JSON body → 400',
@@ -130,6 +140,7 @@ runScenarios('POST /login', [
     headers: { 'content-type': 'application/json' },
     body: '{"username":"admin"}',
     status: 400,
+    events: [],
   },
   {
     name: 'a repeated field → 400',
@@ -138,6 +149,7 @@ runScenarios('POST /login', [
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: 'username=a&username=b&password=c',
     status: 400,
+    events: [],
   },
   {
     name: 'a form above 64 KiB → 413',
@@ -145,6 +157,7 @@ runScenarios('POST /login', [
     path: '/login',
     form: { username: 'admin', password: 'x'.repeat(70_000) },
     status: 413,
+    events: [],
   },
 ]);
 

@@ -10,7 +10,8 @@ import { createControlApp } from '../../src/control/app.ts';
 import { type LevelCheck, levelCheck } from '../../src/control/level_check.ts';
 import { hashPassword } from '../../src/crypto/password.ts';
 import { defaultLinkBuilder, type LinkBuilder } from '../../src/link/link_builder.ts';
-import { auditLogger } from '../../src/audit/audit_logger.ts';
+import { auditTrail } from '../../src/audit/audit_logger.ts';
+import { eventBus } from '../../src/events/bus.ts';
 import { createMetrics } from '../../src/metrics/metrics.ts';
 import { memoryLogger } from '../../src/log/logger.ts';
 import type { OidcClient } from '../../src/oidc/client.ts';
@@ -73,21 +74,23 @@ export interface HarnessOptions {
   deviceQuotaBytes?: number;
   /** The store to run on (closed with the harness); an in-memory SQLite store by default. */
   store?: Store;
+  /** The audit queue's bound (AUDIT_QUEUE_MAX by default). */
+  auditQueueMax?: number;
 }
 
 export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
   const store = opts.store ?? openSqliteStore(':memory:');
   const clock = opts.clock ?? fakeClock();
   const memory = memoryLogger();
-  // As `paddock serve` does: the audited records are also stored (audit/audit_logger.ts).
-  const audit = auditLogger(memory, store, clock);
+  // As `paddock serve` does: the audited events are also stored (audit/audit_logger.ts).
+  const audit = auditTrail(store, clock, memory, opts.auditQueueMax);
   const config: InterfaceConfig = {
     ...interfaceConfig({ ...loadConfig(testEnvironment), version: '9.8.7-test' }, [randomBytes(32)]),
     ...opts.config,
   };
   // As `paddock serve` does: events are counted for GET /metrics (metrics/metrics.ts).
   const metrics = createMetrics({ store, clock, staleAfterMs: config.staleAfterMs });
-  const logger = Object.assign(metrics.logger(audit), { flush: () => audit.flush() });
+  const logger = { ...eventBus(memory, audit, metrics.subscriber), flush: () => audit.flush() };
   if (opts.withPassword !== false) await store.setPasswordHash('admin', await hashPassword(ADMIN_PASSWORD));
   const ui = createInterface({
     config,

@@ -1,9 +1,10 @@
 /**
  * HTTP scenario tables: each row is one request on a fresh harness and what must come back
- * (status, headers, cookies, body must and must-not contain, log records).
+ * (status, headers, cookies, body must and must-not contain, log records, the events emitted).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { EventName } from '../../src/events/catalogue.ts';
 import { type Harness, type HarnessOptions, harness } from './harness.ts';
 
 export type Who = 'nobody' | 'admin' | 'user' | 'other';
@@ -37,6 +38,11 @@ export interface Scenario {
   /** Every Set-Cookie line must match one of these, in order. */
   setCookies?: Array<string | RegExp>;
   logs?: Array<Record<string, unknown>>;
+  /**
+   * Exactly the events the request emits, in order (PocketBase's ExpectedEvents): one more or one
+   * less fails. `[]` says it emits none.
+   */
+  events?: EventName[];
   /** Further checks after the request. */
   after?: (h: Harness, res: Response, body: string, fixture: Record<string, string>) => Promise<void> | void;
 }
@@ -67,8 +73,10 @@ export function runScenarios(title: string, scenarios: Scenario[]): void {
         }
         await s.beforeRequest?.(h);
         const path = typeof s.path === 'function' ? s.path(h, fixture) : s.path;
+        const heard = h.logs.length;
         const res = await h.request(path, { method: s.method ?? 'GET', headers, body }, s.client);
         const text = await res.text();
+        if (s.events !== undefined) assertEvents(h, heard, s.events);
         assert.equal(res.status, s.status, `status of ${s.method ?? 'GET'} ${path}; body: ${text.slice(0, 300)}`);
         if (s.location !== undefined) assertMatch(res.headers.get('location') ?? '', s.location, 'Location');
         for (const [name, want] of Object.entries(s.headersMatch ?? {})) {
@@ -97,6 +105,15 @@ export function runScenarios(title: string, scenarios: Scenario[]): void {
       }
     });
   }
+}
+
+/** The events emitted since the log held `from` records are exactly `want`, in order. */
+export function assertEvents(h: Harness, from: number, want: readonly string[]): void {
+  assert.deepEqual(
+    h.logs.slice(from).map((r) => r.event),
+    want,
+    `the events emitted: ${JSON.stringify(h.logs.slice(from))}`,
+  );
 }
 
 export function assertMatch(actual: string, want: string | RegExp, what: string): void {

@@ -1,9 +1,11 @@
 // The JSON-lines logger of CONTRACT section 8 and PADDOCK_LOG_LEVEL (section 3): records below
 // the configured level are dropped, those at or above it are written, one JSON object a line,
-// each with time, level and event besides its own fields; the default level is info.
+// each with time, level and event besides its own fields; the default level is info. The line
+// writer (jsonLines) takes any record; the log (jsonLogger) writes each catalogue event at its level.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { jsonLogger, type Level } from '../../src/log/logger.ts';
+import { EVENTS } from '../../src/events/catalogue.ts';
+import { jsonLines, jsonLogger, type Level } from '../../src/log/logger.ts';
 
 const LEVELS: Level[] = ['debug', 'info', 'warn', 'error'];
 const NOW = Date.UTC(2026, 10, 22, 12, 34, 56, 789);
@@ -11,12 +13,12 @@ const NOW = Date.UTC(2026, 10, 22, 12, 34, 56, 789);
 /** Logs one record at every level through a logger at `min`; returns the lines written. */
 function writeAll(min: Level | undefined): string[] {
   const lines: string[] = [];
-  const logger = jsonLogger(
+  const write = jsonLines(
     min,
     (line) => lines.push(line),
     () => NOW,
   );
-  for (const level of LEVELS) logger.log(level, `test.${level}`, { n: LEVELS.indexOf(level), who: 'local:admin' });
+  for (const level of LEVELS) write(level, `test.${level}`, { n: LEVELS.indexOf(level), who: 'local:admin' });
   return lines;
 }
 
@@ -57,10 +59,9 @@ test('every line parses as an object whose first members are time, level and eve
     (line) => lines.push(line),
     () => NOW,
   );
-  logger.log('warn', 'access.admin_refused', { account: 'oidc:u', path: '/enroll-tokens' });
-  logger.log('info', 'login.local.succeeded', { user: 'admin', client: '127.0.0.1', method: 'local' });
-  logger.log('debug', 'noise');
-  logger.log('error', 'store.unavailable');
+  void logger.emit(EVENTS.accessAdminRefused, { account: 'oidc:u', path: '/enroll-tokens' });
+  void logger.emit(EVENTS.loginLocalSucceeded, { user: 'admin', client: '127.0.0.1', method: 'local' });
+  void logger.emit(EVENTS.storeUnavailable, { error: 'down', path: '/' });
   assert.equal(lines.length, 2);
   const [refused, unavailable] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.deepEqual(Object.keys(refused ?? {}).slice(0, 3), ['time', 'level', 'event']);
@@ -71,30 +72,36 @@ test('every line parses as an object whose first members are time, level and eve
     account: 'oidc:u',
     path: '/enroll-tokens',
   });
-  assert.deepEqual(unavailable, { time: '2026-11-22T12:34:56.789Z', level: 'error', event: 'store.unavailable' });
+  assert.deepEqual(unavailable, {
+    time: '2026-11-22T12:34:56.789Z',
+    level: 'error',
+    event: 'store.unavailable',
+    error: 'down',
+    path: '/',
+  });
 });
 
 test('the default writer is stdout, one line a record', (t) => {
   const written: string[] = [];
   t.mock.method(process.stdout, 'write', (chunk: string) => (written.push(chunk), true));
-  const logger = jsonLogger('info');
-  logger.log('debug', 'hidden');
-  logger.log('info', 'shown', { x: 1 });
+  const logger = jsonLogger('warn');
+  void logger.emit(EVENTS.serverStarted, { listen: 'http://127.0.0.1:1', base_url: '', version: '1' });
+  void logger.emit(EVENTS.sweeperFailed, { error: 'x' });
   t.mock.restoreAll();
   assert.equal(written.length, 1);
   const record = JSON.parse(written[0] ?? '') as Record<string, unknown>;
-  assert.equal(record.event, 'shown');
-  assert.equal(record.level, 'info');
+  assert.equal(record.event, 'sweeper.failed');
+  assert.equal(record.level, 'error');
   assert.match(String(record.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 });
 
 test('a field named like a head key cannot overwrite time, level or event', () => {
   const lines: string[] = [];
-  jsonLogger(
+  jsonLines(
     'info',
     (line) => lines.push(line),
     () => NOW,
-  ).log('warn', 'real.event', {
+  )('warn', 'real.event', {
     event: 'forged',
     level: 'debug',
     time: 'never',
@@ -106,4 +113,9 @@ test('a field named like a head key cannot overwrite time, level or event', () =
     event: 'real.event',
     extra: 1,
   });
+});
+
+test('no event of the catalogue has a field named like a head key (it would never be written)', () => {
+  for (const entry of Object.values(EVENTS))
+    for (const head of ['time', 'level', 'event']) assert.ok(!(head in entry.fields), `${entry.name}: ${head}`);
 });
