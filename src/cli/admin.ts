@@ -4,10 +4,10 @@
  * and prints a table for people, or with `--json` the API's JSON as it came (with `--all`, every
  * page's items in one `{"items": […]}`).
  */
-import { parseArgs } from 'node:util';
 import { type Output, VERBS } from './admin_commands.ts';
 import { apiClient, CliFailure, EXIT } from './api_client.ts';
 import { printable, record, table } from './table.ts';
+import { parseOptions, unknownCommand, UsageError } from './usage.ts';
 
 export const ADMIN_VERBS = Object.keys(VERBS);
 
@@ -46,16 +46,15 @@ export async function adminCommand(verb: string, args: string[]): Promise<number
   }
   const sub = subs[name];
   if (!sub) {
-    process.stderr.write(`paddock ${verb}: unknown command "${printable(name)}"\n\n${adminHelp(verb)}`);
+    process.stderr.write(`paddock ${verb}: ${unknownCommand(name, Object.keys(subs), `paddock ${verb} --help`)}\n`);
     return EXIT.usage;
   }
   try {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      options: { ...sub.options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-      strict: true,
-    });
+    const { values, positionals } = parseOptions(
+      rest,
+      { ...sub.options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      `paddock ${verb} --help`,
+    );
     if (values.help) {
       process.stdout.write(adminHelp(verb));
       return EXIT.ok;
@@ -66,9 +65,7 @@ export async function adminCommand(verb: string, args: string[]): Promise<number
     if (shown) process.stdout.write(shown);
     return EXIT.ok;
   } catch (err) {
-    // parseArgs refuses unknown options and missing values with ERR_PARSE_ARGS_* codes.
-    const parse = String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
-    const code = err instanceof CliFailure ? err.code : parse ? EXIT.usage : EXIT.refused;
+    const code = err instanceof CliFailure || err instanceof UsageError ? err.code : EXIT.refused;
     process.stderr.write(`paddock ${verb}: ${printable((err as Error).message)}\n`);
     return code;
   }

@@ -4,8 +4,8 @@
  * prints (a list with its columns, one record, or a confirmation). Run by cli/admin.ts.
  */
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { link, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { type FileHandle, link, open, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AUDIT } from '../lists/audit.ts';
@@ -85,6 +85,12 @@ function listCommand<P extends Parameters>(declared: ListDeclaration<P>, at: str
     run: async (api, _, v) => ({ kind: 'list', page: await list(api, at, listQuery(declared, v), v), columns }),
   };
 }
+
+const outputExists = (output: string) =>
+  new CliFailure(
+    `${output} already exists; remove it or choose another --output (nothing was downloaded)`,
+    EXIT.refused,
+  );
 
 async function list(api: ApiClient, at: string, query: Record<string, string | undefined>, v: Values): Promise<Page> {
   const first = (await api.get(at, { ...query, before: text(v, 'before') })) as Page;
@@ -247,19 +253,33 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
       positionals: 2,
       options: { output: { type: 'string' } },
       run: async (api, [device = '', id = ''], v) => {
-        const body = await api.download(`/api/v1/runs/${path(device, id)}/raw`);
         const output = text(v, 'output');
         if (output === undefined) {
+          const body = await api.download(`/api/v1/runs/${path(device, id)}/raw`);
           for await (const chunk of body) if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
           return { kind: 'done', message: '' };
         }
-        // Written beside the file and linked to its name when whole: a failed download leaves
-        // nothing behind, and an existing file is never replaced (link fails with EEXIST).
+        // Refused before the download (which the server audits) when the file exists or its
+        // directory cannot take it. Written beside the file and linked to its name when whole: a
+        // failed download leaves nothing behind, and a file that appeared meanwhile is never
+        // replaced (link fails with EEXIST).
+        if (existsSync(output)) throw outputExists(output);
         const partial = `${output}.partial-${process.pid}`;
+        let file: FileHandle;
         try {
-          await pipeline(Readable.fromWeb(body), createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
-          await link(partial, output);
+          file = await open(partial, 'wx', 0o600);
+        } catch (err) {
+          throw new CliFailure(`cannot write ${output}: ${(err as Error).message}`, EXIT.refused);
+        }
+        try {
+          const body = await api.download(`/api/v1/runs/${path(device, id)}/raw`);
+          await pipeline(Readable.fromWeb(body), file.createWriteStream());
+          await link(partial, output).catch((err: unknown) => {
+            if ((err as { code?: string }).code !== 'EEXIST') throw err;
+            throw new CliFailure(`${output} appeared during the download and was left as it was`, EXIT.refused);
+          });
         } finally {
+          await file.close().catch(() => {});
           await rm(partial, { force: true });
         }
         return { kind: 'done', message: `wrote ${output}` };

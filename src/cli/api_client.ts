@@ -7,6 +7,7 @@
  */
 import { isLoopbackHost } from '../config/parse.ts';
 import { ACCESS_TOKEN } from '../domain/access_tokens.ts';
+import { type Advice, transportFailure } from './transport.ts';
 
 export const EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3 } as const;
 
@@ -53,7 +54,7 @@ export function apiClient(env: NodeJS.ProcessEnv): ApiClient {
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
     } catch (err) {
-      throw new CliFailure(`cannot reach ${base.origin}: ${reason(err)}`, EXIT.unreachable);
+      throw new CliFailure(transportFailure(err, base, ADVICE), EXIT.unreachable);
     }
     if (res.status >= 300) throw new CliFailure(await failureText(res), EXIT.refused);
     return res;
@@ -80,10 +81,13 @@ export function apiClient(env: NodeJS.ProcessEnv): ApiClient {
 
 /**
  * PADDOCK_URL: an https URL without credentials, query or fragment; http only on a loopback host,
- * as the server itself serves it, since the token would cross the network in the clear.
+ * as the server itself serves it, since the token would cross the network in the clear. The API's
+ * own address (the console's followed by /api/v1, as the OpenAPI document names it) is accepted
+ * as the console's: it can mean nothing else.
  */
-function serverUrl(text: string | undefined): URL {
+export function serverUrl(text: string | undefined): URL {
   const url = text ? URL.parse(text) : null;
+  if (url) url.pathname = url.pathname.replace(/\/api\/v1\/?$/, '/');
   if (!url || !/^https?:$/.test(url.protocol) || url.username || url.password || url.search || url.hash)
     throw new CliFailure(
       'PADDOCK_URL must be the console address, such as https://paddock.example (no credentials, query or fragment)',
@@ -97,12 +101,14 @@ function serverUrl(text: string | undefined): URL {
   return url;
 }
 
-/** What went wrong on the way: the system's error code where there is one. */
-function reason(err: unknown): string {
-  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError') return `no answer within ${TIMEOUT_MS / 1000} s`;
-  return e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
-}
+/** What to do about a certificate the system does not trust, or a server without TLS. */
+const ADVICE: Advice = {
+  trust: 'trust its CA (or the self-signed certificate itself) with NODE_EXTRA_CA_CERTS=/path/to/ca.pem',
+  plain: (url) =>
+    isLoopbackHost(url.hostname)
+      ? `use PADDOCK_URL=http://${url.host}${url.pathname.replace(/\/$/, '')}`
+      : 'is PADDOCK_URL the address the server serves TLS on?',
+};
 
 /** The server's own words: the problem's status, title, detail and field, or the start of its text. */
 async function failureText(res: Response): Promise<string> {

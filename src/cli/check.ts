@@ -13,6 +13,7 @@ import { innermostReason } from '../store/errors.ts';
 import { databaseFile, integrityFault } from '../store/sqlite/connection.ts';
 import { postgresSchema, schemaRefusal, type SchemaState, sqliteSchema, storedSetting } from '../store/schema.ts';
 import { CONTROL_TLS_SETTING, daysLeft, namesHost, reissueReason } from '../tls/control_identity.ts';
+import { type Advice, errorCode, transportFailure } from './transport.ts';
 
 export const checkHelp = `Usage: paddock check
 
@@ -25,6 +26,13 @@ Exit codes: 0 every check passed; 1 a check failed (store, identity provider or 
 `;
 
 type Line = { ok: boolean | 'skip'; what: string; found: string };
+
+/** What to do when the identity provider cannot be reached (serve reaches it the same way). */
+const PROVIDER: Advice = {
+  trust: 'trust its CA with NODE_EXTRA_CA_CERTS=/path/to/ca.pem, for check and serve alike',
+  plain: () => 'is PADDOCK_OIDC_ISSUER the https:// address the provider serves?',
+  service: 'the identity provider',
+};
 
 /** Discovery is allowed what the server allows it at start. */
 const DISCOVERY_TIMEOUT_MS = 5_000;
@@ -92,7 +100,9 @@ async function identityProvider(config: Config): Promise<Line> {
     const found = await discoverProvider(issuer, fetch, DISCOVERY_TIMEOUT_MS);
     return { ok: true, what, found: `${issuer} discovery answered; authorization at ${found.authorizationEndpoint}` };
   } catch (err) {
-    return { ok: false, what, found: `${issuer}: ${innermostReason(err)}` };
+    const transport = errorCode(err) !== undefined || (err as Error).name === 'TimeoutError';
+    const reason = transport ? transportFailure(err, new URL(issuer), PROVIDER) : innermostReason(err);
+    return { ok: false, what, found: `${issuer}: ${reason}` };
   }
 }
 

@@ -1,10 +1,12 @@
 /** `paddock device enroll|upload`: the reference device client as commands. */
 import { readFile } from 'node:fs/promises';
 import type { LookupFunction } from 'node:net';
-import { parseArgs } from 'node:util';
 import { type ClientOptions, enroll, uploadRun } from '../device_client/client.ts';
+import { LinkError } from '../device_client/link.ts';
 import { isPrivacyLevel, PRIVACY_LEVELS, PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
 import { readState, writeState } from '../device_client/state.ts';
+import { type Advice, errorCode, transportFailure } from './transport.ts';
+import { parseOptions, unknownCommand, UsageError } from './usage.ts';
 
 export const deviceHelp = `Usage:
   paddock device enroll <link> [--state FILE] [--name NAME] [--ca FILE] [--resolve HOST:ADDRESS]...
@@ -20,7 +22,16 @@ upload   applies the privacy level on this machine, then uploads with retries; t
   --state FILE        device state (default ./paddock-device.json)
   --ca FILE           extra CA certificate trusted for discovery (never for the control connection)
   --resolve HOST:ADDR connect to ADDR whenever HOST is named (like curl --resolve)
+
+Exit codes: 0 done; 1 the server refused, or a file could not be read or written; 2 a usage
+mistake (including a malformed link); 3 the server could not be reached.
 `;
+
+/** Devices trust the control certificate only through the link's pin, and speak only TLS. */
+const ADVICE: Advice = {
+  trust: "the control connection trusts only the link's pin",
+  plain: () => 'devices connect over TLS only: the server needs TLS (see "TLS on one port" in the README)',
+};
 
 const common = {
   state: { type: 'string', default: './paddock-device.json' },
@@ -34,23 +45,25 @@ export async function deviceCommand(args: string[]): Promise<number> {
     if (sub === 'enroll') return await enrollCommand(rest);
     if (sub === 'upload') return await uploadCommand(rest);
     if (sub === undefined || sub === '--help' || sub === '-h') {
-      process.stdout.write(deviceHelp);
-      return 0;
+      (sub === undefined ? process.stderr : process.stdout).write(deviceHelp);
+      return sub === undefined ? 2 : 0;
     }
-    process.stderr.write(`paddock device: unknown command "${sub}"\n\n${deviceHelp}`);
-    return 2;
+    throw new UsageError(unknownCommand(sub, ['enroll', 'upload'], 'paddock device --help'));
   } catch (err) {
-    process.stderr.write(`paddock device: ${(err as Error).message}\n`);
-    return 1;
+    const url = (err as { url?: unknown }).url;
+    const transport = url instanceof URL && errorCode(err) !== undefined;
+    const message = transport ? transportFailure(err, url, ADVICE) : (err as Error).message;
+    process.stderr.write(`paddock device: ${message}\n`);
+    return err instanceof UsageError || err instanceof LinkError ? 2 : transport ? 3 : 1;
   }
 }
 
 async function enrollCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions(
     args,
-    options: { ...common, name: { type: 'string' }, ca: { type: 'string' } },
-    allowPositionals: true,
-  });
+    { ...common, name: { type: 'string' }, ca: { type: 'string' } },
+    'paddock device --help',
+  );
   if (values.help || positionals.length !== 1) return usage(values.help);
   const opts = clientOptions(values.resolve, values.ca ? await readFile(values.ca, 'utf8') : undefined);
   const state = await enroll(positionals[0] ?? '', values.name, opts);
@@ -62,17 +75,18 @@ async function enrollCommand(args: string[]): Promise<number> {
 }
 
 async function uploadCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions(
     args,
-    options: { ...common, privacy: { type: 'string' }, id: { type: 'string' }, 'content-type': { type: 'string' } },
-    allowPositionals: true,
-  });
+    { ...common, privacy: { type: 'string' }, id: { type: 'string' }, 'content-type': { type: 'string' } },
+    'paddock device --help',
+  );
   if (values.help || positionals.length !== 1) return usage(values.help);
   const privacy = values.privacy;
   if (!isPrivacyLevel(privacy)) {
     process.stderr.write(`paddock device: --privacy must be ${PRIVACY_LEVELS_TEXT}\n`);
     return 2;
   }
+  const options = clientOptions(values.resolve, undefined);
   const state = await readState(values.state);
   const bytes = await readFile(positionals[0] ?? '');
   const result = await uploadRun(
@@ -83,7 +97,7 @@ async function uploadCommand(args: string[]): Promise<number> {
       privacy,
       id: values.id,
     },
-    clientOptions(values.resolve, undefined),
+    options,
   );
   process.stderr.write(`paddock device: run ${result.id} ${result.status === 201 ? 'stored' : 'was already stored'}\n`);
   return 0;
@@ -105,7 +119,7 @@ function resolveLookup(pairs: string[]): LookupFunction | undefined {
   const table = new Map(
     pairs.map((p) => {
       const at = p.indexOf(':');
-      if (at < 1) throw new Error(`--resolve ${p}: expected HOST:ADDRESS`);
+      if (at < 1) throw new UsageError(`--resolve ${p}: expected HOST:ADDRESS`);
       return [p.slice(0, at).toLowerCase(), p.slice(at + 1)] as const;
     }),
   );

@@ -1,5 +1,4 @@
 /** The `paddock` command: parses the verb and hands over to its module. */
-import { parseArgs } from 'node:util';
 import { serveCommand } from './serve.ts';
 import { setAdminPasswordCommand } from './set_admin_password.ts';
 import { deviceCommand, deviceHelp } from './device.ts';
@@ -7,6 +6,7 @@ import { settingsHelp } from './settings_help.ts';
 import { ADMIN_VERBS, adminCommand, adminHelp } from './admin.ts';
 import { backupCommand, backupHelp, restoreCommand, restoreHelp } from './backup.ts';
 import { checkCommand, checkHelp } from './check.ts';
+import { parseOptions, unknownCommand, UsageError } from './usage.ts';
 
 const usage = `Usage: paddock <command> [options]
 
@@ -60,25 +60,27 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = verbs[verb];
   if (!command) {
-    process.stderr.write(`paddock: unknown command "${verb}"\n\n${usage}`);
+    // One line, so the mistake stays on the screen; the whole usage is one --help away.
+    process.stderr.write(`paddock: ${unknownCommand(verb, Object.keys(verbs), 'paddock --help')}\n`);
     return 2;
   }
   // `device` and the admin commands parse their own sub-commands and options; the others take only --help.
   if (verb === 'device' || ADMIN_VERBS.includes(verb)) return command.run(rest);
   try {
-    const { values } = parseArgs({
-      args: rest,
-      options: { help: { type: 'boolean', short: 'h' } },
-      strict: true,
-      allowPositionals: command.positionals === true,
-    });
+    const { values } = parseOptions(
+      rest,
+      { help: { type: 'boolean', short: 'h' } },
+      `paddock ${verb} --help`,
+      command.positionals === true,
+    );
     if (values.help) {
       process.stdout.write(command.help);
       return 0;
     }
   } catch (err) {
-    process.stderr.write(`paddock: ${(err as Error).message}\n`);
-    return 2;
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`paddock ${verb}: ${err.message}\n`);
+    return err.code;
   }
   return command.run(rest);
 }

@@ -95,6 +95,10 @@ export async function pinnedRequest(req: PinnedRequest): Promise<PinnedResponse>
       r.on('error', reject);
       r.end(req.body);
     });
+  } catch (err) {
+    // Where the failure happened, for a message that names the address (cli/transport.ts).
+    if (err instanceof Error && !(err instanceof PinMismatchError)) Object.assign(err, { url: req.url });
+    throw err;
   } finally {
     signal.removeEventListener('abort', abort);
     socket.destroy();

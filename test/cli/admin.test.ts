@@ -147,10 +147,22 @@ test('runs: a page or every page, one run, its exact bytes, and a delete', async
   const out = join(dir, 'binary.run');
   assert.equal((await cli(['runs', 'raw', device, 'binary', '--output', out])).code, 0);
   assert.deepEqual(await readFile(out), bytes);
+  const downloads = async () =>
+    (JSON.parse((await cli(['audit', '--event', 'run.downloaded', '--all', '--json'])).stdout) as { items: unknown[] })
+      .items.length;
+  const before = await downloads();
   const again = await cli(['runs', 'raw', device, 'binary', '--output', out]);
-  assert.equal(again.code, 1, 'an existing file is not overwritten');
-  assert.match(again.stderr, /EEXIST/);
+  assert.deepEqual(
+    [again.code, again.stderr],
+    [1, `paddock runs: ${out} already exists; remove it or choose another --output (nothing was downloaded)\n`],
+    'an existing file is not overwritten',
+  );
   assert.deepEqual(await readFile(out), bytes);
+  assert.equal(await downloads(), before, 'refused before the download, so nothing was audited');
+  const nowhere = await cli(['runs', 'raw', device, 'binary', '--output', join(dir, 'no-such-dir', 'x')]);
+  assert.equal(nowhere.code, 1);
+  assert.match(nowhere.stderr, /^paddock runs: cannot write .*no-such-dir.*ENOENT/);
+  assert.equal(await downloads(), before, 'a directory that cannot take the file is refused first too');
   assert.deepEqual(
     (await readdir(dir)).filter((f) => f.includes('partial')),
     [],
@@ -189,7 +201,7 @@ test("failures exit non-zero with the server's words, and tell usage, refusal an
   );
   const option = await cli(['devices', 'list', '--colour', 'red']);
   assert.equal(option.code, 2);
-  assert.match(option.stderr, /--colour/);
+  assert.equal(option.stderr, 'paddock devices: unknown option --colour (see paddock devices --help)\n');
   const uses = await cli(['enroll-tokens', 'mint', '--uses', 'many']);
   assert.deepEqual([uses.code, uses.stderr], [2, 'paddock enroll-tokens: --uses must be a whole number\n']);
 
@@ -198,7 +210,7 @@ test("failures exit non-zero with the server's words, and tell usage, refusal an
   const away = await cli(['devices', 'list'], { PADDOCK_URL: `http://127.0.0.1:${port}` });
   assert.deepEqual(
     [away.code, away.stderr],
-    [3, `paddock devices: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n`],
+    [3, `paddock devices: nothing answers at http://127.0.0.1:${port}; is paddock serve running, and on this port?\n`],
   );
   // The token never appears in what the CLI prints, whatever happens.
   for (const r of [bad, wrong, option, away]) assert.ok(!`${r.stdout}${r.stderr}`.includes(token));

@@ -49,24 +49,30 @@ for (const { args, names } of helps) {
   });
 }
 
-const refusals: Array<{ args: string[]; hint: RegExp; stream: 'stdout' | 'stderr' }> = [
-  { args: ['launch'], hint: /unknown command "launch"[\s\S]*Usage: paddock <command>/, stream: 'stderr' },
-  { args: ['--serve'], hint: /unknown command "--serve"[\s\S]*Usage: paddock <command>/, stream: 'stderr' },
-  { args: ['serve', '--bogus'], hint: /--bogus/, stream: 'stderr' },
-  { args: ['device', 'reboot'], hint: /unknown command "reboot"[\s\S]*paddock device enroll/, stream: 'stderr' },
-  { args: ['device', 'enroll'], hint: /paddock device enroll <link>/, stream: 'stderr' },
-  { args: [], hint: /^Usage: paddock <command>/, stream: 'stderr' },
-  { args: ['devices'], hint: /^Usage:\n {2}paddock devices list/, stream: 'stderr' },
-  { args: ['devices', 'reboot'], hint: /unknown command "reboot"[\s\S]*paddock devices list/, stream: 'stderr' },
-  { args: ['runs', 'get', 'd_only'], hint: /usage: paddock runs get DEVICE ID/, stream: 'stderr' },
+// Usage mistakes exit 2 with one line on stderr, naming the nearest command where one is near.
+const refusals: Array<{ args: string[]; hint: RegExp }> = [
+  { args: ['launch'], hint: /^paddock: unknown command "launch" \(see paddock --help\)\n$/ },
+  { args: ['serv'], hint: /^paddock: unknown command "serv"; did you mean "serve"\? \(see paddock --help\)\n$/ },
+  { args: ['--serve'], hint: /^paddock: unknown command "--serve"; did you mean "serve"\? \(see paddock --help\)\n$/ },
+  { args: ['serve', '--bogus'], hint: /^paddock serve: unknown option --bogus \(see paddock serve --help\)\n$/ },
+  { args: ['device', 'reboot'], hint: /^paddock device: unknown command "reboot" \(see paddock device --help\)\n$/ },
+  { args: ['device', 'enroll'], hint: /paddock device enroll <link>/ },
+  { args: ['device'], hint: /paddock device enroll <link>/ },
+  { args: [], hint: /^Usage: paddock <command>/ },
+  { args: ['devices'], hint: /^Usage:\n {2}paddock devices list/ },
+  {
+    args: ['devices', 'lst'],
+    hint: /^paddock devices: unknown command "lst"; did you mean "list"\? \(see paddock devices --help\)\n$/,
+  },
+  { args: ['runs', 'get', 'd_only'], hint: /^paddock runs: usage: paddock runs get DEVICE ID\n$/ },
 ];
-
-for (const { args, hint, stream } of refusals) {
-  test(`paddock ${args.join(' ') || '(no verb)'}: non-zero exit with a usage hint`, async () => {
+for (const { args, hint } of refusals) {
+  test(`paddock ${args.join(' ') || '(no verb)'}: exit 2 with a usage hint on stderr`, async () => {
     const p = paddock(args, { PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: '/nonexistent/paddock-help' });
     const code = await p.exited;
-    assert.ok(code !== null && code !== 0, `exit status ${code}`);
-    assert.match(p.output()[stream], hint);
+    assert.equal(code, 2, p.output().stderr);
+    assert.match(p.output().stderr, hint);
+    assert.equal(p.output().stdout, '');
   });
 }
 
