@@ -104,7 +104,7 @@ export async function postgresBench(ctx: {
       minRatio: 0.8,
       maxP99: 15,
     });
-    // The filtered lists (CONTRACT section 9), as in the SQLite section.
+    // The filtered lists (docs/contract.md section 9), as in the SQLite section.
     const day = new Date(Date.now() - 86_400_000 - (ctx.size.runs / 2) * RUN_EVERY_MS).toISOString().slice(0, 10);
     for (const path of [
       '/devices?q=device+123&sort=name',

@@ -56,7 +56,7 @@ const dataDir = join(dir, 'data');
 const started = Date.now();
 const store = openSqliteStore(dataDir);
 const dataset = await buildDataset(store, size, log);
-// An administrator's personal access token for the API rows (CONTRACT section 11).
+// An administrator's personal access token for the API rows (docs/contract.md section 11).
 const apiToken = newAccessToken();
 await store.createAccessToken({
   hash: secretHash(apiToken),
@@ -114,7 +114,7 @@ for (const [who, c] of [
     await compare(`GET ${list} later page, ${who}`, later, c, { minRatio: 0.8, maxP99: 15 });
   }
 }
-// The filtered lists (CONTRACT section 9): a search sorted by name, a status sorted by last seen, a
+// The filtered lists (docs/contract.md section 9): a search sorted by name, a status sorted by last seen, a
 // privacy level, a day range; each first page and a later one, with the filters kept by the links.
 const day = new Date(dataset.runsMidDay).toISOString().slice(0, 10);
 for (const [who, c] of [

@@ -1,5 +1,5 @@
 /**
- * Personal access tokens (CONTRACT section 11): any account creates its own, with its rights as
+ * Personal access tokens (docs/contract.md section 11): any account creates its own, with its rights as
  * they are now, and revokes its own (an admin too: another account's token is unknown here). The
  * token is stored only as its hash and returned once; records name it by its public id.
  */

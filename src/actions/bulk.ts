@@ -1,5 +1,5 @@
 /**
- * Bulk actions (CONTRACT section 9): each item is acted on exactly as alone, one at a time in the
+ * Bulk actions (docs/contract.md section 9): each item is acted on exactly as alone, one at a time in the
  * order given, so each is its own logged action; the counts say what happened to how many,
  * including those that changed nothing.
  */

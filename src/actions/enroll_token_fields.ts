@@ -1,5 +1,5 @@
 /**
- * The mint form's optional fields (CONTRACT section 9), read strictly: an empty field takes its
+ * The mint form's optional fields (docs/contract.md section 9), read strictly: an empty field takes its
  * default, anything else must be valid, and a bad one names itself in a plain-text 400.
  */
 import { EXPIRES_IN_MAX, EXPIRES_IN_MIN, NOTE_MAX, USES_MAX, USES_MIN } from '../domain/enroll_tokens.ts';

@@ -1,5 +1,5 @@
 /**
- * Enrollment tokens (CONTRACT section 9): an admin mints and revokes them. The token is stored only
+ * Enrollment tokens (docs/contract.md section 9): an admin mints and revokes them. The token is stored only
  * as its hash and leaves only in the link, which the door shows once; neither goes into a log record.
  */
 import { randomToken, secretHash } from '../crypto/random.ts';
@@ -20,7 +20,7 @@ export interface MintDeps extends ActionDeps<'createEnrollToken'> {
 }
 
 /**
- * Mints a token from the fields of CONTRACT section 9, as text (a form's, or the API's JSON turned
+ * Mints a token from the fields of docs/contract.md section 9, as text (a form's, or the API's JSON turned
  * into text); the owner defaults to the actor.
  */
 export async function mintEnrollToken(

@@ -1,4 +1,4 @@
-/** Actions and queries on one run, scoped (CONTRACT section 4) and logged with the actor and its client. */
+/** Actions and queries on one run, scoped (docs/contract.md section 4) and logged with the actor and its client. */
 import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
 import type { StoredRun } from '../domain/runs.ts';
 import type { Actor } from '../domain/accounts.ts';
@@ -20,7 +20,7 @@ export async function deleteRun(deps: ActionDeps<'deleteRun'>, actor: Actor, run
 }
 
 /**
- * The run to download (CONTRACT section 10), logged and so audited, or undefined outside the
+ * The run to download (docs/contract.md section 10), logged and so audited, or undefined outside the
  * actor's scope. Its bytes are read as the door sends them (http/download.ts).
  */
 export async function downloadRun(

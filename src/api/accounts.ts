@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/accounts (CONTRACT sections 9 and 11), admin tokens only: the known accounts, most
+ * GET /api/v1/accounts (docs/contract.md sections 9 and 11), admin tokens only: the known accounts, most
  * recent sign-in first, with their device and run counts, paged by `before`.
  */
 import type { Handler } from 'hono';

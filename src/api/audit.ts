@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/audit (CONTRACT sections 9 and 11), admin tokens only: the audit trail as JSON, with
+ * GET /api/v1/audit (docs/contract.md sections 9 and 11), admin tokens only: the audit trail as JSON, with
  * the console's filters (one declaration for both, lists/audit.ts), newest first, paged by `before`.
  */
 import type { Handler } from 'hono';

@@ -1,5 +1,5 @@
 /**
- * The JSON API's authentication (CONTRACT section 11): `Authorization: Bearer pdk_…`, a personal
+ * The JSON API's authentication (docs/contract.md section 11): `Authorization: Bearer pdk_…`, a personal
  * access token looked up by its hash and compared in constant time by the store, refused at once
  * when revoked or expired (every instance reads the same row). The token acts with the rights its
  * account had when it was made. A use from a client address the token was not last used from is

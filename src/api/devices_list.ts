@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/devices (CONTRACT section 11): the device list of the console as JSON, with the same
+ * GET /api/v1/devices (docs/contract.md section 11): the device list of the console as JSON, with the same
  * filters, sorts, keyset cursor (`before`) and scoping, for the account the token stands for.
  * Parameters are those of the list's declaration (lists/devices.ts), checked strictly: an unknown
  * one, a repeated one or a bad value is a 400 problem that names it.

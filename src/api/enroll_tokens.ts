@@ -1,5 +1,5 @@
 /**
- * Enrollment tokens in the API (CONTRACT sections 9 and 11), admin tokens only: the outstanding
+ * Enrollment tokens in the API (docs/contract.md sections 9 and 11), admin tokens only: the outstanding
  * tokens (`GET`, cursor `before` = the last public id shown), minting (`POST`, the fields of
  * section 9 as JSON; 201 with the link, the only place the token ever appears) and revoking. Each
  * goes through the same action as the console's (actions/enroll_tokens.ts), so it is checked, logged and audited alike.

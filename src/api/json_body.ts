@@ -1,5 +1,5 @@
 /**
- * Request bodies of the JSON API, read strictly (CONTRACT section 11): `application/json`, at most
+ * Request bodies of the JSON API, read strictly (docs/contract.md section 11): `application/json`, at most
  * 8 KiB, at the console form's minimum rate, one object whose fields are all known and of their
  * type. Every failure is a problem naming the field at fault, so a script can tell which of its
  * inputs to fix; nothing is acted on until the whole body has passed.

@@ -1,5 +1,5 @@
 /**
- * The API's OpenAPI 3.1 document (CONTRACT section 11), served at /api/v1/openapi.json. Its schemas
+ * The API's OpenAPI 3.1 document (docs/contract.md section 11), served at /api/v1/openapi.json. Its schemas
  * are JSON Schema 2020-12, and the test suite validates every API response it makes against them
  * (test/api/openapi.test.ts), so the document cannot drift from what the server answers.
  */

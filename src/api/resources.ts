@@ -1,5 +1,5 @@
 /**
- * Single devices and runs in the API (CONTRACT section 11), scoped as the console is (404 outside
+ * Single devices and runs in the API (docs/contract.md section 11), scoped as the console is (404 outside
  * the scope, exactly as for one that does not exist), as JSON in the shapes of the lists. Every
  * write goes through the same action as the console's (src/actions), so it is checked, scoped,
  * logged and audited alike.
@@ -117,7 +117,7 @@ export function apiRunDelete(ctx: Ctx): Handler<UiEnv> {
   });
 }
 
-/** GET /api/v1/runs/{device}/{id}/raw: the stored bytes, as the console's download (CONTRACT section 10). */
+/** GET /api/v1/runs/{device}/{id}/raw: the stored bytes, as the console's download (docs/contract.md section 10). */
 export function apiRunRaw(ctx: Ctx): Handler<UiEnv> {
   return apiOperation(ctx, {}, async (c, actor) => {
     const run = await downloadRun(ctx, actor, { device: c.req.param('device') ?? '', id: c.req.param('id') ?? '' });

@@ -1,5 +1,5 @@
 /**
- * Every route of the JSON API under /api/v1 (CONTRACT section 11). Each checks a bearer token
+ * Every route of the JSON API under /api/v1 (docs/contract.md section 11). Each checks a bearer token
  * itself (api/auth.ts), so every row's access is `token`: no session, no cookie, no CSRF.
  * host/interface.ts mounts them on the admin host; the OpenAPI document describes each one
  * (test/api/openapi.test.ts checks that it does).

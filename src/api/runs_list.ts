@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/runs (CONTRACT section 11): the run list of the console as JSON, with the same
+ * GET /api/v1/runs (docs/contract.md section 11): the run list of the console as JSON, with the same
  * filters (device, privacy, since, until, flagged), keyset cursor (`before`) and scoping, for the
  * account the token stands for; parameters as the list declares them (lists/runs.ts), strictly.
  */

@@ -1,5 +1,5 @@
 /**
- * The audit trail as a subscriber of the event bus (CONTRACT section 9): the audited events of the
+ * The audit trail as a subscriber of the event bus (docs/contract.md section 9): the audited events of the
  * catalogue (src/events/catalogue.ts) are queued for the store. Handlers emit their events as
  * before and never call the audit store: a record is stored because its event was emitted.
  *

@@ -1,5 +1,5 @@
 /**
- * How an audited event becomes a stored record (CONTRACT sections 8 and 9; which events are
+ * How an audited event becomes a stored record (docs/contract.md sections 8 and 9; which events are
  * audited is the catalogue's `audited`, src/events/catalogue.ts): its actor, client, device and
  * run in columns and the other fields in a short `detail`.
  */
@@ -20,7 +20,7 @@ export const DETAIL_MAX = 500;
 
 /**
  * The stored form of an audited event (the catalogue says which are); `local:<user>` is the actor
- * of a break-glass sign-in (CONTRACT section 4), named by its entry's `auditAccount`.
+ * of a break-glass sign-in (docs/contract.md section 4), named by its entry's `auditAccount`.
  */
 export function auditRecord(at: number, event: AnyEvent, fields: Fields): AuditRecord {
   const text = (value: unknown) => (value === undefined || value === null ? null : String(value));

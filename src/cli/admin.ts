@@ -1,5 +1,5 @@
 /**
- * `paddock devices|enroll-tokens|runs|audit …`: the admin CLI over the JSON API (CONTRACT section
+ * `paddock devices|enroll-tokens|runs|audit …`: the admin CLI over the JSON API (docs/contract.md section
  * 11): parses a sub-command of cli/admin_commands.ts, runs it with PADDOCK_URL and PADDOCK_TOKEN,
  * and prints a table for people, or with `--json` the API's JSON as it came (with `--all`, every
  * page's items in one `{"items": […]}`).

@@ -1,5 +1,5 @@
 /**
- * The admin CLI's sub-commands (CONTRACT section 11), one row each: its arguments, its options
+ * The admin CLI's sub-commands (docs/contract.md section 11), one row each: its arguments, its options
  * (each option is the API parameter or body field of the same name), the API call, and what it
  * prints (a list with its columns, one record, or a confirmation). Run by cli/admin.ts.
  */

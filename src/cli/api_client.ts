@@ -1,5 +1,5 @@
 /**
- * The admin CLI's side of the JSON API (CONTRACT section 11): where the server is and which token
+ * The admin CLI's side of the JSON API (docs/contract.md section 11): where the server is and which token
  * to send come from `PADDOCK_URL` and `PADDOCK_TOKEN` (never from the command line, where `ps`
  * and shell history would show the token). Every failure becomes a CliFailure with the exit code
  * scripts can tell apart: 1 the server refused or failed (with its problem's words), 2 a usage or

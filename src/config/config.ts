@@ -1,5 +1,5 @@
 /**
- * Configuration from the environment (CONTRACT section 3): the settings table's values, plus the
+ * Configuration from the environment (docs/contract.md section 3): the settings table's values, plus the
  * rules between them. A bad value throws ConfigError naming the variable, so `paddock serve` never
  * starts half-configured.
  */

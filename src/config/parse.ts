@@ -42,7 +42,7 @@ export function parseMetricsToken(text: string): string {
 const SIZE_UNITS = { KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 } as const;
 
 /**
- * A size as CONTRACT section 10 writes it: a positive integer followed by `KiB`, `MiB` or `GiB`
+ * A size as docs/contract.md section 10 writes it: a positive integer followed by `KiB`, `MiB` or `GiB`
  * (`512MiB`), at most 1,024 TiB; returned in bytes.
  */
 export function parseSize(text: string): number {
@@ -54,7 +54,7 @@ export function parseSize(text: string): number {
 }
 
 /**
- * A duration as CONTRACT section 9 writes it: a positive integer followed by `s`, `m`, `h` or `d`
+ * A duration as docs/contract.md section 9 writes it: a positive integer followed by `s`, `m`, `h` or `d`
  * (`30d`), at most ten years; returned in milliseconds.
  */
 export function parseDuration(text: string): number {

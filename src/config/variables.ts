@@ -1,5 +1,5 @@
 /**
- * Every environment variable Paddock reads (CONTRACT section 3), one row each: `paddock --help`,
+ * Every environment variable Paddock reads (docs/contract.md section 3), one row each: `paddock --help`,
  * the README check and loadConfig all read this table, so a setting is written down once.
  */
 import { readCertificate, readPrivateKey } from './pem.ts';

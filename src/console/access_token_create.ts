@@ -1,5 +1,5 @@
 /**
- * POST /tokens: any account. Creates a personal access token (CONTRACT section 11) with the
+ * POST /tokens: any account. Creates a personal access token (docs/contract.md section 11) with the
  * account's rights as they are now (actions/access_tokens.ts), and shows the token on this answer
  * only: it never goes into a URL, a log record or a later page.
  */

@@ -1,4 +1,4 @@
-/** GET /accounts: admin only (CONTRACT section 9); known accounts, most recent sign-in first, 50 a page. */
+/** GET /accounts: admin only (docs/contract.md section 9); known accounts, most recent sign-in first, 50 a page. */
 import type { Handler } from 'hono';
 import { page } from '../http/responses.ts';
 import { accountsPage } from '../views/accounts.ts';

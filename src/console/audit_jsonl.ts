@@ -1,5 +1,5 @@
 /**
- * GET /audit.jsonl: admin only (CONTRACT section 9); the records of /audit, filtered alike, as
+ * GET /audit.jsonl: admin only (docs/contract.md section 9); the records of /audit, filtered alike, as
  * JSON lines, newest first. The body is pulled: each batch of the store is read only when the
  * client has taken the last, so memory stays constant whatever the size of the trail.
  *

@@ -1,4 +1,4 @@
-/** GET /audit: admin only (CONTRACT section 9); the audit trail, filtered, newest first, 50 a page. */
+/** GET /audit: admin only (docs/contract.md section 9); the audit trail, filtered, newest first, 50 a page. */
 import type { Handler } from 'hono';
 import { page } from '../http/responses.ts';
 import { auditPage } from '../views/audit.ts';

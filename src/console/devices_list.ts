@@ -1,4 +1,4 @@
-/** GET /devices: filtered, sorted and keyset-paged (CONTRACT section 9), scoped unless admin. */
+/** GET /devices: filtered, sorted and keyset-paged (docs/contract.md section 9), scoped unless admin. */
 import type { Handler } from 'hono';
 import { page } from '../http/responses.ts';
 import { devicesPage } from '../views/devices.ts';

@@ -1,5 +1,5 @@
 /**
- * POST /enroll-tokens: admin only. Mints a token with the optional fields of CONTRACT section 9
+ * POST /enroll-tokens: admin only. Mints a token with the optional fields of docs/contract.md section 9
  * and shows its link once; the token never goes into a URL or a log record.
  */
 import type { Handler } from 'hono';

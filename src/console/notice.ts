@@ -1,6 +1,6 @@
 /**
  * The confirmation shown once after a redirect (303 to /devices or /runs carries no query, per
- * CONTRACT section 5): a short-lived cookie with the same attributes as the others, read and
+ * docs/contract.md section 5): a short-lived cookie with the same attributes as the others, read and
  * cleared by the next page. It holds only ids and counts, each checked again when read; the text is
  * fixed here, so nothing is injected.
  */

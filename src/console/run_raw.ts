@@ -1,5 +1,5 @@
 /**
- * GET /runs/{device}/{id}/raw (CONTRACT section 10): the run's bytes exactly as uploaded, as a
+ * GET /runs/{device}/{id}/raw (docs/contract.md section 10): the run's bytes exactly as uploaded, as a
  * download that no browser renders (http/download.ts). Scoped like the run view (404 outside it);
  * logged, and so audited, by the action (actions/runs.ts).
  */

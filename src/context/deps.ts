@@ -28,7 +28,7 @@ const passedOn = [
   'retentionMinimalMs',
 ] as const satisfies ReadonlyArray<keyof Config>;
 
-/** The specification's "Configuration of the interface", plus lifetimes from CONTRACT section 3. */
+/** The specification's "Configuration of the interface", plus lifetimes from docs/contract.md section 3. */
 export interface InterfaceConfig extends Pick<Config, (typeof passedOn)[number]> {
   clientId: string;
   clientSecret: string;
@@ -63,7 +63,7 @@ export interface InterfaceDeps {
   selfTest: SelfTest;
   logger: Logger;
   clock: Clock;
-  /** Prometheus metrics (CONTRACT section 11): GET /metrics answers 404 without them. */
+  /** Prometheus metrics (docs/contract.md section 11): GET /metrics answers 404 without them. */
   metrics?: Metrics | undefined;
 }
 
@@ -73,7 +73,7 @@ export interface Ctx extends InterfaceDeps {
   /** The specification's rule: the verifier exists, is enabled, and BaseURL is non-empty. */
   oidcAvailable: boolean;
   redirectUri: string;
-  /** Runs a password hash with at most two at once per process (CONTRACT section 5). */
+  /** Runs a password hash with at most two at once per process (docs/contract.md section 5). */
   hashSlot: <T>(task: () => Promise<T>) => Promise<T>;
 }
 

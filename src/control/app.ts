@@ -1,4 +1,4 @@
-/** The device-facing control app of CONTRACT section 6, as a factory over its dependencies: the rows of routes.ts. */
+/** The device-facing control app of docs/contract.md section 6, as a factory over its dependencies: the rows of routes.ts. */
 import type { Hono } from 'hono';
 import { buildApp } from '../http/router.ts';
 import type { ControlDeps } from './deps.ts';

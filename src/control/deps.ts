@@ -1,4 +1,4 @@
-/** What the control app's handlers are built from (CONTRACT section 6). */
+/** What the control app's handlers are built from (docs/contract.md section 6). */
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Metrics } from '../metrics/metrics.ts';
@@ -14,8 +14,8 @@ export interface ControlDeps {
   uploadLimits?: UploadLimits | undefined;
   /** PADDOCK_DEVICE_QUOTA: the bytes a device may hold; undefined for no quota. */
   deviceQuotaBytes?: number | undefined;
-  /** Prometheus metrics (CONTRACT section 11); none when absent. */
+  /** Prometheus metrics (docs/contract.md section 11); none when absent. */
   metrics?: Metrics | undefined;
-  /** Checks each redacted or minimal run as it is stored (CONTRACT section 10); none when absent. */
+  /** Checks each redacted or minimal run as it is stored (docs/contract.md section 10); none when absent. */
   levelCheck?: LevelCheck | undefined;
 }

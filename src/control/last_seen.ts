@@ -1,5 +1,5 @@
 /**
- * Last seen (CONTRACT section 9): every authenticated control call updates it, written at most
+ * Last seen (docs/contract.md section 9): every authenticated control call updates it, written at most
  * once a minute per device so that uploads stay fast. This process remembers when it last wrote
  * for each device and skips the store within the minute; the store's statement holds the same
  * rule across instances. An upload that stores a run writes last seen in its own statement.

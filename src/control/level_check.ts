@@ -1,5 +1,5 @@
 /**
- * The level check (CONTRACT section 10): every `redacted` or `minimal` run is run through the device
+ * The level check (docs/contract.md section 10): every `redacted` or `minimal` run is run through the device
  * client's own rules (domain/redaction.ts) as it is stored, and the counts per rule of what they
  * would still remove are recorded on the run (never the text they match; the bytes never change).
  *

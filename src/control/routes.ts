@@ -1,5 +1,5 @@
 /**
- * Every route of the device-facing control API (CONTRACT section 6). The control app
+ * Every route of the device-facing control API (docs/contract.md section 6). The control app
  * (control/app.ts) and the host router's idea of a control path (server/host_router.ts) are both
  * derived from these rows, so a route added here answers on every host setup.
  */

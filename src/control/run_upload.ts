@@ -33,7 +33,7 @@ export type UploadOutcome =
   | 'unknown-credential'
   | 'bad-run-id'
   | 'bad-privacy-level'
-  /** Above the device's privacy ceiling (CONTRACT section 10): refused before a byte is read. */
+  /** Above the device's privacy ceiling (docs/contract.md section 10): refused before a byte is read. */
   | 'refused'
   | 'bad-content-type'
   | 'bad-receipt'
@@ -56,7 +56,7 @@ type Answer =
       headers?: Record<string, string>;
     };
 
-/** The one table from an outcome to its answer (CONTRACT section 6). */
+/** The one table from an outcome to its answer (docs/contract.md section 6). */
 const ANSWERS: Record<UploadOutcome, Answer> = {
   stored: { status: 201, text: 'stored' },
   'already-stored': { status: 200, text: 'already stored' },

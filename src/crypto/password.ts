@@ -46,7 +46,7 @@ export function decoyHash(): Promise<string> {
 }
 let decoy: Promise<string> | undefined;
 
-/** A generated break-glass password: 128 bits of entropy (CONTRACT section 5). */
+/** A generated break-glass password: 128 bits of entropy (docs/contract.md section 5). */
 export function generatePassword(): string {
   return randomBytes(16).toString('base64url');
 }

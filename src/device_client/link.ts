@@ -1,5 +1,5 @@
 /**
- * Parsing of enrollment links (CONTRACT sections 7 and 10):
+ * Parsing of enrollment links (docs/contract.md sections 7 and 10):
  * `paddock://enroll?server=…&pin=…&token=…[&control=…][&max_privacy=…]`.
  */
 import { isPrivacyLevel, type PrivacyLevel, PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
@@ -12,7 +12,7 @@ export interface EnrollmentLink {
   token: string;
   /** When present, the device connects here and skips discovery. */
   control?: string;
-  /** The token's privacy ceiling (CONTRACT section 10); absent means `full`. */
+  /** The token's privacy ceiling (docs/contract.md section 10); absent means `full`. */
   maxPrivacy?: PrivacyLevel;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The rules of a personal access token (CONTRACT section 11): its shape, its public id, and the
+ * The rules of a personal access token (docs/contract.md section 11): its shape, its public id, and the
  * create form's fields. The one place every form check, message and view reads them.
  */
 import { randomToken } from '../crypto/random.ts';

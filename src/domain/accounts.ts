@@ -1,4 +1,4 @@
-/** Accounts (CONTRACT section 4): who signs in, and who is asking. */
+/** Accounts (docs/contract.md section 4): who signs in, and who is asking. */
 
 /** Who is asking: admins see everything, other accounts only what they own. */
 export interface Viewer {
@@ -26,5 +26,5 @@ export interface Actor extends Viewer {
   client: string | null;
 }
 
-/** The sweepers act as `system` (CONTRACT section 9), with every device in scope and no client. */
+/** The sweepers act as `system` (docs/contract.md section 9), with every device in scope and no client. */
 export const SYSTEM_ACTOR: Actor = Object.freeze({ subject: 'system', admin: true, client: null });

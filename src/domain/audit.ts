@@ -1,6 +1,6 @@
-/** The audit trail's records and filters (CONTRACT section 9). */
+/** The audit trail's records and filters (docs/contract.md section 9). */
 
-/** One stored audit record (CONTRACT section 9): what was done, by whom, from where, to what. */
+/** One stored audit record (docs/contract.md section 9): what was done, by whom, from where, to what. */
 export interface AuditRecord {
   at: number;
   event: string;
@@ -13,7 +13,7 @@ export interface AuditRecord {
   detail: string;
 }
 
-/** The audit trail's filters (CONTRACT section 9); absent fields do not filter. */
+/** The audit trail's filters (docs/contract.md section 9); absent fields do not filter. */
 export interface AuditFilter {
   actor?: string | undefined;
   event?: string | undefined;

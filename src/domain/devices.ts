@@ -1,5 +1,5 @@
 /**
- * A device's status (CONTRACT section 9): revoked when revoked; else stale when it has not called
+ * A device's status (docs/contract.md section 9): revoked when revoked; else stale when it has not called
  * the control API for PADDOCK_STALE_AFTER; else active. The store filters by the same rule
  * (store/devices.ts, filteredDevices).
  */
@@ -22,7 +22,7 @@ export interface Device {
   enrolledBy: string;
   /** The token's note, or empty. */
   enrollNote: string;
-  /** The highest privacy level the device may upload at (CONTRACT section 10). */
+  /** The highest privacy level the device may upload at (docs/contract.md section 10). */
   maxPrivacy: PrivacyLevel;
 }
 
@@ -34,7 +34,7 @@ export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
 export const DEVICE_SORTS = ['newest', 'name', 'last_seen'] as const;
 export type DeviceSort = (typeof DEVICE_SORTS)[number];
 
-/** The device list's filters (CONTRACT section 9); absent fields do not filter. */
+/** The device list's filters (docs/contract.md section 9); absent fields do not filter. */
 export interface DeviceFilter {
   /** Substring of the id or the name, case-insensitive. */
   q?: string | undefined;

@@ -1,5 +1,5 @@
 /**
- * The rules of an enrollment token's mint fields (CONTRACT section 9) and the shape of its public
+ * The rules of an enrollment token's mint fields (docs/contract.md section 9) and the shape of its public
  * identifier: the one place every form check, message and view reads them.
  */
 import { randomToken } from '../crypto/random.ts';
@@ -61,7 +61,7 @@ export interface NewEnrollToken {
 
 /** A token record as the tokens page shows it: never the token or its hash. */
 export interface EnrollToken {
-  /** Random, URL-safe: how the tokens page names the record (CONTRACT section 9). */
+  /** Random, URL-safe: how the tokens page names the record (docs/contract.md section 9). */
   publicId: string;
   owner: string;
   createdBy: string;

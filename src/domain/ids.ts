@@ -9,7 +9,7 @@ export function newDeviceId(): string {
   return `d_${randomToken(12)}`;
 }
 
-/** Run ids are chosen by the device (CONTRACT section 6). */
+/** Run ids are chosen by the device (docs/contract.md section 6). */
 export const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 export const RUN_ID_RULE = 'run id must match [A-Za-z0-9._-]{1,128}';
@@ -22,7 +22,7 @@ export function isAddressableRunId(id: string): boolean {
   return RUN_ID.test(id) && id !== '.' && id !== '..';
 }
 
-/** Account subjects (CONTRACT section 4): `local:<username>` or `oidc:<sub>`, visible characters only. */
+/** Account subjects (docs/contract.md section 4): `local:<username>` or `oidc:<sub>`, visible characters only. */
 export const SUBJECT = new RegExp(`^(local|oidc):${VISIBLE_CHAR}{1,255}$`, 'u');
 
 export const SUBJECT_RULE = 'owner must be an account subject such as local:admin or oidc:<sub>';

@@ -1,5 +1,5 @@
 /**
- * Device labels (CONTRACT section 12): up to 20 `key=value` pairs a device, one value per key.
+ * Device labels (docs/contract.md section 12): up to 20 `key=value` pairs a device, one value per key.
  * The one place every form, API body, filter and CLI argument is checked; each refusal names the
  * label at fault, so a 400 says which line to mend.
  */

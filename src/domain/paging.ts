@@ -1,4 +1,4 @@
-/** Keyset pagination (CONTRACT section 9): every list is read a page at a time, newest first. */
+/** Keyset pagination (docs/contract.md section 9): every list is read a page at a time, newest first. */
 
 /** The rows of one page of a list, in the console and in the API. */
 export const PAGE_SIZE = 50;

@@ -1,5 +1,5 @@
 /**
- * The privacy levels a device chooses for a run (CONTRACT section 6), from the most revealing to
+ * The privacy levels a device chooses for a run (docs/contract.md section 6), from the most revealing to
  * the most private. The one list every check, form, view, schema constraint and client reads.
  */
 export const PRIVACY_LEVELS = ['full', 'redacted', 'minimal'] as const;
@@ -11,7 +11,7 @@ export function isPrivacyLevel(value: unknown): value is PrivacyLevel {
 }
 
 /**
- * Whether `level` is within a device's privacy ceiling (CONTRACT section 10): the ceiling itself
+ * Whether `level` is within a device's privacy ceiling (docs/contract.md section 10): the ceiling itself
  * or a more private level (full > redacted > minimal).
  */
 export function withinCeiling(level: PrivacyLevel, ceiling: PrivacyLevel): boolean {

@@ -6,7 +6,7 @@
  * test/domain/redaction.test.ts for the adversarial inputs.
  *
  * Privacy levels applied on the device, before upload, so the server never receives what a level
- * excludes (CONTRACT section 6; README "Privacy levels" documents exactly what each removes):
+ * excludes (docs/contract.md section 6; README "Privacy levels" documents exactly what each removes):
  *
  * - full: the file as it is.
  * - redacted: e-mail addresses, IPv4 and IPv6 addresses, and the value of every field whose name
@@ -179,7 +179,7 @@ export function redactText(text: string): string {
 
 /**
  * What the rules of `level` would still remove from `text`, counted per rule, never the text they
- * match: the server's level check (CONTRACT section 10). Linear in the length of the text. At
+ * match: the server's level check (docs/contract.md section 10). Linear in the length of the text. At
  * `redacted`, the redaction rules; at `minimal`, those and `summary`: the fields of the text that a
  * minimal summary would not hold (1 when the text is not a JSON object at all). Text the device
  * client produced at that level finds nothing. At `full` nothing is removed.

@@ -1,5 +1,5 @@
 /**
- * Retention by privacy level (CONTRACT section 10), what the sweeper and the dashboard share: the
+ * Retention by privacy level (docs/contract.md section 10), what the sweeper and the dashboard share: the
  * retention of each level, the bound of one sweep, and the last sweep's record in the settings
  * table (every instance on the store shows the same one).
  */

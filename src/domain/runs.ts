@@ -1,4 +1,4 @@
-/** Runs: what a device uploads, as stored and as listed (CONTRACT sections 6 and 10). */
+/** Runs: what a device uploads, as stored and as listed (docs/contract.md sections 6 and 10). */
 import type { PrivacyLevel } from './privacy.ts';
 import type { Receipt } from './receipt.ts';
 import type { Findings } from './redaction.ts';
@@ -10,7 +10,7 @@ export interface RunSummary {
   privacy: PrivacyLevel;
   size: number;
   uploadedAt: number;
-  /** The level check found something the rules of the run's level would remove (CONTRACT section 10). */
+  /** The level check found something the rules of the run's level would remove (docs/contract.md section 10). */
   flagged: boolean;
 }
 
@@ -31,7 +31,7 @@ export interface StoredRun extends RunSummary {
   read(): AsyncIterable<Uint8Array>;
 }
 
-/** The run list's filters (CONTRACT section 9); absent fields do not filter. */
+/** The run list's filters (docs/contract.md section 9); absent fields do not filter. */
 export interface RunFilter {
   device?: string | undefined;
   privacy?: PrivacyLevel | undefined;
@@ -44,7 +44,7 @@ export interface RunFilter {
 }
 
 /**
- * What storing a run came to (CONTRACT section 6): stored now, already stored with these very
+ * What storing a run came to (docs/contract.md section 6): stored now, already stored with these very
  * bytes (a retry), another run's bytes under this id, or no unrevoked device to store it for.
  */
 export type PutRunResult = 'stored' | 'already-stored' | 'conflict' | 'device-unknown';

@@ -1,11 +1,11 @@
 /**
- * The event catalogue (CONTRACT sections 8 and 13): every event Paddock logs, audits or counts is
+ * The event catalogue (docs/contract.md sections 8 and 13): every event Paddock logs, audits or counts is
  * named here once, with its log level, its fields and their types, and whether the audit trail
  * stores it. The log, the audit trail, the metrics (and later the webhook deliveries) subscribe to
  * it (bus.ts); handlers emit `EVENTS.deviceRevoked` and TypeScript checks the fields. A new event
  * is one entry here and the line that emits it; the README's event table is checked against it.
  *
- * An audited event's row (CONTRACT section 9) is derived the same way for every event: `account`,
+ * An audited event's row (docs/contract.md section 9) is derived the same way for every event: `account`,
  * `client`, `device` and `run` go to their columns, the other fields to a short `detail`; an entry
  * with `auditAccount` names the account from another field (a break-glass sign-in's `user`).
  */
@@ -36,7 +36,7 @@ export interface EventEntry<N extends string = string, S extends FieldSpec = Fie
   readonly name: N;
   readonly level: Level;
   readonly fields: S;
-  /** Whether the audit trail stores it (CONTRACT section 9). */
+  /** Whether the audit trail stores it (docs/contract.md section 9). */
   readonly audited: boolean;
   /** The stored account, when it is not the `account` field: `prefix` + the named field. */
   readonly auditAccount?: { readonly prefix: string; readonly field: keyof S & string };
@@ -49,7 +49,7 @@ function event<const N extends string, const S extends FieldSpec>(entry: EventEn
 }
 
 /**
- * What an action says about who did it and from where (`client`: CONTRACT section 8). An account
+ * What an action says about who did it and from where (`client`: docs/contract.md section 8). An account
  * acting through a door always has a client; the system actor (the sweepers) has none.
  */
 const ACTOR = { account: 'string', client: 'string?' } as const;
@@ -60,7 +60,7 @@ const PER_LEVEL = Object.fromEntries(PRIVACY_LEVELS.map((level) => [level, 'numb
 >;
 
 export const EVENTS = {
-  // CONTRACT section 8.
+  // docs/contract.md section 8.
   loginLocalFailed: event({
     name: 'login.local.failed',
     level: 'warn',
@@ -126,7 +126,7 @@ export const EVENTS = {
     audited: true,
     help: 'an enrollment token was minted (its public id, never the token)',
   }),
-  // CONTRACT section 9: the console's actions.
+  // docs/contract.md section 9: the console's actions.
   deviceRenamed: event({
     name: 'device.renamed',
     level: 'info',
@@ -155,7 +155,7 @@ export const EVENTS = {
     audited: true,
     help: 'a device enrolled with a token',
   }),
-  // CONTRACT section 10.
+  // docs/contract.md section 10.
   runRefusedPrivacy: event({
     name: 'run.refused_privacy',
     level: 'warn',
@@ -177,7 +177,7 @@ export const EVENTS = {
     audited: true,
     help: 'the retention sweep deleted expired runs (counts per privacy level, bytes)',
   }),
-  // CONTRACT section 11.
+  // docs/contract.md section 11.
   accessTokenCreated: event({
     name: 'access_token.created',
     level: 'info',

@@ -40,7 +40,7 @@ export function hostOfHostHeader(header: string | null | undefined): string {
 export function sideResolver(opts: Pick<HostRouterOptions, 'adminHost' | 'controlHost' | 'tls'>) {
   const adminHost = opts.adminHost.toLowerCase();
   const controlHost = opts.controlHost.toLowerCase();
-  // With one name for both (the loopback default, CONTRACT section 6), both sets of routes answer there.
+  // With one name for both (the loopback default, docs/contract.md section 6), both sets of routes answer there.
   if (adminHost === controlHost) {
     return (_host: string | null | undefined, _sni: string, path: string): Side =>
       isControlPath(path) ? 'control' : 'admin';

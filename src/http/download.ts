@@ -1,5 +1,5 @@
 /**
- * A stored run as a download that no browser renders (CONTRACT section 10): attachment,
+ * A stored run as a download that no browser renders (docs/contract.md section 10): attachment,
  * octet-stream, nosniff, a sandboxed policy, read a chunk at a time as the client takes them, so
  * memory stays constant. The console's and the API's raw download both answer with it.
  */

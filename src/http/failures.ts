@@ -43,7 +43,7 @@ export const FAILURES = {
   adminOnly: { status: 403, message: 'this action needs an administrator account' },
   badCursor: { status: 400, message: 'bad page cursor' },
 
-  // The fleet console's lists and actions (CONTRACT section 9).
+  // The fleet console's lists and actions (docs/contract.md section 9).
   repeatedParameter: { status: 400, message: 'a query parameter is given more than once' },
   badSearch: { status: 400, message: 'q must be 3 to 128 printable characters' },
   badStatus: { status: 400, message: 'status must be active, stale or revoked' },
@@ -62,7 +62,7 @@ export const FAILURES = {
   deviceNotFound: { status: 404, message: 'device not found' },
   runNotFound: { status: 404, message: 'run not found' },
 
-  // Sign-in (specification, Errors; CONTRACT section 5).
+  // Sign-in (specification, Errors; docs/contract.md section 5).
   signInsWaiting: { status: 429, message: 'too many sign-in attempts are waiting; try again later' },
   oidcUnavailable: { status: 501, message: 'no identity provider configured' },
   providerUnreachable: { status: 502, message: 'identity provider unreachable' },
@@ -75,7 +75,7 @@ export const FAILURES = {
   exchangeFailed: { status: 502, message: 'could not complete sign-in with the identity provider' },
   idTokenRejected: { status: 403, message: 'identity token not accepted' },
 
-  // The control API (CONTRACT section 6).
+  // The control API (docs/contract.md section 6).
   requestTooLarge: { status: 413, message: 'request too large' },
   notJsonObject: { status: 400, message: 'body must be a JSON object' },
   tokenMissing: { status: 400, message: 'token must be a non-empty string' },
@@ -93,7 +93,7 @@ export const FAILURES = {
   aboveCeiling: {
     status: 403,
     message:
-      "privacy level above this device's ceiling (CONTRACT section 10): upload at the ceiling or a more private level",
+      "privacy level above this device's ceiling (docs/contract.md section 10): upload at the ceiling or a more private level",
   },
   badContentType: { status: 400, message: 'bad Content-Type' },
   // One device past its own share of the upload budget (its uploads at once or their bytes), and
@@ -105,13 +105,13 @@ export const FAILURES = {
   uploadTooSlow: { status: 408, message: 'upload sent too slowly; retry' },
   runConflict: { status: 409, message: 'a different run with this id is already stored' },
 
-  // Enrollment tokens (CONTRACT section 9): the mint form's fields, and the tokens page.
+  // Enrollment tokens (docs/contract.md section 9): the mint form's fields, and the tokens page.
   badExpiresIn: { status: 400, message: EXPIRES_IN_RULE },
   badUses: { status: 400, message: USES_RULE },
   badNote: { status: 400, message: NOTE_RULE },
   badMaxPrivacy: { status: 400, message: `max_privacy must be ${PRIVACY_LEVELS_TEXT}` },
   enrollTokenNotFound: { status: 404, message: 'enrollment token not found or no longer outstanding' },
-  // The audit trail and accounts pages (CONTRACT section 9): each bad query parameter by name.
+  // The audit trail and accounts pages (docs/contract.md section 9): each bad query parameter by name.
   badAuditActor: {
     status: 400,
     message: `actor must be system or an account subject such as local:admin or oidc:<sub>`,

@@ -2,7 +2,7 @@
  * Strict `application/x-www-form-urlencoded` parsing (WHATWG URL standard, section 5.1), stricter
  * than URLSearchParams: a bad percent escape, bytes that are not UTF-8 or a repeated field make
  * the whole form malformed instead of being silently repaired. Only the fields that name the items
- * of a bulk action (CONTRACT section 9: `device`, `run`) may repeat, one per checked box.
+ * of a bulk action (docs/contract.md section 9: `device`, `run`) may repeat, one per checked box.
  */
 import { BodyTooLarge, readStream, TooSlow } from './body.ts';
 

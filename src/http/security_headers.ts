@@ -1,10 +1,10 @@
-/** Headers on every response (CONTRACT section 5): a strict policy, no sniffing, no framing, no referrer. */
+/** Headers on every response (docs/contract.md section 5): a strict policy, no sniffing, no framing, no referrer. */
 import type { MiddlewareHandler } from 'hono';
 
 export const CONTENT_SECURITY_POLICY = "default-src 'none'";
 
 /**
- * The raw download's policy (CONTRACT section 10): the same, and a sandbox, so that even a browser
+ * The raw download's policy (docs/contract.md section 10): the same, and a sandbox, so that even a browser
  * that rendered the bytes would give them no origin. A response may tighten the policy to this,
  * never loosen it.
  */

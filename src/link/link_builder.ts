@@ -1,5 +1,5 @@
 /**
- * Enrollment links (CONTRACT section 7). The interface never builds them itself: the caller
+ * Enrollment links (docs/contract.md section 7). The interface never builds them itself: the caller
  * supplies a LinkBuilder, because the control server owns the certificate pin and public name.
  */
 
@@ -7,7 +7,7 @@ import type { EnrollToken } from '../domain/enroll_tokens.ts';
 
 /**
  * A freshly minted enrollment token, as handed to the link builder: the stored record and the
- * token itself, which exists only now. What the link holds is CONTRACT section 7's, no more.
+ * token itself, which exists only now. What the link holds is docs/contract.md section 7's, no more.
  */
 export interface MintedToken extends EnrollToken {
   token: string;
@@ -17,7 +17,7 @@ export type LinkBuilder = (minted: MintedToken) => string;
 
 /**
  * `paddock://enroll?server=<host[:port] of BaseURL>&pin=<pin>&token=<token>`, and
- * `&max_privacy=<level>` when the token caps its devices below `full` (CONTRACT section 10), so
+ * `&max_privacy=<level>` when the token caps its devices below `full` (docs/contract.md section 10), so
  * the device client refuses an upload above it before sending.
  */
 export function defaultLinkBuilder(opts: { baseUrl: string; pin: string }): LinkBuilder {

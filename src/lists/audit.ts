@@ -1,5 +1,5 @@
 /**
- * The audit trail's parameters (CONTRACT sections 9 and 11): GET /audit, GET /audit.jsonl and
+ * The audit trail's parameters (docs/contract.md sections 9 and 11): GET /audit, GET /audit.jsonl and
  * GET /api/v1/audit. Each filter is optional, a blank one (as a GET form sends it) does not
  * filter, values are read without surrounding white space, and a repeated one is named. Dates
  * are UTC days: `since` from the start of its day, `until` to the end of its day, both inclusive.

@@ -1,4 +1,4 @@
-/** The device list's parameters (CONTRACT sections 9 and 11): GET /devices and GET /api/v1/devices. */
+/** The device list's parameters (docs/contract.md sections 9 and 11): GET /devices and GET /api/v1/devices. */
 import { DEVICE_SORTS, DEVICE_STATUSES, type DeviceFilter } from '../domain/devices.ts';
 import { VISIBLE_CHAR } from '../domain/names.ts';
 import { SEQ_CURSOR } from '../domain/paging.ts';

@@ -1,5 +1,5 @@
 /**
- * A list's query parameters, declared once (CONTRACT sections 9 and 11): each parameter's name,
+ * A list's query parameters, declared once (docs/contract.md sections 9 and 11): each parameter's name,
  * kind (text, enumeration, subject, device id, day, yes, cursor), the failure a bad value is, and
  * how people see it (the form's label, the sentence that says which filters apply). From one
  * declaration come the console's parser and the API's (here), the API's OpenAPI parameters

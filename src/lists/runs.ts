@@ -1,4 +1,4 @@
-/** The run list's parameters (CONTRACT sections 9 and 11): GET /runs and GET /api/v1/runs. */
+/** The run list's parameters (docs/contract.md sections 9 and 11): GET /runs and GET /api/v1/runs. */
 import { SEQ_CURSOR } from '../domain/paging.ts';
 import { PRIVACY_LEVELS } from '../domain/privacy.ts';
 import type { RunFilter } from '../domain/runs.ts';
@@ -45,7 +45,7 @@ export const RUNS = declareList({
       label: 'Uploaded until (day, UTC, included)',
       shown: 'uploaded until',
     },
-    /** `yes`: only runs the level check flagged (CONTRACT section 10). */
+    /** `yes`: only runs the level check flagged (docs/contract.md section 10). */
     flagged: {
       kind: yes(),
       failure: 'badFlaggedFilter',

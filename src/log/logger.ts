@@ -1,5 +1,5 @@
 /**
- * Operational log records of CONTRACT section 8: one JSON object per line. The log takes only the
+ * Operational log records of docs/contract.md section 8: one JSON object per line. The log takes only the
  * events of the catalogue (src/events/catalogue.ts), each at its own level with its typed fields;
  * the line writer below it (`jsonLines`) is the record format itself, for any name.
  */

@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (CONTRACT section 11), with prom-client on a registry of this server's own
+ * Prometheus metrics (docs/contract.md section 11), with prom-client on a registry of this server's own
  * (never the library's global one, so two servers in one process never mix their counts). Every
  * label set is bounded: routes are the routes table's patterns, never paths; statuses, levels,
  * methods and outcomes are small fixed sets; no device, run or account ever becomes a label.
@@ -79,7 +79,7 @@ export function createMetrics(deps: {
   });
   const delays = new Histogram({
     name: 'paddock_throttle_delay_seconds',
-    help: 'Delay slept by each break-glass sign-in attempt before its answer (CONTRACT section 5)',
+    help: 'Delay slept by each break-glass sign-in attempt before its answer (docs/contract.md section 5)',
     buckets: [0, 0.5, 1, 2, 4, 8, 16, 30],
     registers: [registry],
   });

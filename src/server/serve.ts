@@ -42,7 +42,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** How long a stop waits for requests in flight before it closes their connections (CONTRACT section 2). */
+/** How long a stop waits for requests in flight before it closes their connections (docs/contract.md section 2). */
 const DRAIN_MS = 10_000;
 /** How often a running server looks whether the generated control certificate is due for renewal. */
 const RENEWAL_CHECK_MS = 12 * 3_600_000;
@@ -80,7 +80,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       return failureResponse('starting', { 'Retry-After': '1' });
     };
     let handler: (req: Request, env: unknown) => Response | Promise<Response> = starting;
-    // CONTRACT section 5: /healthz says 200 only once every route is served, so its fast path
+    // docs/contract.md section 5: /healthz says 200 only once every route is served, so its fast path
     // answers only after the handler is in place; until then it too gets 503 with Retry-After.
     const health = healthFastPath(configured.version, sideResolver(routing(configured)), metrics);
     let ready = false;

@@ -1,5 +1,5 @@
 /**
- * GET /metrics (CONTRACT section 11): the Prometheus text format, answered only to
+ * GET /metrics (docs/contract.md section 11): the Prometheus text format, answered only to
  * `Authorization: Bearer $PADDOCK_METRICS_TOKEN`; 404 while the token is unset, so the route is
  * as absent as any unknown path. The token is compared in constant time (over digests, which have
  * one length whatever the guess).

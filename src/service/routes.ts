@@ -1,7 +1,7 @@
 /**
  * The service's routes on the admin host, for machines rather than operators: the health check,
- * the devices' discovery document (CONTRACT section 6) and the Prometheus scrape, which checks
- * its own bearer token (CONTRACT section 11). None needs a session.
+ * the devices' discovery document (docs/contract.md section 6) and the Prometheus scrape, which checks
+ * its own bearer token (docs/contract.md section 11). None needs a session.
  */
 import type { DoorRoute } from '../context/routes.ts';
 import { discover } from './discover.ts';

@@ -1,7 +1,7 @@
 /**
  * The `service_admin` session cookie: integrity-protected with an HMAC under the first session
  * key, verified under any (rotation); CSRF tokens likewise. The value carries a random session id besides the fields
- * of the specification; CSRF tokens are derived from it (CONTRACT section 5).
+ * of the specification; CSRF tokens are derived from it (docs/contract.md section 5).
  */
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import { randomToken } from '../crypto/random.ts';

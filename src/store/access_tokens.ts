@@ -1,5 +1,5 @@
 /**
- * Personal access tokens (CONTRACT section 11): creation, an account's list, revocation, the
+ * Personal access tokens (docs/contract.md section 11): creation, an account's list, revocation, the
  * lookup by hash for the API, and the last use. A token is stored only as its hash.
  */
 import { timingSafeEqual } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The accounts page (CONTRACT section 9): each account that signed in, with the devices and runs
+ * The accounts page (docs/contract.md section 9): each account that signed in, with the devices and runs
  * it owns read from the counts table (kept by triggers, see the 'counts' migrations), so a page
  * costs a few index lookups per account whatever the size of the fleet.
  */

@@ -1,5 +1,5 @@
 /**
- * The audit trail (CONTRACT section 9): records are appended, read newest first by keyset pages
+ * The audit trail (docs/contract.md section 9): records are appended, read newest first by keyset pages
  * or batches, and pruned by age. Nothing here updates a record, and both schemas refuse an UPDATE
  * with a trigger (the 'audit' migrations). Each filter walks its own index on (column, at, seq),
  * so a filtered page or a batch costs the same at any size of the trail.

@@ -43,7 +43,7 @@ export function substringPattern(q: string): string {
 }
 
 /**
- * The filtered device list (CONTRACT section 9): scope or owner, substring search, status, then
+ * The filtered device list (docs/contract.md section 9): scope or owner, substring search, status, then
  * the sort's keyset condition. Each part maps to an index (see the 'fleet-lists' migrations).
  */
 export function filteredDevices(
@@ -178,7 +178,7 @@ export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
 
 /**
  * The arguments of devicesSql.insertDevice from the consumed token's row: its owner, minter, note
- * and privacy ceiling, and its name, which the device's own cannot override (CONTRACT section 9).
+ * and privacy ceiling, and its name, which the device's own cannot override (docs/contract.md section 9).
  */
 export function insertDeviceArgs(input: EnrollInput, token: Row): Param[] {
   const name = (token.name as string) || input.name;

@@ -1,5 +1,5 @@
 /**
- * Enrollment tokens: minting, the outstanding list and revocation (CONTRACT section 9). A token is
+ * Enrollment tokens: minting, the outstanding list and revocation (docs/contract.md section 9). A token is
  * stored only as its hash; the tokens page addresses it by a random public id. Consuming a use is
  * part of enrollment, in devices.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * Device labels (CONTRACT section 12): the statements, written once for both stores. A change of a
+ * Device labels (docs/contract.md section 12): the statements, written once for both stores. A change of a
  * device's labels reads and writes in one transaction, so the limit of 20 holds against concurrent
  * changes; each backend writes that transaction in its own labels.ts with these statements.
  */

@@ -1,5 +1,5 @@
 /**
- * Retention by privacy level (CONTRACT section 10): the sweeper's batches, what the next sweep
+ * Retention by privacy level (docs/contract.md section 10): the sweeper's batches, what the next sweep
  * will remove, stored bytes per level (from the counts table, kept by triggers), and the lease
  * that lets one instance sweep at a time across instances sharing a store.
  */

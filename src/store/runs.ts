@@ -166,7 +166,7 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
 }
 
 /**
- * The filtered run list (CONTRACT section 9), newest first. A time range also bounds the walk by
+ * The filtered run list (docs/contract.md section 9), newest first. A time range also bounds the walk by
  * seq (uploads are stamped as they arrive, so seq follows the time of upload): `seqs` are the
  * sequence numbers at the range's ends, looked up first through runs_uploaded_at (rangeSeqs), so
  * that both planners walk only the range, and a range with few runs never reads the rest.

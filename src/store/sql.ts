@@ -35,7 +35,7 @@ export function numbered(sql: string): string {
   return sql.replaceAll('?', () => `$${++n}`);
 }
 
-/** The scoping parameters of CONTRACT section 4: `(? OR owner = ?)` matches everything for admins. */
+/** The scoping parameters of docs/contract.md section 4: `(? OR owner = ?)` matches everything for admins. */
 export function scope(viewer: { admin: boolean; subject: string }): [number, string] {
   return [viewer.admin ? 1 : 0, viewer.subject];
 }

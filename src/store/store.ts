@@ -3,7 +3,7 @@
  * the domain file (settings.ts, sign_in.ts, devices.ts, enroll_tokens.ts, runs.ts), and runs on
  * node:sqlite (store/sqlite) and PostgreSQL (store/postgres); what needs a transaction is written
  * per backend in the file of the same name. Both pass the same contract tests (test/store). Methods that act
- * on devices or runs take the Viewer so that scoping (CONTRACT section 4) is enforced in one
+ * on devices or runs take the Viewer so that scoping (docs/contract.md section 4) is enforced in one
  * place, in the query itself.
  */
 
@@ -35,14 +35,14 @@ export interface SignInStore {
   /** Stores the hash only when the account has none yet; false when one exists (first writer wins). */
   createPasswordHash(username: string, hash: string): Promise<boolean>;
 
-  /** Throttle state of CONTRACT section 5, kept here so instances sharing a store share it. */
+  /** Throttle state of docs/contract.md section 5, kept here so instances sharing a store share it. */
   loginFailuresSince(client: string, since: number): Promise<number>;
   recordLoginFailure(client: string, at: number): Promise<void>;
   clearLoginFailures(client: string): Promise<void>;
   /**
    * Gives `holder` the sign-in turn of `client` until `until`, unless another holder's turn runs
    * past `now`; true when taken. Attempts from one address are thus answered one at a time by
-   * every instance together (CONTRACT section 5), not one at a time per instance.
+   * every instance together (docs/contract.md section 5), not one at a time per instance.
    */
   takeLoginTurn(client: string, holder: string, now: number, until: number): Promise<boolean>;
   /** Ends `holder`'s turn (nothing when the turn has passed to another holder). */
@@ -99,7 +99,7 @@ export interface DevicesStore {
 
 /** Runs and the dashboard's numbers (store/runs.ts; putRun in each backend's runs.ts). */
 export interface RunsStore {
-  /** Stores a run unless the id is taken; idempotent for identical bytes (CONTRACT section 6). */
+  /** Stores a run unless the id is taken; idempotent for identical bytes (docs/contract.md section 6). */
   putRun(run: Run & { sha256: string }): Promise<PutRunResult>;
   runVisibleTo(viewer: Viewer, device: string, id: string): Promise<StoredRun | undefined>;
   runsVisibleTo(viewer: Viewer, page: PageRequest, filter?: RunFilter): Promise<Page<RunSummary>>;
@@ -125,7 +125,7 @@ export interface RunsStore {
   uploadsPerDay(viewer: Viewer, days: number, now: number): Promise<number[]>;
 }
 
-/** Retention by privacy level and the sweeper's lease (store/retention.ts, CONTRACT section 10). */
+/** Retention by privacy level and the sweeper's lease (store/retention.ts, docs/contract.md section 10). */
 export interface RetentionStore {
   /** Deletes up to `limit` runs of `privacy` uploaded before `before`, oldest first, with their chunks. */
   deleteExpiredRuns(privacy: PrivacyLevel, before: number, limit: number): Promise<RunsAndBytes>;
@@ -160,7 +160,7 @@ export interface AccountsStore {
   accountsPage(page: PageRequest): Promise<Page<AccountSummary>>;
 }
 
-/** Personal access tokens (store/access_tokens.ts, CONTRACT section 11). */
+/** Personal access tokens (store/access_tokens.ts, docs/contract.md section 11). */
 export interface AccessTokensStore {
   /** Stores a token (by its hash) under a new public id; the record as stored. */
   createAccessToken(token: NewAccessToken): Promise<AccessToken>;

@@ -1,5 +1,5 @@
 /**
- * The retention sweep (CONTRACT section 10): every PADDOCK_SWEEP_INTERVAL, runs older than their
+ * The retention sweep (docs/contract.md section 10): every PADDOCK_SWEEP_INTERVAL, runs older than their
  * level's PADDOCK_RETENTION_* are deleted, oldest first, in bounded batches. It has its own timer
  * rather than riding the minute sweeper (sweeper.ts): its interval is configured, and it holds a
  * lease in the store, so one instance sweeps at a time across instances sharing a store; the

@@ -1,5 +1,5 @@
 /**
- * The sweeper: once a minute, the work nobody asks for (CONTRACT section 9). It prunes audit
+ * The sweeper: once a minute, the work nobody asks for (docs/contract.md section 9). It prunes audit
  * records older than PADDOCK_AUDIT_RETENTION and, when PADDOCK_REVOKE_STALE_AFTER is set, revokes
  * devices not seen for that long, each logged (and so audited) as done by `system`. Each run does
  * a bounded number of bounded batches, so one run never holds the store for long; what is left

@@ -1,5 +1,5 @@
 /**
- * The break-glass sign-in throttle of CONTRACT section 5. The delay before an attempt's answer is
+ * The break-glass sign-in throttle of docs/contract.md section 5. The delay before an attempt's answer is
  * min(2^(f-3), 30) seconds once f, the failures recorded for the client address in the last
  * 15 minutes, reaches 3. Attempts from one address are answered one at a time, in arrival order,
  * so parallel connections cannot multiply guesses. State lives in the store, shared by instances:

@@ -1,6 +1,6 @@
 /**
  * A self-signed ECDSA P-256 X.509 v3 certificate (RFC 5280) for the control host, built with
- * node:crypto and our DER encoder, and the pin of CONTRACT section 7 computed from it.
+ * node:crypto and our DER encoder, and the pin of docs/contract.md section 7 computed from it.
  */
 import {
   createHash,

@@ -1,5 +1,5 @@
 /**
- * The personal access tokens page (CONTRACT section 11): the account's tokens (name, created,
+ * The personal access tokens page (docs/contract.md section 11): the account's tokens (name, created,
  * expires, last use), each live one with a revoke button, and the create form. No token value is
  * ever on it: tokens are stored only as hashes and named here by their public id.
  */

@@ -1,4 +1,4 @@
-/** The device page (CONTRACT section 9): what an operator asks about one device, its runs and actions. */
+/** The device page (docs/contract.md section 9): what an operator asks about one device, its runs and actions. */
 import { deviceStatus, type Device } from '../domain/devices.ts';
 import type { Page } from '../domain/paging.ts';
 import type { RunSummary } from '../domain/runs.ts';

@@ -1,6 +1,6 @@
 /**
  * The device list: the filter form (GET, works without script), the table with a checkbox per
- * device for the bulk form, and paging links that keep the filters (CONTRACT section 9).
+ * device for the bulk form, and paging links that keep the filters (docs/contract.md section 9).
  */
 import { deviceStatus, type Device } from '../domain/devices.ts';
 import type { Page } from '../domain/paging.ts';

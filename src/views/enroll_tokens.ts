@@ -1,5 +1,5 @@
 /**
- * The enrollment tokens page (CONTRACT section 9): the outstanding tokens, each with a revoke
+ * The enrollment tokens page (docs/contract.md section 9): the outstanding tokens, each with a revoke
  * button, and the mint form with every field. No token value is ever on it: tokens are stored
  * only as hashes and named here by their public id.
  */

@@ -1,5 +1,5 @@
 /**
- * The dashboard's retention section (CONTRACT section 10): stored bytes per level, how long each
+ * The dashboard's retention section (docs/contract.md section 10): stored bytes per level, how long each
  * level is kept, and, for administrators, what the next sweep will remove and how the last one went.
  */
 import { PRIVACY_LEVELS, type PrivacyLevel } from '../domain/privacy.ts';

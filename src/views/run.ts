@@ -26,7 +26,7 @@ const ruleText: Record<RuleName, string> = {
 };
 
 /**
- * The level check's result (CONTRACT section 10): whether the device client's own rules for the
+ * The level check's result (docs/contract.md section 10): whether the device client's own rules for the
  * run's level would still remove something, with counts per rule; never the matched text, and the
  * run itself is never changed.
  */

@@ -1,5 +1,5 @@
 // What the action tests share: a SQLite store in memory, a logger that keeps its records, a
-// clock the test moves, the actors of CONTRACT section 4, and devices and runs put in directly.
+// clock the test moves, the actors of docs/contract.md section 4, and devices and runs put in directly.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import type { Actor } from '../../src/domain/accounts.ts';

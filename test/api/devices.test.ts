@@ -1,4 +1,4 @@
-// GET /api/v1/devices (CONTRACT section 11): personal access tokens, the console's scoping and
+// GET /api/v1/devices (docs/contract.md section 11): personal access tokens, the console's scoping and
 // filters as JSON, strict parameters, errors as RFC 9457 problem details.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

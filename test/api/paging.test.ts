@@ -1,4 +1,4 @@
-// Cursors of the API's admin lists (CONTRACT section 11): enrollment tokens, the audit trail and
+// Cursors of the API's admin lists (docs/contract.md section 11): enrollment tokens, the audit trail and
 // accounts, each walked page by page with `next` as `before`: every item once, newest first, and
 // the last page without `next`. Every page is checked against the OpenAPI document.
 import assert from 'node:assert/strict';

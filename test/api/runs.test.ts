@@ -1,4 +1,4 @@
-// GET /api/v1/runs (CONTRACT section 11): the console's run list as JSON, scoped to the token's
+// GET /api/v1/runs (docs/contract.md section 11): the console's run list as JSON, scoped to the token's
 // account, with its filters and cursor; strict parameters as problems naming the field.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

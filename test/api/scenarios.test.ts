@@ -1,4 +1,4 @@
-// The JSON API as a table of scenarios (CONTRACT section 11), each on a fresh world and run on
+// The JSON API as a table of scenarios (docs/contract.md section 11), each on a fresh world and run on
 // both stores: one row is one request by one token, and what must come back (status, problem
 // field, body), what must have changed in the store, and what must be in the audit trail. Every
 // response is also checked against the served OpenAPI document.

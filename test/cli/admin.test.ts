@@ -1,4 +1,4 @@
-// The admin CLI (CONTRACT section 11) end to end: a real `paddock serve` process, and the real
+// The admin CLI (docs/contract.md section 11) end to end: a real `paddock serve` process, and the real
 // `paddock devices|enroll-tokens|runs|audit` commands as child processes with PADDOCK_URL and
 // PADDOCK_TOKEN. Tables for people, the API's JSON with --json, every page with --all, the bytes
 // of a run, and on failure a non-zero exit with the server's own words.

@@ -1,4 +1,4 @@
-// CONTRACT section 3, PADDOCK_ADMIN_PASSWORD: "when set, the break-glass password hash in the
+// docs/contract.md section 3, PADDOCK_ADMIN_PASSWORD: "when set, the break-glass password hash in the
 // store is set to it at start", also over a hash stored earlier (by the variable or generated on
 // a first start); a start with the variable set never generates or prints a password.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// CONTRACT section 2: `paddock --help` and `paddock <verb> --help` print usage naming the verb
+// docs/contract.md section 2: `paddock --help` and `paddock <verb> --help` print usage naming the verb
 // on stdout and exit 0 (without doing the verb's work); an unknown verb or sub-verb exits
 // non-zero with a usage hint.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Personal access tokens on the console (CONTRACT section 11): creating shows the token once and
+// Personal access tokens on the console (docs/contract.md section 11): creating shows the token once and
 // nowhere else (not the list, a log record or the audit trail); the form's bounds; an account
 // revokes only its own tokens; every POST needs the CSRF token.
 import assert from 'node:assert/strict';

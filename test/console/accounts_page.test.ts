@@ -1,4 +1,4 @@
-// GET /accounts (CONTRACT section 9): each account that signed in, its last sign-in, and device
+// GET /accounts (docs/contract.md section 9): each account that signed in, its last sign-in, and device
 // and run counts that follow what was done, each linked to the account's devices; keyset-paged.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// GET /audit and GET /audit.jsonl (CONTRACT section 9): each filter, paging that keeps the
+// GET /audit and GET /audit.jsonl (docs/contract.md section 9): each filter, paging that keeps the
 // filters, the page saying which filters apply, a named 400 for each bad parameter, admins only,
 // and the JSON lines streamed whole, in order, a batch at a time.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The audit trail holds no secret (CONTRACT sections 8 and 9): after a scripted session that signs
+// The audit trail holds no secret (docs/contract.md sections 8 and 9): after a scripted session that signs
 // in, mints, enrolls, uploads, deletes, revokes and signs out, the whole table, read back through
 // the store, holds none of the secrets that session used, and holds each audited action.
 import assert from 'node:assert/strict';

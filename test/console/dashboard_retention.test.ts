@@ -1,4 +1,4 @@
-// The dashboard's retention section (CONTRACT section 10): stored bytes per level (scoped), how long
+// The dashboard's retention section (docs/contract.md section 10): stored bytes per level (scoped), how long
 // each level is kept, and for administrators what the next sweep removes and how the last one went.
 import assert from 'node:assert/strict';
 import { memoryLogger } from '../../src/log/logger.ts';

@@ -1,4 +1,4 @@
-// Enrollment under control (CONTRACT section 9): minting with every field, the outstanding tokens
+// Enrollment under control (docs/contract.md section 9): minting with every field, the outstanding tokens
 // page, revoking a token; CSRF before the admin check; no token value on a page after the mint or
 // in a log record.
 import assert from 'node:assert/strict';

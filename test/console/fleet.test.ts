@@ -1,4 +1,4 @@
-// The fleet console of CONTRACT section 9: the device page, filters that survive paging, rename,
+// The fleet console of docs/contract.md section 9: the device page, filters that survive paging, rename,
 // delete, bulk actions (each item checked, scoped and logged as if alone), plain-text 400s.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// CONTRACT section 5, "headers on every response": the four security headers come back exactly
+// docs/contract.md section 5, "headers on every response": the four security headers come back exactly
 // on every status the interface produces (redirects, client errors, store failures, pages), and
 // every page that shows account data also carries Cache-Control: no-store.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The level check in the console (CONTRACT section 10): /runs?flagged=yes lists only flagged runs,
+// The level check in the console (docs/contract.md section 10): /runs?flagged=yes lists only flagged runs,
 // scoped, and keeps the filter when paging; the list marks flagged runs; the run view says what was
 // found, per rule, never the matched text, and that nothing was changed.
 import assert from 'node:assert/strict';

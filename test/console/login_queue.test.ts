@@ -1,4 +1,4 @@
-// CONTRACT section 5 at the HTTP level: attempts from one client address are answered one at a
+// docs/contract.md section 5 at the HTTP level: attempts from one client address are answered one at a
 // time, in arrival order, each after the delay its turn sees; once 32 attempts of that address
 // are waiting (src/throttle/throttle.ts MAX_QUEUED), a further one is refused with 429 and a
 // plain-text body after the address's current delay (none here: no failure is recorded yet),

@@ -1,4 +1,4 @@
-// GET /metrics (CONTRACT section 11): Prometheus text behind PADDOCK_METRICS_TOKEN (404 when
+// GET /metrics (docs/contract.md section 11): Prometheus text behind PADDOCK_METRICS_TOKEN (404 when
 // unset), series that follow what happened, and label sets that never grow with devices or runs.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -38,7 +38,7 @@ test('routes: no method and path appear twice', () => {
   assert.equal(new Set(labels).size, labels.length);
 });
 
-test('routes: the rows checked by a bearer token of their own are /metrics and the API (CONTRACT section 11)', () => {
+test('routes: the rows checked by a bearer token of their own are /metrics and the API (docs/contract.md section 11)', () => {
   assert.deepEqual(
     interfaceRoutes.filter((r) => r.access === 'token').map(label),
     interfaceRoutes.filter((r) => r.path === '/metrics' || r.path.startsWith('/api/v1/')).map(label),

@@ -1,4 +1,4 @@
-// GET /runs/{device}/{id}/raw (CONTRACT section 10): exactly the stored bytes, as a download that
+// GET /runs/{device}/{id}/raw (docs/contract.md section 10): exactly the stored bytes, as a download that
 // is never rendered, scoped, audited.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { enrollDevice, harness, upload } from '../support/harness.ts';
 import { ACCOUNTS } from '../support/scenario.ts';
 
-test('the raw download: the stored bytes exactly, with the headers of CONTRACT section 10, and audited', async () => {
+test('the raw download: the stored bytes exactly, with the headers of docs/contract.md section 10, and audited', async () => {
   const h = await harness();
   try {
     const { device, credential } = await enrollDevice(h, ACCOUNTS.user.subject);
@@ -38,7 +38,7 @@ test('the raw download: the stored bytes exactly, with the headers of CONTRACT s
     assert.equal(trail.length, 1);
     const page = await (await h.request(`/runs/${device}/binary.bin`, { headers: { cookie } })).text();
     assert.ok(page.includes(`href="/runs/${device}/binary.bin/raw" download`), 'the run view links the download');
-    // Other pages keep the policy of CONTRACT section 5 exactly.
+    // Other pages keep the policy of docs/contract.md section 5 exactly.
     const other = await h.request('/runs', { headers: { cookie } });
     assert.equal(other.headers.get('content-security-policy'), "default-src 'none'");
   } finally {

@@ -1,4 +1,4 @@
-// The device-facing control API of CONTRACT section 6.
+// The device-facing control API of docs/contract.md section 6.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import { randomToken, secretHash } from '../../src/crypto/random.ts';

@@ -1,5 +1,5 @@
 // POST /v1/enroll answers one 401, word for word, for a token that is unknown, used up, revoked or
-// expired (CONTRACT section 6 and 9): the answer says nothing about which tokens exist.
+// expired (docs/contract.md section 6 and 9): the answer says nothing about which tokens exist.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { randomToken, secretHash } from '../../src/crypto/random.ts';

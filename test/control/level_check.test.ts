@@ -1,4 +1,4 @@
-// The level check (CONTRACT section 10) through the control API: each redacted or minimal run is
+// The level check (docs/contract.md section 10) through the control API: each redacted or minimal run is
 // counted as it is stored (small ones at once, large ones read back from the store off the request
 // path), the counts are recorded on the run, never the text, and the bytes stay as uploaded.
 import assert from 'node:assert/strict';

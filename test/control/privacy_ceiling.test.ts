@@ -1,4 +1,4 @@
-// The privacy ceiling (CONTRACT section 10): a device enrolled with a token's max_privacy uploads at
+// The privacy ceiling (docs/contract.md section 10): a device enrolled with a token's max_privacy uploads at
 // that level or a more private one; above it the upload is 403, logged and audited, nothing stored.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// PADDOCK_DEVICE_QUOTA (CONTRACT section 10): an upload that would take a device past its quota is
+// PADDOCK_DEVICE_QUOTA (docs/contract.md section 10): an upload that would take a device past its quota is
 // 507 with a plain message and nothing stored; the count is a counter kept by the store.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -47,7 +47,7 @@ test('uploads past the quota are 507 and store nothing; a retry of a stored run 
   }
 });
 
-test('sizes are written as CONTRACT section 10 says, and nothing else is taken', () => {
+test('sizes are written as docs/contract.md section 10 says, and nothing else is taken', () => {
   assert.equal(parseSize('512KiB'), 512 * 1024);
   assert.equal(parseSize('2MiB'), 2 * 1024 ** 2);
   assert.equal(parseSize('1GiB'), 1024 ** 3);

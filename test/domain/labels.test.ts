@@ -1,4 +1,4 @@
-// CONTRACT section 12: the shape of a label, one value per key, at most 20, and refusals that name
+// docs/contract.md section 12: the shape of a label, one value per key, at most 20, and refusals that name
 // the label at fault.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// The level check's counting (CONTRACT section 10): counts per rule of what the shared redaction
+// The level check's counting (docs/contract.md section 10): counts per rule of what the shared redaction
 // rules would remove, zero on what the device client itself produced, and linear on any input.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

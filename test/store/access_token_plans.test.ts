@@ -1,4 +1,4 @@
-// The personal access tokens' queries on request paths (CONTRACT section 11) walk an index on both
+// The personal access tokens' queries on request paths (docs/contract.md section 11) walk an index on both
 // backends: an account's list newest first with no sort, and the API's lookup by hash. SQLite's
 // plans are read from an empty store; PostgreSQL's at 20,000 tokens of 100 accounts after ANALYZE.
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The personal access tokens part of the store contract (CONTRACT section 11): every Store passes
+ * The personal access tokens part of the store contract (docs/contract.md section 11): every Store passes
  * these, each test on a fresh store. Run by sqlite.test.ts and postgres.test.ts.
  */
 import assert from 'node:assert/strict';

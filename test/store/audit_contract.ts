@@ -1,5 +1,5 @@
 /**
- * The audit trail and accounts parts of the store contract (CONTRACT section 9): every Store
+ * The audit trail and accounts parts of the store contract (docs/contract.md section 9): every Store
  * passes these, each test on a fresh store. Run by sqlite.test.ts and postgres.test.ts.
  */
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The fleet console's filtered lists (CONTRACT section 9) walk an index on both backends: every
+// The fleet console's filtered lists (docs/contract.md section 9) walk an index on both backends: every
 // filter, sort and later page costs what the first page of the plain list costs. SQLite's plans
 // are read from an empty store; PostgreSQL's at 20,000 devices and 200,000 runs after ANALYZE.
 import assert from 'node:assert/strict';

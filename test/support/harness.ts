@@ -56,7 +56,7 @@ export interface Harness {
   control(path: string, init?: RequestInit): Promise<Response>;
   /** Waits until the audit records of everything done so far are stored. */
   flushAudit(): Promise<void>;
-  /** The level check of uploaded runs (CONTRACT section 10): `idle()` waits for its records. */
+  /** The level check of uploaded runs (docs/contract.md section 10): `idle()` waits for its records. */
   levelCheck: LevelCheck;
   close(): Promise<void>;
 }

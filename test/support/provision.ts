@@ -34,6 +34,7 @@ export const NEEDS: readonly Need[] = [
   { command: 'buildah', package: 'buildah', for: 'the container image test (test/deploy/container)' },
   { command: 'debootstrap', package: 'debootstrap', for: 'the container image test (test/deploy/container)' },
   { command: 'systemd-analyze', package: 'systemd', for: 'the systemd unit test (test/deploy/systemd)' },
+  { command: 'promtool', package: 'prometheus', for: 'the metrics exposition check (test/console/metrics)' },
 ];
 
 /** Where a command is looked for: PATH, and the sbin folders a non-login root shell may lack. */

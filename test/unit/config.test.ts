@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { bindListenPort, loadConfig } from '../../src/config/config.ts';
 import { ConfigError } from '../../src/config/parse.ts';
 
-test('defaults of CONTRACT section 3', () => {
+test('defaults of docs/contract.md section 3', () => {
   const c = loadConfig({});
   assert.deepEqual(c.listen, { host: '127.0.0.1', port: 8080 });
   assert.equal(c.baseUrl, 'http://127.0.0.1:8080');

@@ -1,4 +1,4 @@
-// The event catalogue (src/events/catalogue.ts) is the one list of events (CONTRACT sections 8 and
+// The event catalogue (src/events/catalogue.ts) is the one list of events (docs/contract.md sections 8 and
 // 13): no event name is written as a string anywhere else in src/, every entry is emitted, every
 // audited emit is awaited (so a full audit queue holds the action), and the README's event table
 // is the catalogue.
@@ -75,7 +75,7 @@ test("each constant's key is its name in camel case, and names are unique", () =
   assert.equal(eventNamed('no.such_event'), undefined);
 });
 
-test('CONTRACT section 8: its events, levels and fields are in the catalogue', () => {
+test('docs/contract.md section 8: its events, levels and fields are in the catalogue', () => {
   const section8: Array<[AnyEvent, string[]]> = [
     [EVENTS.loginLocalFailed, ['user', 'client']],
     [EVENTS.loginLocalSucceeded, ['user', 'client', 'method']],

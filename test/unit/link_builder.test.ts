@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import { defaultLinkBuilder } from '../../src/link/link_builder.ts';
 
 const pin = 'sha256/q+/Z0eaoyIyVZBzT6mJ8vo4Eq8V5C0sOzB5Et+9C3Qc=';
-// A whole record: its uses, name and note must not reach the link (CONTRACT section 7); its
-// ceiling below `full` does, as max_privacy (CONTRACT section 10).
+// A whole record: its uses, name and note must not reach the link (docs/contract.md section 7); its
+// ceiling below `full` does, as max_privacy (docs/contract.md section 10).
 const minted = {
   token: 'tok_-123',
   publicId: 't_sample',

@@ -1,4 +1,4 @@
-// The JSON-lines logger of CONTRACT section 8 and PADDOCK_LOG_LEVEL (section 3): records below
+// The JSON-lines logger of docs/contract.md section 8 and PADDOCK_LOG_LEVEL (section 3): records below
 // the configured level are dropped, those at or above it are written, one JSON object a line,
 // each with time, level and event besides its own fields; the default level is info. The line
 // writer (jsonLines) takes any record; the log (jsonLogger) writes each catalogue event at its level.

@@ -4,7 +4,7 @@ import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { semaphore, SlotsBusy, storeThrottle, throttleDelayMs } from '../../src/throttle/throttle.ts';
 import { fakeClock } from '../support/fake_clock.ts';
 
-test('the delay schedule of CONTRACT section 5: none below 3 failures, then 2^(f-3) s up to 30 s', () => {
+test('the delay schedule of docs/contract.md section 5: none below 3 failures, then 2^(f-3) s up to 30 s', () => {
   assert.deepEqual(
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20].map(throttleDelayMs),
     [0, 0, 0, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000],

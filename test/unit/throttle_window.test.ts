@@ -1,4 +1,4 @@
-// The store-backed throttle against CONTRACT section 5 exactly: the delay before an attempt is
+// The store-backed throttle against docs/contract.md section 5 exactly: the delay before an attempt is
 // min(2^(f-3), 30) s once f, the failures of that client address in the last 15 minutes, is 3 or
 // more; a failure exactly 15 minutes old is no longer "in the last 15 minutes" (the window is
 // (now - 15 min, now]); a success resets the count.

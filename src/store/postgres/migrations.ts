@@ -164,7 +164,7 @@ export const migrations: readonly Migration[] = [
   -- name_key is the name lower-cased by Paddock, compared byte by byte ("C") as on SQLite.
   ALTER TABLE devices ADD COLUMN name_key TEXT COLLATE "C" NOT NULL DEFAULT '';
   UPDATE devices SET name_key = lower(name);
-  -- The fleet console's lists (CONTRACT section 9): each filter and sort walks an index.
+  -- The fleet console's lists (docs/contract.md section 9): each filter and sort walks an index.
   CREATE INDEX devices_name ON devices (name_key, seq);
   CREATE INDEX devices_owner_name ON devices (owner, name_key, seq);
   CREATE INDEX devices_seen ON devices (coalesce(last_seen_at, 0), seq);
@@ -189,7 +189,7 @@ export const migrations: readonly Migration[] = [
   {
     name: 'device-enrollment',
     sql: `
-  -- What the device page shows of its enrollment (CONTRACT section 9), copied from the token.
+  -- What the device page shows of its enrollment (docs/contract.md section 9), copied from the token.
   ALTER TABLE devices ADD COLUMN enrolled_by TEXT NOT NULL DEFAULT '';
   ALTER TABLE devices ADD COLUMN enroll_note TEXT NOT NULL DEFAULT '';
   ALTER TABLE devices ADD COLUMN max_privacy TEXT NOT NULL DEFAULT 'full';
@@ -198,7 +198,7 @@ export const migrations: readonly Migration[] = [
   {
     name: 'enroll-token-fields',
     sql: `
-  -- Enrollment under control (CONTRACT section 9): a public id for the tokens page (random, never
+  -- Enrollment under control (docs/contract.md section 9): a public id for the tokens page (random, never
   -- the token or its hash), uses as minted and left, the device name, note and privacy ceiling the
   -- token gives its devices, and revocation. A token used before this has no uses left.
   ALTER TABLE enroll_tokens ADD COLUMN public_id TEXT NOT NULL DEFAULT '';
@@ -219,7 +219,7 @@ export const migrations: readonly Migration[] = [
   {
     name: 'audit',
     sql: `
-  -- The audit trail (CONTRACT section 9). Append-only: an UPDATE is refused by the trigger below;
+  -- The audit trail (docs/contract.md section 9). Append-only: an UPDATE is refused by the trigger below;
   -- rows leave only through the sweeper's prune by age. Each filter of /audit walks its own index
   -- in the page's order (at, seq), newest first, so no filter scans or sorts.
   CREATE TABLE audit (
@@ -249,7 +249,7 @@ export const migrations: readonly Migration[] = [
   {
     name: 'device-bytes',
     sql: `
-  -- Stored bytes per device (CONTRACT section 10), kept by triggers as runs come and go, so the
+  -- Stored bytes per device (docs/contract.md section 10), kept by triggers as runs come and go, so the
   -- quota check and the device page read a counter rather than summing the device's runs. Sharded
   -- by backend process as the counts are, so one device's concurrent uploads seldom wait.
   CREATE TABLE device_bytes (
@@ -288,7 +288,7 @@ export const migrations: readonly Migration[] = [
   {
     name: 'level-check',
     sql: `
-  -- The level check (CONTRACT section 10): whether the redaction rules still find something in a
+  -- The level check (docs/contract.md section 10): whether the redaction rules still find something in a
   -- redacted or minimal run, and the counts per rule as JSON (never the matched text); findings is
   -- NULL until the run is checked (full runs are never checked). The run lists show the flag, so
   -- their covering indexes gain it; the flagged filter walks its own partial index in page order.
@@ -313,7 +313,7 @@ export const migrations: readonly Migration[] = [
   {
     name: 'retention',
     sql: `
-  -- Retention by privacy level (CONTRACT section 10). The sweeper deletes the oldest runs of one
+  -- Retention by privacy level (docs/contract.md section 10). The sweeper deletes the oldest runs of one
   -- level, and the dashboard counts what the next sweep will remove, both through that level's
   -- partial index in (uploaded_at, seq) order; size is in it so the count reads no table row.
   -- Led by upload time, which follows the table's order, so the planner costs a walk of it as
@@ -366,7 +366,7 @@ export const migrations: readonly Migration[] = [
   {
     name: 'access-tokens',
     sql: `
-  -- Personal access tokens (CONTRACT section 11): stored only as the hash of the token, addressed
+  -- Personal access tokens (docs/contract.md section 11): stored only as the hash of the token, addressed
   -- by a random public id. admin is the account's right when the token was made (1 or 0), which the
   -- token keeps. last_used_* is written at most once a minute.
   CREATE TABLE access_tokens (
@@ -391,7 +391,7 @@ export const migrations: readonly Migration[] = [
   {
     name: 'labels',
     sql: `
-  -- Device labels (CONTRACT section 12): one row a label, one value per key (the primary key, which
+  -- Device labels (docs/contract.md section 12): one row a label, one value per key (the primary key, which
   -- also reads a device's labels in key order). Deleting a device deletes its labels.
   CREATE TABLE device_labels (
     device_seq BIGINT NOT NULL REFERENCES devices (seq) ON DELETE CASCADE,
