@@ -104,6 +104,7 @@ export function serverUrl(text: string | undefined): URL {
 /** What to do about a certificate the system does not trust, or a server without TLS. */
 const ADVICE: Advice = {
   trust: 'trust its CA (or the self-signed certificate itself) with NODE_EXTRA_CA_CERTS=/path/to/ca.pem',
+  plainPort: true,
   plain: (url) =>
     isLoopbackHost(url.hostname)
       ? `use PADDOCK_URL=http://${url.host}${url.pathname.replace(/\/$/, '')}`

@@ -28,11 +28,15 @@ const NOT_TLS = new Set([
   'EPROTO',
 ]);
 
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
 export interface Advice {
   /** How a certificate is made trusted for this command (the admin CLI: NODE_EXTRA_CA_CERTS). */
   trust: string;
   /** What to do when an https:// address answers in plain HTTP. */
   plain: (url: URL) => string;
+  /** Whether an untrusted certificate on this machine may be the quick start's plain port (the admin CLI). */
+  plainPort?: boolean;
   /** What should be answering there; `paddock serve` unless said. */
   service?: string;
 }
@@ -45,8 +49,16 @@ export function transportFailure(err: unknown, url: URL, advice: Advice): string
     return `${where} did not answer in time; is the address right, and is ${advice.service ?? 'paddock serve'} running there?`;
   if (code && NOT_TLS.has(code) && url.protocol === 'https:')
     return `the server at ${where} does not speak TLS; ${advice.plain(url)}`;
-  if (code && UNTRUSTED.has(code))
-    return `the certificate of ${where} is not trusted (${code === 'DEPTH_ZERO_SELF_SIGNED_CERT' ? 'self-signed' : 'unknown issuer'}); ${advice.trust}`;
+  if (code && UNTRUSTED.has(code)) {
+    const why = code === 'DEPTH_ZERO_SELF_SIGNED_CERT' ? 'self-signed' : 'unknown issuer';
+    // The quick start's plain port also speaks TLS, with the devices' certificate: an https://
+    // address there reaches it, but the console and the API are meant over http:// on that port.
+    const quickStart =
+      advice.plainPort && LOOPBACK.test(url.hostname)
+        ? `, or, if this is the plain port of the quick start, ${advice.plain(url)}`
+        : '';
+    return `the certificate of ${where} is not trusted (${why}); ${advice.trust}${quickStart}`;
+  }
   if (code === 'CERT_HAS_EXPIRED') return `the certificate of ${where} has expired; renew it on the server`;
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
     return `the certificate of ${where} does not name ${url.hostname}; use the name the certificate was issued for`;

@@ -152,8 +152,10 @@ export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
     async revokeDevice(viewer, id, at) {
       return (await db.critical(devicesSql.revoke, at, id, ...scope(viewer))) === 1;
     },
+    // An operator's one-row write, like a revocation: it goes through on a full disk (the reserve
+    // is for operators; uploads are what fill a disk), so both doors answer it alike there.
     async renameDevice(viewer, id, name) {
-      return (await db.run(devicesSql.rename, name, name.toLowerCase(), id, ...scope(viewer))) === 1;
+      return (await db.critical(devicesSql.rename, name, name.toLowerCase(), id, ...scope(viewer))) === 1;
     },
     async deleteDevice(viewer, id) {
       const state = await db.get(devicesSql.revokedState, id, ...scope(viewer));

@@ -4,6 +4,8 @@
 // asked for TLS and a certificate the system does not trust each get one line saying what to do,
 // and following that advice works.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +21,8 @@ const STRANGER = `pdk_${'A'.repeat(43)}`;
 let dir: string;
 let plain: string;
 let plainPort: number;
+/** A plain HTTP server that is not Paddock: it never answers TLS (Paddock's plain port does, for devices). */
+let httpOnlyPort: number;
 let tlsPort: number;
 let caFile: string;
 let token: string;
@@ -45,6 +49,10 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'paddock-cli-errors-'));
   plain = await serve({ PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: join(dir, 'plain') });
   plainPort = Number(new URL(plain).port);
+  const httpOnly = createServer((_, res) => res.writeHead(404).end('not paddock'));
+  await new Promise<void>((resolve) => httpOnly.listen(0, '127.0.0.1', resolve));
+  httpOnlyPort = (httpOnly.address() as AddressInfo).port;
+  stops.push(() => new Promise<void>((resolve) => httpOnly.close(() => resolve())));
   token = await consoleClient(() => PASSWORD).accessToken(plain, 'errors test');
   // A TLS server whose certificate (self-signed, for localhost) no system trusts.
   const pair = generateSelfSignedCertificate({
@@ -182,12 +190,21 @@ for (const args of adminCommands) {
       [3, `paddock ${verb}: cannot find the host paddock.invalid; check the address (is it spelled right?)\n`],
     );
 
-    const notTls = await run(args, { PADDOCK_URL: `https://127.0.0.1:${plainPort}`, PADDOCK_TOKEN: token });
+    const notTls = await run(args, { PADDOCK_URL: `https://127.0.0.1:${httpOnlyPort}`, PADDOCK_TOKEN: token });
     assert.deepEqual(
       [notTls.code, notTls.stderr],
       [
         3,
-        `paddock ${verb}: the server at https://127.0.0.1:${plainPort} does not speak TLS; use PADDOCK_URL=http://127.0.0.1:${plainPort}\n`,
+        `paddock ${verb}: the server at https://127.0.0.1:${httpOnlyPort} does not speak TLS; use PADDOCK_URL=http://127.0.0.1:${httpOnlyPort}\n`,
+      ],
+    );
+    // Paddock's own plain port answers TLS with the devices' certificate: the advice names both ways.
+    const quickStart = await run(args, { PADDOCK_URL: `https://127.0.0.1:${plainPort}`, PADDOCK_TOKEN: token });
+    assert.deepEqual(
+      [quickStart.code, quickStart.stderr],
+      [
+        3,
+        `paddock ${verb}: the certificate of https://127.0.0.1:${plainPort} is not trusted (self-signed); trust its CA (or the self-signed certificate itself) with NODE_EXTRA_CA_CERTS=/path/to/ca.pem, or, if this is the plain port of the quick start, use PADDOCK_URL=http://127.0.0.1:${plainPort}\n`,
       ],
     );
     // Following that advice works.
@@ -200,7 +217,7 @@ for (const args of adminCommands) {
       [untrusted.code, untrusted.stderr],
       [
         3,
-        `paddock ${verb}: the certificate of ${tls} is not trusted (self-signed); trust its CA (or the self-signed certificate itself) with NODE_EXTRA_CA_CERTS=/path/to/ca.pem\n`,
+        `paddock ${verb}: the certificate of ${tls} is not trusted (self-signed); trust its CA (or the self-signed certificate itself) with NODE_EXTRA_CA_CERTS=/path/to/ca.pem, or, if this is the plain port of the quick start, use PADDOCK_URL=http://localhost:${tlsPort}\n`,
       ],
     );
     // With NODE_EXTRA_CA_CERTS the connection is made, and the server itself answers (this token is unknown to it).
@@ -233,12 +250,12 @@ test('paddock device enroll: bad link, unreachable, no TLS, certificate not matc
     [3, `paddock device: nothing answers at https://127.0.0.1:${port}; is paddock serve running, and on this port?\n`],
   );
 
-  const notTls = await enroll(link(`https://127.0.0.1:${plainPort}`));
+  const notTls = await enroll(link(`https://127.0.0.1:${httpOnlyPort}`));
   assert.deepEqual(
     [notTls.code, notTls.stderr],
     [
       3,
-      `paddock device: the server at https://127.0.0.1:${plainPort} does not speak TLS; devices connect over TLS only: the server needs TLS (see "TLS on one port" in the README)\n`,
+      `paddock device: the server at https://127.0.0.1:${httpOnlyPort} does not speak TLS; devices connect over TLS only: the server needs TLS (see "TLS on one port" in the README)\n`,
     ],
   );
 
