@@ -41,7 +41,15 @@ test('the search path adds the sbin folders a non-login root shell may lack, onc
 });
 
 test('each package is installed once, in table order, whatever number of its commands is missing', () => {
-  assert.deepEqual(packages(NEEDS), ['postgresql', 'chromium', 'podman', 'buildah', 'debootstrap', 'systemd', 'prometheus']);
+  assert.deepEqual(packages(NEEDS), [
+    'postgresql',
+    'chromium',
+    'podman',
+    'buildah',
+    'debootstrap',
+    'systemd',
+    'prometheus',
+  ]);
   assert.equal(new Set(NEEDS.map((n) => n.command)).size, NEEDS.length, 'one row per command');
 });
 
