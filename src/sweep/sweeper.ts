@@ -1,17 +1,15 @@
 /**
- * The sweeper: once a minute, the work nobody asks for (docs/contract.md section 9). It prunes audit
- * records older than PADDOCK_AUDIT_RETENTION and, when PADDOCK_REVOKE_STALE_AFTER is set, revokes
- * devices not seen for that long, each logged (and so audited) as done by `system`. Each run does
- * a bounded number of bounded batches, so one run never holds the store for long; what is left
- * waits for the next run. Every instance on a shared store may sweep: each batch is one statement,
- * so two instances never revoke or delete the same row twice.
+ * The minute sweeper: once a minute, the work nobody asks for (docs/contract.md section 9), each
+ * job in its own file: audit_prune.ts and, when PADDOCK_REVOKE_STALE_AFTER is set, stale_revoke.ts.
+ * This file is their timer: each run does both, a failure of one does not stop the other, and a
+ * run still going is not doubled. (The retention sweep of runs has its own timer: retention.ts.)
  */
-import { revokeStaleDevices } from '../actions/devices.ts';
 import type { Clock } from '../clock.ts';
-import { SYSTEM_ACTOR } from '../domain/accounts.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Store } from '../store/store.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { pruneAudit } from './audit_prune.ts';
+import { revokeStale } from './stale_revoke.ts';
 
 export const SWEEP_EVERY_MS = 60_000;
 /** Rows per statement, and statements per run and kind. */
@@ -45,34 +43,19 @@ export function sweeper(opts: SweeperOptions): Sweeper {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
 
-  async function prune(): Promise<number> {
-    const before = clock.now() - opts.auditRetentionMs;
-    let total = 0;
-    for (let i = 0; i < batches; i++) {
-      const n = await store.pruneAudit(before, batch);
-      total += n;
-      if (n < batch) break;
-    }
-    return total;
-  }
-
-  async function revokeStale(): Promise<number> {
-    const staleAfterMs = opts.revokeStaleAfterMs;
-    if (staleAfterMs === undefined) return 0;
-    let total = 0;
-    for (let i = 0; i < batches; i++) {
-      // The same action as an account's revoke, as the system actor: it logs each revocation.
-      const ids = await revokeStaleDevices({ store, logger, clock }, SYSTEM_ACTOR, { staleAfterMs, limit: batch });
-      total += ids.length;
-      if (ids.length < batch) break;
-    }
-    return total;
-  }
-
   async function sweep() {
     // Each kind is tried even when the other fails: a store error is logged and the next run retries.
-    const pruned = await prune().catch((err: unknown) => failed('prune audit', err));
-    const revoked = await revokeStale().catch((err: unknown) => failed('revoke stale devices', err));
+    const sizes = { batch, batches };
+    const pruned = await pruneAudit({ store, clock }, opts.auditRetentionMs, sizes).catch((err: unknown) =>
+      failed('prune audit', err),
+    );
+    const staleAfterMs = opts.revokeStaleAfterMs;
+    const revoked =
+      staleAfterMs === undefined
+        ? 0
+        : await revokeStale({ store, logger, clock }, staleAfterMs, sizes).catch((err: unknown) =>
+            failed('revoke stale devices', err),
+          );
     return { pruned, revoked };
   }
 
