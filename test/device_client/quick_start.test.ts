@@ -44,7 +44,7 @@ test('npm start, mint on the console, paddock device enroll and upload: the quic
   assert.equal(await enroll.exited, 0, enroll.output().stderr);
   // The lines the README shows.
   assert.match(enroll.output().stderr, new RegExp(`discovery unavailable: connecting to 127\\.0\\.0\\.1:${port}\n`));
-  assert.match(enroll.output().stderr, new RegExp(`enrolled as d_\\w+ at https://127\\.0\\.0\\.1:${port};`));
+  assert.match(enroll.output().stderr, new RegExp(`enrolled as d_[\\w-]+ at https://127\\.0\\.0\\.1:${port};`));
   const { device } = JSON.parse(await readFile(state, 'utf8')) as { device: string };
 
   const run = join(dir, 'run.txt');
