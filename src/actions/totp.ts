@@ -85,10 +85,10 @@ export async function startTotpEnrollment(
 
 /** The secret of a `pending` field, when it is this session's and unexpired. */
 function openPending(keys: TotpKeys, actor: Actor, session: string, pending: string, now: number) {
-  const [at, sealed] = pending.split('.', 2);
-  const expiresAt = Number(at);
-  if (!/^[0-9]{1,15}$/.test(at ?? '') || now >= expiresAt) return undefined;
-  return open(keys.pending, sealed ?? '', pendingAad(actor.subject, session, expiresAt));
+  const parts = /^([0-9]{1,15})\.([A-Za-z0-9_-]+)$/.exec(pending);
+  const expiresAt = Number(parts?.[1]);
+  if (!parts || now >= expiresAt) return undefined;
+  return open(keys.pending, parts[2] ?? '', pendingAad(actor.subject, session, expiresAt));
 }
 
 export type ConfirmTotpOutcome =
