@@ -6,6 +6,7 @@ import { settingsHelp } from './settings_help.ts';
 import { ADMIN_VERBS, adminCommand, adminHelp } from './admin.ts';
 import { backupCommand, backupHelp, restoreCommand, restoreHelp } from './backup.ts';
 import { checkCommand, checkHelp } from './check.ts';
+import { resetAdminTotpCommand, resetAdminTotpHelp } from './reset_admin_totp.ts';
 import { parseOptions, unknownCommand, UsageError } from './usage.ts';
 
 const usage = `Usage: paddock <command> [options]
@@ -13,6 +14,7 @@ const usage = `Usage: paddock <command> [options]
 Commands:
   serve                 run the server until SIGINT or SIGTERM
   set-admin-password    read a password from stdin and store its hash for the break-glass account
+  reset-admin-totp      remove the break-glass account's second factor (lost authenticator)
   check                 check the configuration, store, identity provider and certificates
   backup FILE           write a consistent copy of the SQLite store while the server runs
   restore FILE          replace the SQLite store with a backup (refused while a server runs)
@@ -38,6 +40,7 @@ const verbs: Record<string, { help: string; run: (args: string[]) => Promise<num
     help: 'Usage: paddock set-admin-password\n\nReads a password (at least 12 characters) from stdin, without echo on a terminal,\nand stores its argon2id hash for PADDOCK_ADMIN_USER in the store.\n',
     run: setAdminPasswordCommand,
   },
+  'reset-admin-totp': { help: resetAdminTotpHelp, run: resetAdminTotpCommand },
   check: { help: checkHelp, run: checkCommand },
   backup: { help: backupHelp, run: backupCommand, positionals: true },
   restore: { help: restoreHelp, run: restoreCommand, positionals: true },

@@ -21,6 +21,7 @@ export type Notice =
   | { kind: 'device-deleted'; device: string }
   | { kind: 'token-revoked'; token: string }
   | { kind: 'access-token-revoked'; token: string }
+  | { kind: 'totp-disabled' }
   | ({ kind: 'bulk-revoke' | 'bulk-delete' | 'bulk-delete-runs' } & BulkCounts);
 
 const COUNT_KEYS = ['done', 'unchanged', 'notRevoked', 'unknown'] as const;
@@ -36,6 +37,8 @@ function fieldsOf(notice: Notice): unknown[] {
     case 'token-revoked':
     case 'access-token-revoked':
       return [notice.kind, notice.token];
+    case 'totp-disabled':
+      return [notice.kind];
     default:
       return [notice.kind, ...COUNT_KEYS.map((k) => notice[k])];
   }
@@ -66,6 +69,8 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 
 function noticeText(fields: unknown[]): string | undefined {
   const [kind, device, run] = fields;
+  if (kind === 'totp-disabled' && fields.length === 1)
+    return 'The second factor is off: signing in needs only the password.';
   if (kind === 'token-revoked' && fields.length === 2 && typeof device === 'string' && TOKEN_PUBLIC_ID.test(device))
     return `Enrollment token ${device} was revoked: it enrolls no more devices.`;
   if (

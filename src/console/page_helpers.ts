@@ -40,3 +40,8 @@ export function listParameters<P extends Parameters>(c: Context, list: ListDecla
   const { failure, detail } = consoleFailure(list, parsed.fault);
   return fail(c, failure, detail);
 }
+
+/** Whether the session is the break-glass account's (the second factor is its alone: docs/contract.md section 14). */
+export function isBreakGlass(ctx: Ctx, c: Context<UiEnv>): boolean {
+  return c.get('session').subject === `local:${ctx.config.adminUser}`;
+}

@@ -32,6 +32,9 @@ import { runRaw } from './run_raw.ts';
 import { runShow } from './run_show.ts';
 import { runsBulk } from './runs_bulk.ts';
 import { runsList } from './runs_list.ts';
+import { totpConfirm } from './totp_confirm.ts';
+import { totpDisable } from './totp_disable.ts';
+import { totpShow } from './totp_show.ts';
 
 /** No console row is checked by a bearer token: those are the API's and the service's. */
 export const consoleRoutes: readonly DoorRoute<'none' | 'guarded' | 'admin'>[] = [
@@ -61,4 +64,8 @@ export const consoleRoutes: readonly DoorRoute<'none' | 'guarded' | 'admin'>[] =
   { method: 'GET', path: '/tokens', access: 'guarded', handler: accessTokensList },
   { method: 'POST', path: '/tokens', access: 'guarded', handler: accessTokenCreate },
   { method: 'POST', path: '/tokens/:id/revoke', access: 'guarded', handler: accessTokenRevoke },
+  // The break-glass account's alone (docs/contract.md section 14): the handlers refuse other admins.
+  { method: 'GET', path: '/totp', access: 'admin', handler: totpShow },
+  { method: 'POST', path: '/totp', access: 'admin', handler: totpConfirm },
+  { method: 'POST', path: '/totp/disable', access: 'admin', handler: totpDisable },
 ];

@@ -199,6 +199,35 @@ export const EVENTS = {
     audited: true,
     help: 'a personal access token was revoked',
   }),
+  // docs/contract.md section 14: the break-glass account's second factor.
+  totpEnrolled: event({
+    name: 'totp.enrolled',
+    level: 'info',
+    fields: { ...ACTOR },
+    audited: true,
+    help: 'the break-glass account enrolled a TOTP second factor (confirmed by a code)',
+  }),
+  totpDisabled: event({
+    name: 'totp.disabled',
+    level: 'info',
+    fields: { ...ACTOR, method: 'string' },
+    audited: true,
+    help: 'the break-glass account removed its second factor with a code (method `totp` or `recovery`)',
+  }),
+  totpReset: event({
+    name: 'totp.reset',
+    level: 'warn',
+    fields: { account: 'string', subject: 'string' },
+    audited: true,
+    help: '`paddock reset-admin-totp` removed the second factor of `subject` (account `system`)',
+  }),
+  totpRecoveryUsed: event({
+    name: 'totp.recovery_used',
+    level: 'warn',
+    fields: { ...ACTOR, left: 'number' },
+    audited: true,
+    help: 'a recovery code was used to sign in; `left` unused ones remain',
+  }),
   // Operational records: logged (and some counted), never audited.
   serverStarted: event({
     name: 'server.started',

@@ -75,6 +75,14 @@ export const FAILURES = {
   exchangeFailed: { status: 502, message: 'could not complete sign-in with the identity provider' },
   idTokenRejected: { status: 403, message: 'identity token not accepted' },
 
+  // The break-glass account's second factor (docs/contract.md section 14).
+  totpLocalOnly: {
+    status: 403,
+    message: 'the second factor is for the break-glass account: sign in with it to set one up',
+  },
+  totpAlreadyEnrolled: { status: 409, message: 'a second factor is already set up for this account' },
+  totpNotEnrolled: { status: 409, message: 'no second factor is set up for this account' },
+
   // The control API (docs/contract.md section 6).
   requestTooLarge: { status: 413, message: 'request too large' },
   notJsonObject: { status: 400, message: 'body must be a JSON object' },

@@ -16,6 +16,7 @@ import type { EnrollInput, NewEnrollToken, EnrollToken } from '../domain/enroll_
 import type { AuditRecord, AuditFilter } from '../domain/audit.ts';
 import type { NewAccessToken, AccessToken } from '../domain/access_tokens.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
+import type { TotpFactor } from '../domain/totp.ts';
 
 /** Settings shared by every instance on this store, and the self-test's probe (store/settings.ts). */
 export interface SettingsStore {
@@ -174,6 +175,25 @@ export interface AccessTokensStore {
   touchAccessToken(publicId: string, at: number, client: string): Promise<boolean>;
 }
 
+/** The break-glass account's second factor (store/totp.ts, docs/contract.md section 14). */
+export interface TotpStore {
+  totpFactor(subject: string): Promise<TotpFactor | undefined>;
+  /** Stores the factor unless the account has one; false when it has (the first confirmation wins). */
+  createTotpFactor(subject: string, factor: TotpFactor): Promise<boolean>;
+  /**
+   * Accepts a code of `step` once: true when the last accepted step was earlier, and then (with
+   * `spend`) the step is recorded. Without `spend` the same statement runs and changes nothing.
+   */
+  spendTotpStep(subject: string, step: number, spend: boolean): Promise<boolean>;
+  /**
+   * Uses the recovery code hashed to `hash`, one of `read` (the unused hashes as read): true when the
+   * list is still `read`, and then (with `spend`) `hash` is removed from it.
+   */
+  spendRecoveryCode(subject: string, read: readonly string[], hash: string, spend: boolean): Promise<boolean>;
+  /** Removes the factor; false when the account had none. */
+  deleteTotpFactor(subject: string): Promise<boolean>;
+}
+
 export interface Store
   extends
     SettingsStore,
@@ -184,6 +204,7 @@ export interface Store
     AuditStore,
     AccountsStore,
     RetentionStore,
-    AccessTokensStore {
+    AccessTokensStore,
+    TotpStore {
   close(): Promise<void>;
 }

@@ -22,6 +22,11 @@ export function loginPage(opts: { oidcAvailable: boolean; error?: boolean; usern
           <label for="password">Password</label><br />
           <input id="password" name="password" type="password" autocomplete="current-password" required />
         </p>
+        <p>
+          <label for="code">Code from the authenticator app, or a recovery code</label><br />
+          <input id="code" name="code" autocomplete="one-time-code" aria-describedby="code-hint" />
+          <br /><small id="code-hint">Only if a second factor is set up for this account; otherwise leave it empty.</small>
+        </p>
         <p><button type="submit">Sign in</button></p>
       </form>`,
   );

@@ -14,6 +14,7 @@ const helps: Array<{ args: string[]; names: RegExp }> = [
   { args: ['serve', '--help'], names: /^Usage: paddock serve\b/ },
   { args: ['serve', '-h'], names: /^Usage: paddock serve\b/ },
   { args: ['set-admin-password', '--help'], names: /^Usage: paddock set-admin-password\b/ },
+  { args: ['reset-admin-totp', '--help'], names: /^Usage: paddock reset-admin-totp\n[\s\S]*Exit status: 0/ },
   { args: ['device', '--help'], names: /paddock device enroll[\s\S]*paddock device upload/ },
   { args: ['device', 'enroll', '--help'], names: /paddock device enroll <link>/ },
   { args: ['device', 'upload', '--help'], names: /paddock device upload <file>/ },

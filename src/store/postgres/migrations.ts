@@ -445,6 +445,17 @@ export const migrations: readonly Migration[] = [
   END $$;
   `,
   },
+  {
+    name: 'totp-factors',
+    sql: `
+  -- The break-glass account's second factor (docs/contract.md section 14): the sealed secret, the
+  -- last accepted time step (a code works once) and the unused recovery code hashes, space-separated.
+  CREATE TABLE totp_factors (
+    subject TEXT PRIMARY KEY, secret TEXT NOT NULL, last_step BIGINT NOT NULL, recovery TEXT NOT NULL,
+    enrolled_at BIGINT NOT NULL
+  );
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

@@ -5,6 +5,7 @@
  * statement or one transaction.
  */
 import { accessTokensStore } from '../access_tokens.ts';
+import { totpStore } from '../totp.ts';
 import { accountsStore } from '../accounts.ts';
 import { auditStore } from '../audit.ts';
 import { devicesStore } from '../devices.ts';
@@ -32,6 +33,7 @@ export async function openPostgresStore(url: string, opts: PgOptions = {}): Prom
     ...auditStore(db.sql),
     ...accountsStore(db.sql),
     ...accessTokensStore(db.sql),
+    ...totpStore(db.sql),
     ...retentionStore(db.sql),
     close: () => db.end(),
   };

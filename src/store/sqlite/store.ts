@@ -3,6 +3,7 @@
  * enrollment and uploads, which need transactions, in devices.ts and runs.ts.
  */
 import { accessTokensStore } from '../access_tokens.ts';
+import { totpStore } from '../totp.ts';
 import { accountsStore } from '../accounts.ts';
 import { auditStore } from '../audit.ts';
 import { devicesStore } from '../devices.ts';
@@ -31,6 +32,7 @@ export function openSqliteStore(dataDir: string | ':memory:'): Store {
     ...auditStore(sql),
     ...accountsStore(sql),
     ...accessTokensStore(sql),
+    ...totpStore(sql),
     ...retentionStore(sql),
     async close() {
       db.close();
