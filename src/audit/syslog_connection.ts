@@ -6,7 +6,7 @@
  * connection broken, and the sender starts again from the position kept in the store.
  */
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { connect as tlsConnect, getCACertificates } from 'node:tls';
 import type { SyslogTarget } from '../config/parse.ts';
 
 export interface SyslogConnectOptions {
@@ -29,6 +29,15 @@ export interface SyslogConnection {
   destroy(): void;
 }
 
+/**
+ * The operating system's trusted CAs (and NODE_EXTRA_CA_CERTS), as docs/contract.md section 13 says,
+ * rather than the CA list built into Node; that list when the system has none.
+ */
+function systemCas(): string[] {
+  const system = [...getCACertificates('system'), ...getCACertificates('extra')];
+  return system.length > 0 ? system : getCACertificates('default');
+}
+
 export class SyslogConnectError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -47,7 +56,7 @@ export function connectSyslog(target: SyslogTarget, opts: SyslogConnectOptions):
             port: target.port,
             // SNI takes a name, never an address; the certificate is checked against either.
             ...(isIP(target.host) === 0 ? { servername: target.host } : {}),
-            ...(opts.ca === undefined ? {} : { ca: opts.ca }),
+            ca: opts.ca ?? systemCas(),
             minVersion: 'TLSv1.2',
           })
         : tcpConnect({ host: target.host, port: target.port });
