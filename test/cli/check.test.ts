@@ -40,6 +40,7 @@ test('a new installation: every check passes, and the data directory is left as 
       'skip identity provider: not configured: the break-glass password only',
       'skip certificate PADDOCK_TLS_CERT: no TLS configured: plain HTTP on a loopback address',
       'skip control certificate: none yet: generated at the first start, kept in the store',
+      'skip audit syslog collector: not configured (PADDOCK_AUDIT_SYSLOG)',
       '',
     ].join('\n'),
   );
