@@ -259,13 +259,13 @@ export const settings = {
   auditSyslog: {
     variable: 'PADDOCK_AUDIT_SYSLOG',
     unset: 'off',
-    help: 'tcp://host:port or tls://host:port: every audit record also goes to this syslog collector',
+    help: 'tcp:// or tls://host:port: audit records also go to this collector',
     parse: parseSyslogTarget,
   },
   auditSyslogCa: {
     variable: 'PADDOCK_AUDIT_SYSLOG_CA',
     unset: "the system's CAs",
-    help: "PEM file of the CA(s) that the tls:// collector's certificate must chain to",
+    help: "PEM file of the CA(s) of the tls:// syslog collector's certificate",
     parse: readCertificates,
   },
 } satisfies Record<string, Setting>;

@@ -123,7 +123,7 @@ test('an unreachable provider, a newer schema and an expired certificate each fa
     r.stdout,
     /^ok {3}control certificate: generated, IP Address:127\.0\.0\.1, .*; it does not name control\.test/m,
   );
-  assert.equal(r.stdout.trim().split('\n').length, 5, 'one line per check');
+  assert.equal(r.stdout.trim().split('\n').length, 6, 'one line per check');
 });
 
 test('the control certificate: its days left, and a name that is not the control host', async () => {
