@@ -13,15 +13,18 @@ import { innermostReason } from '../store/errors.ts';
 import { databaseFile, integrityFault } from '../store/sqlite/connection.ts';
 import { postgresSchema, schemaRefusal, type SchemaState, sqliteSchema, storedSetting } from '../store/schema.ts';
 import { CONTROL_TLS_SETTING, daysLeft, namesHost, reissueReason } from '../tls/control_identity.ts';
+import { connectSyslog } from '../audit/syslog_connection.ts';
 import { type Advice, errorCode, transportFailure } from './transport.ts';
 
 export const checkHelp = `Usage: paddock check
 
 Checks the configuration, reaches the store (and reads its schema version), the identity
-provider's discovery document and the certificates, without serving or changing anything.
+provider's discovery document, the certificates and the audit trail's syslog collector, without
+serving or changing anything.
 Prints one line per check: "ok", "skip" (not configured) or "FAIL", and what it found.
 
-Exit codes: 0 every check passed; 1 a check failed (store, identity provider or certificate);
+Exit codes: 0 every check passed; 1 a check failed (store, identity provider, certificate or
+syslog collector);
 2 the configuration is invalid (nothing else is checked).
 `;
 
@@ -47,7 +50,12 @@ export async function checkCommand(): Promise<number> {
     return 2;
   }
   print({ ok: true, what: 'configuration', found: `valid; console at ${config.baseUrl}` });
-  const lines = [await store(config), await identityProvider(config), ...(await certificates(config, Date.now()))];
+  const lines = [
+    await store(config),
+    await identityProvider(config),
+    ...(await certificates(config, Date.now())),
+    await syslogCollector(config),
+  ];
   lines.forEach(print);
   return lines.some((l) => l.ok === false) ? 1 : 0;
 }
@@ -80,6 +88,24 @@ async function store(config: Config): Promise<Line> {
   const pending = schema.known - schema.version;
   const upgrade = pending > 0 ? `; the next start migrates it to ${schema.known}` : '';
   return { ok: true, what, found: `${kind}, schema version ${schema.version}${upgrade}` };
+}
+
+/** The audit trail's collector (docs/contract.md section 13): connected to (and, for tls://, verified), then left. */
+async function syslogCollector(config: Config): Promise<Line> {
+  const what = 'audit syslog collector';
+  const target = config.auditSyslog;
+  if (target === undefined) return { ok: 'skip', what, found: 'not configured (PADDOCK_AUDIT_SYSLOG)' };
+  try {
+    const connection = await connectSyslog(target, { ca: config.auditSyslogCa, timeoutMs: DISCOVERY_TIMEOUT_MS });
+    connection.destroy();
+    const verified =
+      target.scheme === 'tls'
+        ? `, its certificate verified against ${config.auditSyslogCa === undefined ? "the system's CAs" : 'PADDOCK_AUDIT_SYSLOG_CA'}`
+        : '';
+    return { ok: true, what, found: `${target.text} reachable${verified}` };
+  } catch (err) {
+    return { ok: false, what, found: `not reachable: ${(err as Error).message}` };
+  }
 }
 
 function quickCheck(path: string): void {

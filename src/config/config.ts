@@ -100,6 +100,10 @@ export function loadConfig(env: Env): Config {
       );
     }
   }
+  const syslog = get('auditSyslog');
+  if (get('auditSyslogCa') !== undefined && syslog?.scheme !== 'tls') {
+    throw new ConfigError('PADDOCK_AUDIT_SYSLOG_CA', 'is used only with a tls:// PADDOCK_AUDIT_SYSLOG');
+  }
   const all = readAll(get);
   return {
     ...passedOn(all),

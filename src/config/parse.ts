@@ -149,3 +149,29 @@ export function parseBase64Key(text: string): Buffer {
   if (bytes.length < 32) throw new Error('each key must decode to at least 32 bytes');
   return bytes;
 }
+
+/** Where audit records go (docs/contract.md section 13): a collector's TCP or TLS address. */
+export interface SyslogTarget {
+  scheme: 'tcp' | 'tls';
+  /** A DNS name or an IP address (IPv6 without brackets). */
+  host: string;
+  port: number;
+  /** As written, for messages. */
+  text: string;
+}
+
+/** `tcp://host:port` or `tls://host:port` (IPv6 in brackets), nothing more. */
+export function parseSyslogTarget(text: string): SyslogTarget {
+  const m = /^([a-z]+):\/\/(\[[0-9a-fA-F:.]+\]|[^/:[\]]*)(?::([0-9]{1,5}))?$/.exec(text);
+  if (!m) throw new Error('must be tcp://host:port or tls://host:port');
+  const scheme = m[1];
+  if (scheme !== 'tcp' && scheme !== 'tls') throw new Error(`must be tcp:// or tls://, not ${scheme}://`);
+  const bracketed = /^\[(.*)\]$/.exec(m[2] ?? '');
+  const host = bracketed ? (bracketed[1] ?? '') : (m[2] ?? '');
+  if (bracketed ? isIP(host) !== 6 : !/^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(host))
+    throw new Error('must name a host: a DNS name or an IP address (IPv6 in brackets)');
+  if (m[3] === undefined) throw new Error('must give the port, for example tls://logs.example.net:6514');
+  const port = Number(m[3]);
+  if (port < 1 || port > 65535) throw new Error('port must be between 1 and 65535');
+  return { scheme, host: host.toLowerCase(), port, text };
+}

@@ -36,6 +36,21 @@ export function readPrivateKey(path: string): string {
   return pem;
 }
 
+/** A CA file: one or more PEM certificates (a bundle), each readable; returned as read. */
+export function readCertificates(path: string): string {
+  const pem = readPem(path);
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw new Error(`${path} holds no PEM certificate`);
+  blocks.forEach((block, i) => {
+    try {
+      new X509Certificate(block);
+    } catch {
+      throw new Error(`${path}: certificate ${i + 1} is not a valid PEM certificate`);
+    }
+  });
+  return pem;
+}
+
 /** Both or neither; when both, the key must be the certificate's. */
 export function pemPair(
   cert: string | undefined,

@@ -2,7 +2,7 @@
  * Every environment variable Paddock reads (docs/contract.md section 3), one row each: `paddock --help`,
  * the README check and loadConfig all read this table, so a setting is written down once.
  */
-import { readCertificate, readPrivateKey } from './pem.ts';
+import { readCertificate, readCertificates, readPrivateKey } from './pem.ts';
 import {
   parseBase64Keys,
   parseBoolean,
@@ -17,6 +17,7 @@ import {
   parsePassword,
   parsePositiveInt,
   parsePostgresUrl,
+  parseSyslogTarget,
   parseText,
 } from './parse.ts';
 
@@ -254,6 +255,18 @@ export const settings = {
     default: '10m',
     help: 'how often the retention sweep runs (one instance at a time)',
     parse: parseDuration,
+  },
+  auditSyslog: {
+    variable: 'PADDOCK_AUDIT_SYSLOG',
+    unset: 'off',
+    help: 'tcp:// or tls://host:port: audit records also go to this collector',
+    parse: parseSyslogTarget,
+  },
+  auditSyslogCa: {
+    variable: 'PADDOCK_AUDIT_SYSLOG_CA',
+    unset: "the system's CAs",
+    help: "PEM file of the CA(s) of the tls:// syslog collector's certificate",
+    parse: readCertificates,
   },
 } satisfies Record<string, Setting>;
 

@@ -278,6 +278,20 @@ export const EVENTS = {
     audited: false,
     help: 'an audit record could not be stored (names its event, not its fields)',
   }),
+  auditSyslogConnected: event({
+    name: 'audit.syslog_connected',
+    level: 'info',
+    fields: { target: 'string', position: 'number' },
+    audited: false,
+    help: 'the audit trail is being sent to the syslog collector, from the record after `position` (a seq)',
+  }),
+  auditSyslogFailed: event({
+    name: 'audit.syslog_failed',
+    level: 'error',
+    fields: { target: 'string', error: 'string', retry_in_ms: 'number' },
+    audited: false,
+    help: 'sending the audit trail to the syslog collector failed; it is tried again from the last record sent',
+  }),
   sweeperFailed: event({
     name: 'sweeper.failed',
     level: 'error',

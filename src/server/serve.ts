@@ -31,6 +31,7 @@ import { listen } from './listen.ts';
 import { retentionOf } from '../domain/retention.ts';
 import { retentionSweeper } from '../sweep/retention.ts';
 import { sweeper } from '../sweep/sweeper.ts';
+import { syslogForwarder } from '../audit/syslog_forwarder.ts';
 import { EVENTS } from '../events/catalogue.ts';
 
 export interface RunningServer {
@@ -128,6 +129,11 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       intervalMs: config.sweepIntervalMs,
     });
     retention.start();
+    // docs/contract.md section 13: the audit trail also goes to a syslog collector, off the request path.
+    const syslog =
+      config.auditSyslog &&
+      syslogForwarder({ store, logger, clock, target: config.auditSyslog, ca: config.auditSyslogCa });
+    syslog?.start();
     const renewal = setInterval(() => {
       loadControl().then(
         (renewed) => (control = renewed),
@@ -151,8 +157,9 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
         await sweep.stop();
         await checks.stop();
         await retention.stop();
-        // The records of the last requests are written before the store closes.
+        // The records of the last requests are written before the store closes, and sent when they can be.
         await logger.flush();
+        await syslog?.stop();
         await store.close();
       },
     };

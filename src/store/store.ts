@@ -156,6 +156,25 @@ export interface AuditStore {
   pruneAudit(before: number, limit: number): Promise<number>;
 }
 
+/** Where a feed of the audit trail stands: the last record sent, `(tx, seq)` (store/audit_feed.ts). */
+export interface AuditPosition {
+  tx: number;
+  seq: number;
+}
+
+/** The audit trail in the order records became visible, for the syslog sender (store/audit_feed.ts). */
+export interface AuditFeedStore {
+  /**
+   * Up to `limit` records after `position`, in the order they became visible, with their positions:
+   * only records no later record can precede, so reading on from the last one skips nothing.
+   */
+  auditAfter(position: AuditPosition, limit: number): Promise<Array<{ position: AuditPosition; record: AuditRecord }>>;
+  /** The position a destination has been sent up to; before every record when none is kept. */
+  auditForwarded(name: string): Promise<AuditPosition>;
+  /** Keeps the destination's position, only ever forward (a later position is never replaced). */
+  setAuditForwarded(name: string, position: AuditPosition): Promise<void>;
+}
+
 export interface AccountsStore {
   /** Accounts, most recent sign-in first; the cursor is `<last sign-in>:<subject>` of the last row shown. */
   accountsPage(page: PageRequest): Promise<Page<AccountSummary>>;
@@ -202,6 +221,7 @@ export interface Store
     RunsStore,
     EnrollTokensStore,
     AuditStore,
+    AuditFeedStore,
     AccountsStore,
     RetentionStore,
     AccessTokensStore,

@@ -40,6 +40,7 @@ test('a new installation: every check passes, and the data directory is left as 
       'skip identity provider: not configured: the break-glass password only',
       'skip certificate PADDOCK_TLS_CERT: no TLS configured: plain HTTP on a loopback address',
       'skip control certificate: none yet: generated at the first start, kept in the store',
+      'skip audit syslog collector: not configured (PADDOCK_AUDIT_SYSLOG)',
       '',
     ].join('\n'),
   );
@@ -122,7 +123,7 @@ test('an unreachable provider, a newer schema and an expired certificate each fa
     r.stdout,
     /^ok {3}control certificate: generated, IP Address:127\.0\.0\.1, .*; it does not name control\.test/m,
   );
-  assert.equal(r.stdout.trim().split('\n').length, 5, 'one line per check');
+  assert.equal(r.stdout.trim().split('\n').length, 6, 'one line per check');
 });
 
 test('the control certificate: its days left, and a name that is not the control host', async () => {

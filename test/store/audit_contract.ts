@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Store } from '../../src/store/store.ts';
 import type { AuditFilter, AuditRecord } from '../../src/domain/audit.ts';
+import { FEED_START } from '../../src/store/audit_feed.ts';
 
 const DAY = 86_400_000;
 
@@ -127,6 +128,51 @@ export function auditContract(name: string, open: () => Promise<Store>): void {
       assert.equal(await store.pruneAudit(5000, 3), 2);
       assert.equal(await store.pruneAudit(5000, 3), 0);
       assert.equal((await store.auditPage({}, { limit: 10 })).items.length, 2);
+    });
+
+    test('audit feed: every record after a position in the order appended (not by time), whole, in batches', async () => {
+      await trail();
+      const first = await store.auditAfter(FEED_START, 3);
+      assert.deepEqual(
+        first.map((f) => f.record.at / DAY),
+        [3, 1, 2],
+        'the order they were appended',
+      );
+      assert.deepEqual(first[0]?.record, record(3 * DAY, 'device.revoked', { device: 'd1', account: 'oidc:ann' }));
+      assert.deepEqual(
+        first.map((f) => f.position.seq),
+        [1, 2, 3],
+      );
+      const last = first.at(-1)?.position ?? FEED_START;
+      const rest = await store.auditAfter(last, 3);
+      assert.deepEqual(
+        rest.map((f) => [f.record.at / DAY, f.record.event]),
+        [
+          [2, 'device.revoked'],
+          [5, 'enroll_token.minted'],
+        ],
+      );
+      assert.deepEqual(await store.auditAfter(rest.at(-1)?.position ?? FEED_START, 3), []);
+      // Pruned records leave the feed; the next record keeps its place after the position.
+      assert.equal(await store.pruneAudit(2 * DAY, 10), 1);
+      assert.deepEqual(
+        (await store.auditAfter(FEED_START, 10)).map((f) => f.position.seq),
+        [1, 3, 4, 5],
+      );
+    });
+
+    test('audit feed: the position of each destination is kept, per name, and only moves forward', async () => {
+      assert.deepEqual(await store.auditForwarded('syslog'), FEED_START);
+      await trail();
+      const feed = await store.auditAfter(FEED_START, 10);
+      const at = (i: number) => feed[i]?.position ?? FEED_START;
+      await store.setAuditForwarded('syslog', at(2));
+      assert.deepEqual(await store.auditForwarded('syslog'), at(2));
+      await store.setAuditForwarded('syslog', at(1));
+      assert.deepEqual(await store.auditForwarded('syslog'), at(2), 'a late writer never moves it back');
+      await store.setAuditForwarded('syslog', at(4));
+      assert.deepEqual(await store.auditForwarded('syslog'), at(4));
+      assert.deepEqual(await store.auditForwarded('other'), FEED_START);
     });
 
     test('accounts: most recent sign-in first, with the devices and runs each owns, keyset-paged', async () => {

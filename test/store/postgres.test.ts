@@ -65,6 +65,59 @@ if (!available) {
   auditContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   totpContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
 
+  test('postgres: the audit feed waits for a record whose transaction is still open, then gives both in commit order', async () => {
+    const schema = freshSchema();
+    const store = await openPostgresStore(PG_URL, { schema });
+    try {
+      const row = (event: string) => ({
+        at: 1,
+        event,
+        account: 'system',
+        client: null,
+        device: null,
+        run: null,
+        detail: '',
+      });
+      await store.appendAudit(row('first'));
+      await admin(async (open) => {
+        // A record appended by a transaction that has not committed yet takes seq 2 now...
+        await open.query(`SET search_path TO "${schema}"`);
+        await open.query('BEGIN');
+        await open.query("INSERT INTO audit (at, event, detail) VALUES (1, 'slow', '')");
+        // ...and one appended after it, by another instance, commits first with seq 3.
+        await store.appendAudit(row('fast'));
+        // `first` too may wait a moment for another suite's transaction; `fast` must wait for `slow`.
+        const early = await store.auditAfter({ tx: 0, seq: 0 }, 10);
+        assert.ok(
+          early.every((f) => f.record.event === 'first'),
+          'nothing past the open transaction: sending `fast` now would skip `slow` for ever',
+        );
+        await open.query('COMMIT');
+      });
+      // Any transaction of the cluster older than the commit (another suite's) holds the feed back a moment.
+      let feed = await store.auditAfter({ tx: 0, seq: 0 }, 10);
+      for (let i = 0; i < 200 && feed.length < 3; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        feed = await store.auditAfter({ tx: 0, seq: 0 }, 10);
+      }
+      assert.deepEqual(
+        feed.map((f) => [f.record.event, f.position.seq]),
+        [
+          ['first', 1],
+          ['slow', 2],
+          ['fast', 3],
+        ],
+      );
+      const after = await store.auditAfter(feed[0]?.position ?? { tx: 0, seq: 0 }, 10);
+      assert.deepEqual(
+        after.map((f) => f.record.event),
+        ['slow', 'fast'],
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
   test('postgres: several instances migrating at once apply each migration once', async () => {
     const schema = freshSchema();
     const stores = await Promise.all(Array.from({ length: 4 }, () => openPostgresStore(PG_URL, { schema })));

@@ -10,17 +10,22 @@
  * Run by `npm test` (package.json); alone: `npx node test/support/provision.ts`.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 export interface Need {
-  /** A command on PATH the suites run. */
+  /** A command on PATH the suites run (or, with `file`, the name of what the package brings). */
   command: string;
+  /** For what is not a command (a plugin a command loads): the file the package installs. */
+  file?: string;
   /** The Debian package that installs it. */
   package: string;
   /** Which suites need it, for the message when it is missing. */
   for: string;
 }
+
+/** Debian's multiarch folder of this machine's libraries (where plugins are installed). */
+const MULTIARCH = `${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-linux-gnu`;
 
 export const NEEDS: readonly Need[] = [
   {
@@ -35,6 +40,18 @@ export const NEEDS: readonly Need[] = [
   { command: 'debootstrap', package: 'debootstrap', for: 'the container image test (test/deploy/container)' },
   { command: 'systemd-analyze', package: 'systemd', for: 'the systemd unit test (test/deploy/systemd)' },
   { command: 'promtool', package: 'prometheus', for: 'the metrics exposition check (test/console/metrics)' },
+  { command: 'rsyslogd', package: 'rsyslog', for: 'the audit trail to a syslog collector (test/audit/syslog)' },
+  {
+    command: 'lmnsd_gtls.so',
+    file: `/usr/lib/${MULTIARCH}/rsyslog/lmnsd_gtls.so`,
+    package: 'rsyslog-gnutls',
+    for: "rsyslog's TLS listener, for the audit trail over TLS (test/audit/syslog)",
+  },
+  {
+    command: 'openssl',
+    package: 'openssl',
+    for: "the syslog collector's test CA and certificates (test/audit/syslog)",
+  },
 ];
 
 /** Where a command is looked for: PATH, and the sbin folders a non-login root shell may lack. */
@@ -56,9 +73,9 @@ export function found(command: string, dirs: readonly string[]): boolean {
   });
 }
 
-/** The rows whose command is not found. */
+/** The rows whose command (or file) is not found. */
 export function missing(needs: readonly Need[], dirs: readonly string[]): Need[] {
-  return needs.filter((need) => !found(need.command, dirs));
+  return needs.filter((need) => (need.file === undefined ? !found(need.command, dirs) : !existsSync(need.file)));
 }
 
 /** The packages to install for the missing rows, each once, in table order. */

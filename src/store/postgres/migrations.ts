@@ -456,6 +456,20 @@ export const migrations: readonly Migration[] = [
   );
   `,
   },
+  {
+    name: 'audit-feed',
+    sql: `
+  -- The audit trail sent to a syslog collector (docs/contract.md section 13), in the order records
+  -- became visible. Several instances append at once, and a record with a lower seq may commit
+  -- after one with a higher seq: each row keeps the id of the transaction that wrote it, and the
+  -- feed reads, in (tx, seq) order, only rows of transactions older than every one still running
+  -- (pg_snapshot_xmin), so no row can later appear before one already sent (docs/decisions.md).
+  -- Rows already stored get this migration's transaction id and keep their seq order.
+  ALTER TABLE audit ADD COLUMN tx BIGINT NOT NULL DEFAULT (pg_current_xact_id()::text::bigint);
+  CREATE INDEX audit_feed ON audit (tx, seq);
+  CREATE TABLE audit_forwarded (name TEXT PRIMARY KEY, tx BIGINT NOT NULL, seq BIGINT NOT NULL);
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

@@ -8,6 +8,7 @@ import { accessTokensStore } from '../access_tokens.ts';
 import { totpStore } from '../totp.ts';
 import { accountsStore } from '../accounts.ts';
 import { auditStore } from '../audit.ts';
+import { auditFeedStore, POSTGRES_SETTLED } from '../audit_feed.ts';
 import { devicesStore } from '../devices.ts';
 import { enrollTokensStore } from '../enroll_tokens.ts';
 import { retentionStore } from '../retention.ts';
@@ -31,6 +32,7 @@ export async function openPostgresStore(url: string, opts: PgOptions = {}): Prom
     ...runsStore(db.sql),
     ...pgPutRun(db),
     ...auditStore(db.sql),
+    ...auditFeedStore(db.sql, POSTGRES_SETTLED),
     ...accountsStore(db.sql),
     ...accessTokensStore(db.sql),
     ...totpStore(db.sql),

@@ -426,6 +426,17 @@ export const migrations: readonly Migration[] = [
   ) STRICT;
   `,
   },
+  {
+    name: 'audit-feed',
+    sql: `
+  -- The audit trail sent to a syslog collector (docs/contract.md section 13), in the order records
+  -- became visible: on SQLite, one writer, that is seq; tx stays 0 (PostgreSQL writes its
+  -- transaction id there). audit_forwarded keeps, per destination, the last record sent.
+  ALTER TABLE audit ADD COLUMN tx INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX audit_feed ON audit (tx, seq);
+  CREATE TABLE audit_forwarded (name TEXT PRIMARY KEY, tx INTEGER NOT NULL, seq INTEGER NOT NULL) STRICT;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

@@ -6,6 +6,7 @@ import { accessTokensStore } from '../access_tokens.ts';
 import { totpStore } from '../totp.ts';
 import { accountsStore } from '../accounts.ts';
 import { auditStore } from '../audit.ts';
+import { auditFeedStore, SQLITE_SETTLED } from '../audit_feed.ts';
 import { devicesStore } from '../devices.ts';
 import { enrollTokensStore } from '../enroll_tokens.ts';
 import { retentionStore } from '../retention.ts';
@@ -30,6 +31,7 @@ export function openSqliteStore(dataDir: string | ':memory:'): Store {
     ...runsStore(sql),
     ...sqlitePutRun(db),
     ...auditStore(sql),
+    ...auditFeedStore(sql, SQLITE_SETTLED),
     ...accountsStore(sql),
     ...accessTokensStore(sql),
     ...totpStore(sql),
