@@ -6,7 +6,7 @@
  * waits for the next run. Every instance on a shared store may sweep: each batch is one statement,
  * so two instances never revoke or delete the same row twice.
  */
-import { revokeStaleDevices } from '../actions/devices.ts';
+import { noteStaleDevices, revokeStaleDevices } from '../actions/devices.ts';
 import type { Clock } from '../clock.ts';
 import { SYSTEM_ACTOR } from '../domain/accounts.ts';
 import type { Logger } from '../log/logger.ts';
@@ -19,19 +19,21 @@ export const SWEEP_BATCH = 500;
 export const SWEEP_BATCHES = 10;
 
 export interface SweeperOptions {
-  store: Pick<Store, 'pruneAudit' | 'revokeStale'>;
+  store: Pick<Store, 'pruneAudit' | 'revokeStale' | 'markStale'>;
   logger: Logger;
   clock: Clock;
   auditRetentionMs: number;
   /** Unset: stale devices are not revoked. */
   revokeStaleAfterMs: number | undefined;
+  /** PADDOCK_STALE_AFTER: a device silent this long is sent as device.stale, once (unset: not sent). */
+  staleAfterMs?: number;
   batch?: number;
   batches?: number;
 }
 
 export interface Sweeper {
   /** One run now; resolves with what it did. */
-  sweep(): Promise<{ pruned: number; revoked: number }>;
+  sweep(): Promise<{ pruned: number; stale: number; revoked: number }>;
   /** Starts the timer (unref'd: it never keeps the process alive). */
   start(everyMs?: number): void;
   /** Stops the timer and waits for a run in progress. */
@@ -69,11 +71,24 @@ export function sweeper(opts: SweeperOptions): Sweeper {
     return total;
   }
 
+  async function noteStale(): Promise<number> {
+    const staleAfterMs = opts.staleAfterMs;
+    if (staleAfterMs === undefined) return 0;
+    let total = 0;
+    for (let i = 0; i < batches; i++) {
+      const ids = await noteStaleDevices({ store, logger, clock }, { staleAfterMs, limit: batch });
+      total += ids.length;
+      if (ids.length < batch) break;
+    }
+    return total;
+  }
+
   async function sweep() {
     // Each kind is tried even when the other fails: a store error is logged and the next run retries.
     const pruned = await prune().catch((err: unknown) => failed('prune audit', err));
+    const stale = await noteStale().catch((err: unknown) => failed('note stale devices', err));
     const revoked = await revokeStale().catch((err: unknown) => failed('revoke stale devices', err));
-    return { pruned, revoked };
+    return { pruned, stale, revoked };
   }
 
   function failed(what: string, err: unknown): number {

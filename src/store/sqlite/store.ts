@@ -12,6 +12,7 @@ import { runsStore } from '../runs.ts';
 import { settingsStore } from '../stored_settings.ts';
 import { signInStore } from '../sign_in.ts';
 import type { Store } from '../store.ts';
+import { webhooksStore } from '../webhooks.ts';
 import { openDb } from './db.ts';
 import { sqliteEnroll } from './devices.ts';
 import { sqlitePutRun } from './runs.ts';
@@ -32,6 +33,7 @@ export function openSqliteStore(dataDir: string | ':memory:'): Store {
     ...accountsStore(sql),
     ...accessTokensStore(sql),
     ...retentionStore(sql),
+    ...webhooksStore(sql),
     async close() {
       db.close();
     },
