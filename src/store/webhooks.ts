@@ -32,12 +32,14 @@ export const webhooksSql = {
   // Again from the start of the schedule, same message (and so the same webhook-id).
   redeliver: `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, claimed_until = NULL,
     done_at = NULL WHERE seq = ? AND endpoint_id = ? RETURNING message_id`,
-  claim: (skipLocked: string) => `UPDATE webhook_deliveries SET attempts = attempts + 1, claimed_until = ?
-    WHERE seq IN (SELECT seq FROM webhook_deliveries
+  // A materialized CTE: as a subquery of IN, PostgreSQL may run the locking SELECT more than once
+  // and claim more than the limit. Its outer conditions are checked again on the locked rows.
+  claim: (skipLocked: string) => `WITH due AS MATERIALIZED (SELECT seq FROM webhook_deliveries
       WHERE status = 'pending' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
         AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE enabled = 1)
       ORDER BY next_attempt_at LIMIT ? ${skipLocked})
-    AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= ?)
+    UPDATE webhook_deliveries SET attempts = attempts + 1, claimed_until = ?
+    WHERE seq IN (SELECT seq FROM due) AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= ?)
     RETURNING seq, attempts`,
   claimed: `SELECT d.seq, d.attempts, d.message_id, m.event, m.data, m.created_at, e.id AS endpoint, e.url,
       e.secret, e.previous_secret, e.rotated_at
@@ -168,7 +170,7 @@ export function webhooksStore(db: Sql): WebhooksStore {
       return written === 1;
     },
     async claimDeliveries(now, limit, claimMs) {
-      const rows = await db.all(webhooksSql.claim(db.skipLocked), now + claimMs, now, now, limit, now);
+      const rows = await db.all(webhooksSql.claim(db.skipLocked), now, now, limit, now + claimMs, now);
       const claimed: ClaimedDelivery[] = [];
       for (const r of rows) {
         const full = await db.get(webhooksSql.claimed, Number(r.seq));

@@ -14,26 +14,7 @@ import type { Store } from '../../src/store/store.ts';
 import { systemClock } from '../../src/clock.ts';
 import { memoryLogger } from '../../src/log/logger.ts';
 import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
-import { ADMIN, endpoint, receiver, sender, webhookDeps } from './world.ts';
-
-export async function enrolled(store: Store, id: string): Promise<void> {
-  await store.createEnrollToken({
-    hash: `tok-${id}`,
-    owner: 'local:admin',
-    createdBy: 'local:admin',
-    createdAt: Date.now(),
-    expiresAt: Date.now() + 60_000,
-  });
-  assert.ok(
-    await store.enrollDevice({
-      tokenHash: `tok-${id}`,
-      now: Date.now(),
-      deviceId: id,
-      name: id,
-      credentialHash: `c-${id}`,
-    }),
-  );
-}
+import { ADMIN, endpoint, enrolled, receiver, sender, webhookDeps } from './world.ts';
 
 const actionDeps = (store: Store) => ({ store, logger: memoryLogger(), clock: systemClock });
 

@@ -141,4 +141,21 @@ export function sender(store: Store, opts: Partial<SenderOptions> = {}) {
   };
 }
 
-export { seal };
+export async function enrolled(store: Store, id: string): Promise<void> {
+  await store.createEnrollToken({
+    hash: `tok-${id}`,
+    owner: 'local:admin',
+    createdBy: 'local:admin',
+    createdAt: Date.now(),
+    expiresAt: Date.now() + 60_000,
+  });
+  assert.ok(
+    await store.enrollDevice({
+      tokenHash: `tok-${id}`,
+      now: Date.now(),
+      deviceId: id,
+      name: id,
+      credentialHash: `c-${id}`,
+    }),
+  );
+}
