@@ -8,7 +8,6 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { systemClock } from '../../src/clock.ts';
-import { seal } from '../../src/crypto/sealed.ts';
 import type { Actor } from '../../src/domain/accounts.ts';
 import { memoryLogger } from '../../src/log/logger.ts';
 import type { Store } from '../../src/store/store.ts';
