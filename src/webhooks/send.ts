@@ -3,8 +3,9 @@
  * (a 3xx is an answer like any other non-2xx), ends after `timeoutMs` whatever it is doing, and
  * reads at most 64 KiB of the answer. Names are resolved by a lookup of our own that refuses the
  * addresses of target.ts, so the address checked is the address connected to; the socket's
- * remote address is checked again once connected. A fresh connection per attempt (no agent): no
- * pooled socket outlives the check that let it in.
+ * remote address is checked again once connected. Connections are kept alive by the sender's
+ * agents (send's `agent`): a kept socket was checked when it connected, and its address cannot
+ * change since; a new connection is checked again.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
@@ -21,6 +22,14 @@ export interface SendOptions {
   timeoutMs?: number;
   /** Extra trusted CA certificates (PEM): tests' self-signed receivers. Not a setting. */
   ca?: string;
+  /** Keep-alive agents (the sender's); without them, a connection per attempt. */
+  agents?: { http: http.Agent; https: https.Agent };
+}
+
+/** Keep-alive agents for one sender: at most `sockets` connections per target. */
+export function keepAliveAgents(sockets: number): { http: http.Agent; https: https.Agent } {
+  const options = { keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets, timeout: 30_000 };
+  return { http: new http.Agent(options), https: new https.Agent(options) };
 }
 
 export type SendResult = { statusCode: number; durationMs: number } | { error: string; durationMs: number };
@@ -49,11 +58,12 @@ export function send(url: URL, headers: Record<string, string>, body: string, op
   const took = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
     let settled = false;
-    const done = (result: { statusCode: number } | { error: string }) => {
+    /** `keep`: the answer was read to its end, so the connection may serve the next attempt. */
+    const done = (result: { statusCode: number } | { error: string }, keep = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      req.destroy();
+      if (!keep) req.destroy();
       resolve({ ...result, durationMs: took() });
     };
     const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -62,16 +72,20 @@ export function send(url: URL, headers: Record<string, string>, body: string, op
       resolve({ error: `refused: ${literal} address`, durationMs: 0 });
       return;
     }
-    const request = url.protocol === 'https:' ? https.request : http.request;
+    const secure = url.protocol === 'https:';
+    const request = secure ? https.request : http.request;
+    const agent = opts.agents ? (secure ? opts.agents.https : opts.agents.http) : false;
     const req = request(url, {
       method: 'POST',
-      agent: false,
+      agent,
       lookup: guardedLookup(opts.allowPrivate),
       headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
       ...(opts.ca ? { ca: opts.ca } : {}),
     });
     const timer = setTimeout(() => done({ error: 'timeout' }), opts.timeoutMs ?? TIMEOUT_MS);
     req.on('socket', (socket: Socket) => {
+      // A kept-alive socket was checked when it connected.
+      if (!socket.connecting) return;
       socket.once('connect', () => {
         const kind = socket.remoteAddress === undefined ? 'no' : refusedAddress(socket.remoteAddress);
         if (!opts.allowPrivate && kind !== undefined) done({ error: `refused: ${kind} address` });
@@ -83,7 +97,7 @@ export function send(url: URL, headers: Record<string, string>, body: string, op
         read += chunk.length;
         if (read >= ANSWER_LIMIT) done({ statusCode: res.statusCode ?? 0 });
       });
-      res.on('end', () => done({ statusCode: res.statusCode ?? 0 }));
+      res.on('end', () => done({ statusCode: res.statusCode ?? 0 }, true));
       res.on('error', () => done({ statusCode: res.statusCode ?? 0 }));
     });
     req.on('error', (err: NodeJS.ErrnoException) => {

@@ -18,7 +18,7 @@ import { messageBody } from '../events/note.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Store } from '../store/store.ts';
 import { version } from '../version.ts';
-import { send } from './send.ts';
+import { keepAliveAgents, send } from './send.ts';
 import { signature } from './sign.ts';
 import { checkUrl } from './target.ts';
 
@@ -61,6 +61,7 @@ export function webhookSender(opts: SenderOptions): Sender {
   const concurrency = opts.concurrency ?? 8;
   const delays = opts.retryDelaysMs ?? RETRY_DELAYS_MS;
   const inFlight = new Set<Promise<void>>();
+  const agents = keepAliveAgents(concurrency);
   let timer: NodeJS.Timeout | undefined;
   let looking: Promise<void> | undefined;
   let again = false;
@@ -124,6 +125,7 @@ export function webhookSender(opts: SenderOptions): Sender {
             allowPrivate: opts.allowPrivate,
             ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
             ...(opts.ca === undefined ? {} : { ca: opts.ca }),
+            agents,
           },
         )
       : { error: `refused: ${target.reason}`, durationMs: 0 };
@@ -190,6 +192,8 @@ export function webhookSender(opts: SenderOptions): Sender {
       clearInterval(timer);
       await looking;
       await Promise.all(inFlight);
+      agents.http.destroy();
+      agents.https.destroy();
     },
     poke,
     async idle() {
