@@ -19,15 +19,48 @@ import { openSqliteStore } from '../src/store/sqlite/store.ts';
 import type { LoadResult } from './load.ts';
 import type { Row } from './report.ts';
 import { uploadLoad } from './uploads.ts';
+import { seal } from '../src/crypto/sealed.ts';
+import { webhookSealKey } from '../src/webhooks/key.ts';
+import { newSecret } from '../src/webhooks/sign.ts';
 
 export const AUDIT_UPLOADS = 'PUT /v1/runs/{id} 1 KiB, audit decorator on / off';
 export const METRICS_UPLOADS = 'PUT /v1/runs/{id} 1 KiB, metrics on / off';
+export const WEBHOOK_UPLOADS = 'PUT /v1/runs/{id} 1 KiB, 3 webhook endpoints on run.stored / none';
 
 /** What is measured against plain uploads: the audit decorator (issue 13) or the metrics (issue 15). */
 const MEASURED = {
   audit: { name: AUDIT_UPLOADS, goal: 'ratio ≥ 0.9 (audited ÷ plain)', min: 0.9 },
   metrics: { name: METRICS_UPLOADS, goal: 'ratio ≥ 0.95 (with metrics ÷ without)', min: 0.95 },
+  webhooks: { name: WEBHOOK_UPLOADS, goal: 'ratio ≥ 0.9 (3 endpoints ÷ none)', min: 0.9 },
 } as const;
+
+/**
+ * Three endpoints subscribed to run.stored, all at one receiver on loopback that answers 204 (in a
+ * process of its own, so it takes no CPU from the load generator's process measurements).
+ */
+async function endpoints(dir: string, url: string): Promise<void> {
+  const store = openSqliteStore(dir);
+  const sealKey = await webhookSealKey(store);
+  for (let i = 0; i < 3; i++)
+    await store.createWebhook({
+      id: `wh_bench${String(i).padStart(13, '0')}`,
+      url,
+      events: ['run.stored'],
+      description: `bench ${i}`,
+      sealedSecret: seal(sealKey, newSecret()),
+      createdAt: Date.now(),
+      createdBy: 'local:admin',
+    });
+  await store.close();
+}
+
+const RECEIVER = `
+const { createServer } = await import('node:http');
+let n = 0;
+const s = createServer((req, res) => { req.resume(); req.on('end', () => { n++; res.writeHead(204).end(); }); });
+s.listen(0, '127.0.0.1', () => process.stdout.write('listening ' + s.address().port + '\\n'));
+process.once('SIGTERM', () => { process.stderr.write('received ' + n + '\\n'); process.exit(0); });
+`;
 
 /** Fifty devices with the same credentials in each store. */
 async function devices(dir: string, credentials: string[]): Promise<void> {
@@ -52,12 +85,14 @@ async function devices(dir: string, credentials: string[]): Promise<void> {
   await store.close();
 }
 
-async function start(dir: string, mode: 'audit' | 'metrics' | 'plain') {
-  const child = spawn(
-    process.execPath,
-    ['--max-semi-space-size=2', '--max-old-space-size=256', 'bench/audit_server.ts', dir, mode],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  ) as unknown as ChildProcessWithoutNullStreams;
+async function start(dir: string, mode: 'audit' | 'metrics' | 'webhooks' | 'plain' | 'receiver') {
+  const args =
+    mode === 'receiver'
+      ? ['--input-type=module', '-e', RECEIVER]
+      : ['--max-semi-space-size=2', '--max-old-space-size=256', 'bench/audit_server.ts', dir, mode];
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }) as unknown as ChildProcessWithoutNullStreams;
   let out = '';
   const port = await new Promise<number>((done, fail) => {
     child.stdout.on('data', (d: Buffer) => {
@@ -81,8 +116,8 @@ export async function auditUploadsBench(opts: {
   duration: number;
   rounds: number;
   log: (line: string) => void;
-  /** The audit decorator (default) or the metrics. */
-  measured?: 'audit' | 'metrics';
+  /** The audit decorator (default), the metrics, or 3 webhook endpoints (both sides run the sender). */
+  measured?: 'audit' | 'metrics' | 'webhooks';
 }): Promise<Row> {
   const measured = opts.measured ?? 'audit';
   const { name, goal, min } = MEASURED[measured];
@@ -90,7 +125,9 @@ export async function auditUploadsBench(opts: {
   const credentials = Array.from({ length: 50 }, () => randomBytes(32).toString('base64url'));
   await devices(join(dir, 'plain'), credentials);
   await devices(join(dir, 'audit'), credentials);
-  const plain = await start(join(dir, 'plain'), 'plain');
+  const receiver = measured === 'webhooks' ? await start(dir, 'receiver') : undefined;
+  if (receiver) await endpoints(join(dir, 'audit'), `${receiver.base}/hook`);
+  const plain = await start(join(dir, 'plain'), measured === 'webhooks' ? 'webhooks' : 'plain');
   const audit = await start(join(dir, 'audit'), measured);
   try {
     // A second of each first, not counted: both processes reach the same warm state.
@@ -137,16 +174,22 @@ export async function auditUploadsBench(opts: {
   } finally {
     await plain.stop();
     await audit.stop();
+    await receiver?.stop();
     await rm(dir, { recursive: true, force: true });
   }
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename) {
   const { values } = parseArgs({
-    options: { duration: { type: 'string' }, rounds: { type: 'string' }, metrics: { type: 'boolean' } },
+    options: {
+      duration: { type: 'string' },
+      rounds: { type: 'string' },
+      metrics: { type: 'boolean' },
+      webhooks: { type: 'boolean' },
+    },
   });
   const row = await auditUploadsBench({
-    measured: values.metrics ? 'metrics' : 'audit',
+    measured: values.metrics ? 'metrics' : values.webhooks ? 'webhooks' : 'audit',
     duration: Number(values.duration ?? 5),
     rounds: Number(values.rounds ?? 3),
     log: (line) => process.stderr.write(`bench: ${line}\n`),

@@ -23,7 +23,7 @@ import { printTable, type Row, writeReport } from './report.ts';
 import { postgresBench } from './postgres.ts';
 import { startPaddock } from './server.ts';
 import { uploadLoad } from './uploads.ts';
-import { AUDIT_UPLOADS, auditUploadsBench, METRICS_UPLOADS } from './audit_uploads.ts';
+import { AUDIT_UPLOADS, auditUploadsBench, METRICS_UPLOADS, WEBHOOK_UPLOADS } from './audit_uploads.ts';
 import { SWEEP, sweepBench } from './sweep.ts';
 
 const { values } = parseArgs({
@@ -160,6 +160,8 @@ if (selected('PUT /v1/runs/{id} 1 KiB')) {
 if (selected(AUDIT_UPLOADS)) rows.push(await auditUploadsBench({ duration, rounds: quick ? 1 : 3, log }));
 if (selected(METRICS_UPLOADS))
   rows.push(await auditUploadsBench({ duration, rounds: quick ? 1 : 3, log, measured: 'metrics' }));
+if (selected(WEBHOOK_UPLOADS))
+  rows.push(await auditUploadsBench({ duration, rounds: quick ? 1 : 3, log, measured: 'webhooks' }));
 
 // Uploads and the runs page while the retention sweep deletes 100,000 expired runs, on a store
 // and servers of their own (bench/sweep.ts). The sweep lasts about 9 s whatever --quick says, and

@@ -9,6 +9,7 @@ import type { Device } from '../domain/devices.ts';
 import type { Actor } from '../domain/accounts.ts';
 import { actedBy, type ActionDeps } from './deps.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { note } from '../events/note.ts';
 
 /** 'unknown' covers what does not exist and what the actor may not see: scoping reveals nothing. */
 export type RevokeOutcome = 'revoked' | 'already-revoked' | 'unknown';
@@ -22,8 +23,11 @@ export async function revokeDevice(
 ): Promise<RevokeOutcome> {
   if (!DEVICE_ID.test(id) || !(await deps.store.deviceVisibleTo(actor, id))) return 'unknown';
   // Revoking an already revoked device changes nothing and is not an error: the outcome is the same.
-  if (!(await deps.store.revokeDevice(actor, id, deps.clock.now()))) return 'already-revoked';
-  await revoked(deps, actor, id);
+  const now = deps.clock.now();
+  const fields = revokedFields(actor, id);
+  if (!(await deps.store.revokeDevice(actor, id, now, note(EVENTS.deviceRevoked, fields, now))))
+    return 'already-revoked';
+  await deps.logger.emit(EVENTS.deviceRevoked, fields);
   return 'revoked';
 }
 
@@ -38,18 +42,42 @@ export async function revokeStaleDevices(
   input: { staleAfterMs: number; limit: number },
 ): Promise<string[]> {
   const now = deps.clock.now();
-  const ids = await deps.store.revokeStale(now - input.staleAfterMs, now, input.limit);
-  for (const device of ids) await revoked(deps, actor, device, 'stale');
+  const ids = await deps.store.revokeStale(now - input.staleAfterMs, now, input.limit, (device) =>
+    note(EVENTS.deviceRevoked, revokedFields(actor, device, 'stale'), now),
+  );
+  for (const device of ids) await deps.logger.emit(EVENTS.deviceRevoked, revokedFields(actor, device, 'stale'));
   return ids;
 }
 
-/** The one record of a revocation, by an account (with its client) or by the system (without). */
-async function revoked(deps: ActionDeps<never>, actor: Actor, device: string, reason?: 'stale'): Promise<void> {
-  await deps.logger.emit(EVENTS.deviceRevoked, {
-    ...actedBy(actor),
-    device,
-    ...(reason === undefined ? {} : { reason }),
+/**
+ * Marks the devices not seen for `staleAfterMs` (PADDOCK_STALE_AFTER) that are not marked yet,
+ * each with its device.stale message: sent once, until the device calls again. The sweeper's.
+ */
+export async function noteStaleDevices(
+  deps: ActionDeps<'markStale'>,
+  input: { staleAfterMs: number; limit: number },
+): Promise<string[]> {
+  const now = deps.clock.now();
+  const fields = (d: { id: string; owner: string; lastSeenAt: number | null }) => ({
+    account: d.owner,
+    device: d.id,
+    last_seen: d.lastSeenAt === null ? 'never' : new Date(d.lastSeenAt).toISOString(),
   });
+  const seen = new Map<string, ReturnType<typeof fields>>();
+  const ids = await deps.store.markStale(now - input.staleAfterMs, now, input.limit, (d) => {
+    seen.set(d.id, fields(d));
+    return note(EVENTS.deviceStale, fields(d), now);
+  });
+  for (const id of ids) {
+    const f = seen.get(id);
+    if (f) await deps.logger.emit(EVENTS.deviceStale, f);
+  }
+  return ids;
+}
+
+/** The fields of a revocation, by an account (with its client) or by the system (without). */
+function revokedFields(actor: Actor, device: string, reason?: 'stale') {
+  return { ...actedBy(actor), device, ...(reason === undefined ? {} : { reason }) };
 }
 
 export async function deleteDevice(
@@ -58,8 +86,9 @@ export async function deleteDevice(
   id: string,
 ): Promise<DeleteDeviceOutcome> {
   if (!DEVICE_ID.test(id)) return 'unknown';
-  const outcome = await deps.store.deleteDevice(actor, id);
-  if (outcome === 'deleted') await deps.logger.emit(EVENTS.deviceDeleted, { ...actedBy(actor), device: id });
+  const fields = { ...actedBy(actor), device: id };
+  const outcome = await deps.store.deleteDevice(actor, id, note(EVENTS.deviceDeleted, fields, deps.clock.now()));
+  if (outcome === 'deleted') await deps.logger.emit(EVENTS.deviceDeleted, fields);
   return outcome;
 }
 
@@ -73,7 +102,9 @@ export async function renameDevice(
   const device = DEVICE_ID.test(id) ? await deps.store.deviceVisibleTo(actor, id) : undefined;
   if (!device) return 'unknown';
   if (!DEVICE_NAME.test(name)) return 'bad-name';
-  if (!(await deps.store.renameDevice(actor, id, name))) return 'unknown';
-  await deps.logger.emit(EVENTS.deviceRenamed, { ...actedBy(actor), device: id, name });
+  const fields = { ...actedBy(actor), device: id, name };
+  if (!(await deps.store.renameDevice(actor, id, name, note(EVENTS.deviceRenamed, fields, deps.clock.now()))))
+    return 'unknown';
+  await deps.logger.emit(EVENTS.deviceRenamed, fields);
   return { ...device, name };
 }

@@ -10,6 +10,7 @@ import type { LinkBuilder } from '../link/link_builder.ts';
 import { actedBy, type ActionDeps } from './deps.ts';
 import { type MintFailure, readMintFields } from './enroll_token_fields.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { note as noteOf } from '../events/note.ts';
 
 export type MintOutcome = { ok: true; token: EnrollToken; link: string } | { ok: false; failure: MintFailure };
 
@@ -35,24 +36,28 @@ export async function mintEnrollToken(
   const { expiresInSeconds, uses, name, note, maxPrivacy } = read.fields;
   const token = randomToken(32);
   const now = deps.clock.now();
-  const record = await deps.store.createEnrollToken({
-    hash: secretHash(token),
-    owner,
-    createdBy: actor.subject,
-    createdAt: now,
-    expiresAt: now + expiresInSeconds * 1000,
-    uses,
-    name,
-    note,
-    maxPrivacy,
-  });
-  await deps.logger.emit(EVENTS.enrollTokenMinted, {
+  const minted = (t: EnrollToken) => ({
     ...actedBy(actor),
     owner,
-    token: record.publicId,
+    token: t.publicId,
     uses,
     max_privacy: maxPrivacy,
   });
+  const record = await deps.store.createEnrollToken(
+    {
+      hash: secretHash(token),
+      owner,
+      createdBy: actor.subject,
+      createdAt: now,
+      expiresAt: now + expiresInSeconds * 1000,
+      uses,
+      name,
+      note,
+      maxPrivacy,
+    },
+    (t) => noteOf(EVENTS.enrollTokenMinted, minted(t), now),
+  );
+  await deps.logger.emit(EVENTS.enrollTokenMinted, minted(record));
   return { ok: true, token: record, link: deps.linkBuilder({ ...record, token }) };
 }
 
@@ -62,7 +67,10 @@ export async function revokeEnrollToken(
   actor: Actor,
   id: string,
 ): Promise<boolean> {
-  if (!TOKEN_PUBLIC_ID.test(id) || !(await deps.store.revokeEnrollToken(id, deps.clock.now()))) return false;
-  await deps.logger.emit(EVENTS.enrollTokenRevoked, { ...actedBy(actor), token: id });
+  const now = deps.clock.now();
+  const fields = { ...actedBy(actor), token: id };
+  const note = noteOf(EVENTS.enrollTokenRevoked, fields, now);
+  if (!TOKEN_PUBLIC_ID.test(id) || !(await deps.store.revokeEnrollToken(id, now, note))) return false;
+  await deps.logger.emit(EVENTS.enrollTokenRevoked, fields);
   return true;
 }

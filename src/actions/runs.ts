@@ -4,6 +4,7 @@ import type { StoredRun } from '../domain/runs.ts';
 import type { Actor } from '../domain/accounts.ts';
 import { actedBy, type ActionDeps } from './deps.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { note } from '../events/note.ts';
 
 /** A run by its device and id. */
 export interface RunRef {
@@ -14,8 +15,12 @@ export interface RunRef {
 /** Deletes a run in the actor's scope; false when there is none (or none it may see). */
 export async function deleteRun(deps: ActionDeps<'deleteRun'>, actor: Actor, run: RunRef): Promise<boolean> {
   const { device, id } = run;
-  const deleted = DEVICE_ID.test(device) && RUN_ID.test(id) && (await deps.store.deleteRun(actor, device, id));
-  if (deleted) await deps.logger.emit(EVENTS.runDeleted, { ...actedBy(actor), device, run: id });
+  const fields = { ...actedBy(actor), device, run: id };
+  const deleted =
+    DEVICE_ID.test(device) &&
+    RUN_ID.test(id) &&
+    (await deps.store.deleteRun(actor, device, id, note(EVENTS.runDeleted, fields, deps.clock.now())));
+  if (deleted) await deps.logger.emit(EVENTS.runDeleted, fields);
   return deleted;
 }
 

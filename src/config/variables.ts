@@ -268,6 +268,24 @@ export const settings = {
     help: "PEM file of the CA(s) of the tls:// syslog collector's certificate",
     parse: readCertificates,
   },
+  webhookAllowPrivate: {
+    variable: 'PADDOCK_WEBHOOK_ALLOW_PRIVATE',
+    default: 'false',
+    help: 'true lets webhooks reach loopback, private and link-local addresses, and http:// (labs, tests)',
+    parse: parseBoolean,
+  },
+  webhookDisableAfterMs: {
+    variable: 'PADDOCK_WEBHOOK_DISABLE_AFTER',
+    default: '5d',
+    help: 'a webhook endpoint failing for this duration is disabled (audited)',
+    parse: parseDuration,
+  },
+  webhookRetentionMs: {
+    variable: 'PADDOCK_WEBHOOK_RETENTION',
+    default: '30d',
+    help: 'delivered and failed webhook deliveries are kept this long, with their attempts',
+    parse: parseDuration,
+  },
 } satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof settings;

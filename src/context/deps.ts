@@ -26,6 +26,7 @@ const passedOn = [
   'retentionFullMs',
   'retentionRedactedMs',
   'retentionMinimalMs',
+  'webhookAllowPrivate',
 ] as const satisfies ReadonlyArray<keyof Config>;
 
 /** The specification's "Configuration of the interface", plus lifetimes from docs/contract.md section 3. */
@@ -65,6 +66,8 @@ export interface InterfaceDeps {
   clock: Clock;
   /** Prometheus metrics (docs/contract.md section 11): GET /metrics answers 404 without them. */
   metrics?: Metrics | undefined;
+  /** The key webhook secrets are sealed with (webhooks/key.ts): the webhook pages answer 404 without it. */
+  webhookSealKey?: Buffer | undefined;
 }
 
 /** Deps plus what the factory derives from them once. */

@@ -9,6 +9,8 @@ import { newDeviceId } from '../domain/ids.ts';
 import { DEVICE_NAME } from '../domain/names.ts';
 import type { ControlDeps } from './deps.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { note } from '../events/note.ts';
+import type { Device } from '../domain/devices.ts';
 
 const TOKEN = /^[A-Za-z0-9_-]{1,512}$/;
 
@@ -33,16 +35,22 @@ export function enroll(deps: ControlDeps): Handler {
 
     const deviceId = newDeviceId();
     const credential = randomToken(32);
-    const device = await deps.store.enrollDevice({
-      tokenHash: secretHash(token),
-      now: deps.clock.now(),
-      deviceId,
-      name: name ?? deviceId,
-      credentialHash: secretHash(credential),
-    });
+    const now = deps.clock.now();
+    const enrolledFields = (d: Device) => ({ client: clientAddress(c), device: d.id, owner: d.owner });
+    const device = await deps.store.enrollDevice(
+      {
+        tokenHash: secretHash(token),
+        now,
+        deviceId,
+        name: name ?? deviceId,
+        credentialHash: secretHash(credential),
+      },
+      // device.enrolled's webhook message commits with the device.
+      (d) => note(EVENTS.deviceEnrolled, enrolledFields(d), now),
+    );
     // One answer for unknown, used-up, revoked and expired tokens, so the endpoint reveals nothing about them.
     if (!device) return fail(c, 'unknownEnrollToken');
-    await deps.logger.emit(EVENTS.deviceEnrolled, { client: clientAddress(c), device: device.id, owner: device.owner });
+    await deps.logger.emit(EVENTS.deviceEnrolled, enrolledFields(device));
     return c.json({ device: device.id, credential }, 201);
   };
 }

@@ -15,6 +15,7 @@ import { countFindings, type Findings } from '../domain/redaction.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Store } from '../store/store.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { note } from '../events/note.ts';
 
 /** Runs up to this size are counted from the upload's bytes at once; larger ones are queued. */
 export const SMALL_RUN = 256 * 1024;
@@ -32,6 +33,8 @@ export interface StoredUpload {
   device: string;
   id: string;
   privacy: PrivacyLevel;
+  /** The device's owner, for run.flagged (unknown for a run found unchecked after a restart). */
+  owner?: string;
   body: Uint8Array;
 }
 
@@ -65,7 +68,12 @@ export function levelCheck(deps: { store: Store; logger: Logger }): LevelCheck {
 
   async function record(run: Omit<StoredUpload, 'body'>, findings: Findings): Promise<void> {
     try {
-      await deps.store.recordLevelCheck(run.device, run.id, findings);
+      const flagged = Object.values(findings).some((n) => n > 0);
+      const fields = { account: run.owner ?? '', device: run.device, run: run.id, privacy: run.privacy };
+      // run.flagged's webhook message commits with the finding.
+      const flag = flagged ? note(EVENTS.runFlagged, fields, Date.now()) : undefined;
+      if ((await deps.store.recordLevelCheck(run.device, run.id, findings, flag)) && flagged)
+        await deps.logger.emit(EVENTS.runFlagged, fields);
     } catch (err) {
       failed(run, err);
     }

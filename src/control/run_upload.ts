@@ -19,6 +19,7 @@ import { credentialCache } from './credential_cache.ts';
 import { lastSeen } from './last_seen.ts';
 import { DEFAULT_UPLOAD_LIMITS, type Refusal, uploadBudget, type UploadTicket } from './upload_budget.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { note } from '../events/note.ts';
 
 export const RUN_LIMIT = 16 * 1024 * 1024;
 const BEARER = /^Bearer ([A-Za-z0-9_-]{43})$/i;
@@ -120,14 +121,17 @@ export function runUpload(deps: ControlDeps): Handler {
     if (!isPrivacyLevel(level)) return 'bad-privacy-level';
     // Refused before a byte of the body is read: nothing above the ceiling is ever stored.
     if (!withinCeiling(level, found.maxPrivacy)) {
-      await deps.logger.emit(EVENTS.runRefusedPrivacy, {
+      const fields = {
         account: found.owner,
         device,
         run: id,
         // Not `level`: every record's own field of that name is its log level.
         privacy: level,
         max_privacy: found.maxPrivacy,
-      });
+      };
+      // Nothing is stored: its webhook message is a write of its own, before the answer.
+      await deps.store.enqueue(note(EVENTS.runRefusedPrivacy, fields, deps.clock.now()));
+      await deps.logger.emit(EVENTS.runRefusedPrivacy, fields);
       return 'refused';
     }
     const contentType = c.req.header('content-type') ?? 'application/octet-stream';
@@ -144,7 +148,7 @@ export function runUpload(deps: ControlDeps): Handler {
     const ticket = begin(device);
     if (ticket === 'device') return 'device-busy';
     try {
-      const outcome = await store(c, device, id, level, contentType, ticket, receipt);
+      const outcome = await store(c, found, id, level, contentType, ticket, receipt);
       // Revoked (or gone) since it was remembered: the next upload asks the store again.
       if (outcome === 'device-unknown') credentials.forget(hash);
       return outcome;
@@ -155,20 +159,22 @@ export function runUpload(deps: ControlDeps): Handler {
 
   async function store(
     c: Context,
-    device: string,
+    found: Device,
     id: string,
     privacy: PrivacyLevel,
     contentType: string,
     ticket: UploadTicket,
     receipt: Receipt | undefined,
   ): Promise<UploadOutcome> {
+    const device = found.id;
     let body: Uint8Array;
     // What refused the last bytes taken, for the answer to an OverBudget.
     let refused: Refusal | undefined;
     const take = (bytes: number) => (refused = ticket.take(bytes)) === undefined;
     // A declared length already past the quota is refused before a byte is read.
     const declared = declaredLength(c.req.raw);
-    if (declared !== undefined && (await quotaCheck(deps, device, id, declared)) === 'over-quota') return 'over-quota';
+    if (declared !== undefined && (await quotaCheck(deps, device, id, declared)) === 'over-quota')
+      return overQuota(found, id, declared);
     try {
       const length = declared;
       if (length !== undefined && length <= SMALL_BODY) {
@@ -184,20 +190,37 @@ export function runUpload(deps: ControlDeps): Handler {
       return 'interrupted';
     }
     if (declared === undefined && (await quotaCheck(deps, device, id, body.byteLength)) === 'over-quota')
-      return 'over-quota';
-    const outcome = await deps.store.putRun({
-      device,
-      id,
-      contentType,
-      privacy,
-      size: body.byteLength,
-      uploadedAt: deps.clock.now(),
-      body,
-      receipt,
-      sha256: createHash('sha256').update(body).digest('hex'),
-    });
-    if (outcome === 'stored') deps.levelCheck?.stored({ device, id, privacy, body });
+      return overQuota(found, id, body.byteLength);
+    const uploadedAt = deps.clock.now();
+    const fields = { account: found.owner, device, run: id, privacy, size: body.byteLength };
+    // run.stored's webhook message commits with the run (docs/contract.md section 13).
+    const outcome = await deps.store.putRun(
+      {
+        device,
+        id,
+        contentType,
+        privacy,
+        size: body.byteLength,
+        uploadedAt,
+        body,
+        receipt,
+        sha256: createHash('sha256').update(body).digest('hex'),
+      },
+      note(EVENTS.runStored, fields, uploadedAt),
+    );
+    if (outcome === 'stored') {
+      await deps.logger.emit(EVENTS.runStored, fields);
+      deps.levelCheck?.stored({ device, id, privacy, body, owner: found.owner });
+    }
     return outcome;
+  }
+
+  /** A refusal by the quota: logged, and its webhook message written on its own (nothing is stored). */
+  async function overQuota(found: Device, run: string, size: number): Promise<UploadOutcome> {
+    const fields = { account: found.owner, device: found.id, run, size };
+    await deps.store.enqueue(note(EVENTS.runRefusedQuota, fields, deps.clock.now()));
+    await deps.logger.emit(EVENTS.runRefusedQuota, fields);
+    return 'over-quota';
   }
 }
 

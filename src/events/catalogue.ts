@@ -42,6 +42,11 @@ export interface EventEntry<N extends string = string, S extends FieldSpec = Fie
   readonly auditAccount?: { readonly prefix: string; readonly field: keyof S & string };
   /** What happened, in one line (the README's table shows it). */
   readonly help: string;
+  /**
+   * Whether webhooks may subscribe to it (docs/contract.md section 13): `all` is in `*`, `opt-in`
+   * only when named (run.stored: one per upload).
+   */
+  readonly webhook?: 'all' | 'opt-in';
 }
 
 function event<const N extends string, const S extends FieldSpec>(entry: EventEntry<N, S>): EventEntry<N, S> {
@@ -68,6 +73,7 @@ export const EVENTS = {
     audited: true,
     auditAccount: { prefix: 'local:', field: 'user' },
     help: 'a break-glass sign-in was refused',
+    webhook: 'all',
   }),
   loginLocalSucceeded: event({
     name: 'login.local.succeeded',
@@ -111,6 +117,7 @@ export const EVENTS = {
     fields: { account: 'string', client: 'string?', device: 'string', reason: 'string?' },
     audited: true,
     help: 'a device was revoked, by an account or by the stale sweep (`system`, reason `stale`)',
+    webhook: 'all',
   }),
   runDeleted: event({
     name: 'run.deleted',
@@ -118,6 +125,7 @@ export const EVENTS = {
     fields: { ...ACTOR, device: 'string', run: 'string' },
     audited: true,
     help: 'a run was deleted',
+    webhook: 'all',
   }),
   enrollTokenMinted: event({
     name: 'enroll_token.minted',
@@ -125,6 +133,7 @@ export const EVENTS = {
     fields: { ...ACTOR, owner: 'string', token: 'string', uses: 'number', max_privacy: 'string' },
     audited: true,
     help: 'an enrollment token was minted (its public id, never the token)',
+    webhook: 'all',
   }),
   // docs/contract.md section 9: the console's actions.
   deviceRenamed: event({
@@ -133,6 +142,7 @@ export const EVENTS = {
     fields: { ...ACTOR, device: 'string', name: 'string' },
     audited: true,
     help: 'a device was renamed',
+    webhook: 'all',
   }),
   deviceDeleted: event({
     name: 'device.deleted',
@@ -140,6 +150,7 @@ export const EVENTS = {
     fields: { ...ACTOR, device: 'string' },
     audited: true,
     help: 'a revoked device and its runs were deleted',
+    webhook: 'all',
   }),
   enrollTokenRevoked: event({
     name: 'enroll_token.revoked',
@@ -147,6 +158,7 @@ export const EVENTS = {
     fields: { ...ACTOR, token: 'string' },
     audited: true,
     help: 'an outstanding enrollment token was revoked',
+    webhook: 'all',
   }),
   deviceEnrolled: event({
     name: 'device.enrolled',
@@ -154,6 +166,7 @@ export const EVENTS = {
     fields: { client: 'string', device: 'string', owner: 'string' },
     audited: true,
     help: 'a device enrolled with a token',
+    webhook: 'all',
   }),
   // docs/contract.md section 10.
   runRefusedPrivacy: event({
@@ -162,6 +175,7 @@ export const EVENTS = {
     fields: { account: 'string', device: 'string', run: 'string', privacy: 'string', max_privacy: 'string' },
     audited: true,
     help: "an upload above its device's privacy ceiling was refused",
+    webhook: 'all',
   }),
   runDownloaded: event({
     name: 'run.downloaded',
@@ -176,6 +190,7 @@ export const EVENTS = {
     fields: { account: 'string', ...PER_LEVEL, bytes: 'number' },
     audited: true,
     help: 'the retention sweep deleted expired runs (counts per privacy level, bytes)',
+    webhook: 'all',
   }),
   // docs/contract.md section 11.
   accessTokenCreated: event({
@@ -227,6 +242,103 @@ export const EVENTS = {
     fields: { ...ACTOR, left: 'number' },
     audited: true,
     help: 'a recovery code was used to sign in; `left` unused ones remain',
+  }),
+  // docs/contract.md section 13: the events webhooks carry that nothing else recorded, and the webhooks' own.
+  deviceStale: event({
+    name: 'device.stale',
+    level: 'info',
+    fields: { account: 'string', device: 'string', last_seen: 'string' },
+    audited: false,
+    help: 'a device has not called for PADDOCK_STALE_AFTER (sent once until it calls again)',
+    webhook: 'all',
+  }),
+  runStored: event({
+    name: 'run.stored',
+    level: 'debug',
+    fields: { account: 'string', device: 'string', run: 'string', privacy: 'string', size: 'number' },
+    audited: false,
+    help: 'a run was stored (webhooks: only when named, never in `*`)',
+    webhook: 'opt-in',
+  }),
+  runFlagged: event({
+    name: 'run.flagged',
+    level: 'warn',
+    fields: { account: 'string', device: 'string', run: 'string', privacy: 'string' },
+    audited: false,
+    help: "the level check found content above a run's privacy level",
+    webhook: 'all',
+  }),
+  runRefusedQuota: event({
+    name: 'run.refused_quota',
+    level: 'warn',
+    fields: { account: 'string', device: 'string', run: 'string', size: 'number' },
+    audited: false,
+    help: "an upload was refused: its device's quota is used up",
+    webhook: 'all',
+  }),
+  webhookTest: event({
+    name: 'webhook.test',
+    level: 'info',
+    fields: { ...ACTOR, webhook: 'string' },
+    audited: true,
+    help: 'a test message was queued for one webhook endpoint',
+    webhook: 'all',
+  }),
+  webhookCreated: event({
+    name: 'webhook.created',
+    level: 'info',
+    fields: { ...ACTOR, webhook: 'string', url: 'string', events: 'string' },
+    audited: true,
+    help: 'a webhook endpoint was added (never its secret)',
+  }),
+  webhookEnabled: event({
+    name: 'webhook.enabled',
+    level: 'info',
+    fields: { ...ACTOR, webhook: 'string' },
+    audited: true,
+    help: 'a webhook endpoint was enabled',
+  }),
+  webhookDisabled: event({
+    name: 'webhook.disabled',
+    level: 'warn',
+    fields: { ...ACTOR, webhook: 'string', reason: 'string?' },
+    audited: true,
+    help: 'a webhook endpoint was disabled, by an account or after failing for PADDOCK_WEBHOOK_DISABLE_AFTER (`system`)',
+  }),
+  webhookDeleted: event({
+    name: 'webhook.deleted',
+    level: 'info',
+    fields: { ...ACTOR, webhook: 'string' },
+    audited: true,
+    help: 'a webhook endpoint and its deliveries were deleted',
+  }),
+  webhookSecretRotated: event({
+    name: 'webhook.secret_rotated',
+    level: 'info',
+    fields: { ...ACTOR, webhook: 'string' },
+    audited: true,
+    help: "a webhook endpoint's signing secret was replaced (the old one signs too for 24 hours)",
+  }),
+  webhookRedelivered: event({
+    name: 'webhook.redelivered',
+    level: 'info',
+    fields: { ...ACTOR, webhook: 'string', message: 'string' },
+    audited: true,
+    help: 'a message was queued again for one endpoint, with the same message id',
+  }),
+  webhookAttempted: event({
+    name: 'webhook.attempted',
+    level: 'debug',
+    fields: {
+      webhook: 'string',
+      type: 'string',
+      message: 'string',
+      outcome: 'string',
+      status: 'number?',
+      error: 'string?',
+    },
+    audited: false,
+    help: 'a delivery attempt ended (outcome `delivered`, `retrying` or `failed`)',
   }),
   // Operational records: logged (and some counted), never audited.
   serverStarted: event({
@@ -299,6 +411,13 @@ export const EVENTS = {
     audited: false,
     help: 'a sweep (audit pruning, stale devices, retention) failed',
   }),
+  webhookFailed: event({
+    name: 'webhook.failed',
+    level: 'error',
+    fields: { error: 'string' },
+    audited: false,
+    help: "the webhook sender's claim, record or prune failed (retried at its next look)",
+  }),
   deviceLastSeenFailed: event({
     name: 'device.last_seen_failed',
     level: 'warn',
@@ -344,3 +463,6 @@ export function eventNamed(name: string): AnyEvent | undefined {
 
 /** The audited events' names (the audit trail's filter and the API's `event` parameter). */
 export const AUDITED_EVENTS: ReadonlySet<string> = new Set(CATALOGUE.filter((e) => e.audited).map((e) => e.name));
+
+/** The events webhooks may subscribe to, in the catalogue's order. */
+export const WEBHOOK_EVENTS: readonly AnyEvent[] = CATALOGUE.filter((e) => e.webhook !== undefined);

@@ -35,7 +35,10 @@ export interface Metrics {
 }
 
 export function createMetrics(deps: {
-  store: Pick<Store, 'countsVisibleTo' | 'storedBytesByLevel' | 'storedRunsByLevel' | 'staleDeviceCount'>;
+  store: Pick<
+    Store,
+    'countsVisibleTo' | 'storedBytesByLevel' | 'storedRunsByLevel' | 'staleDeviceCount' | 'outboxDepth'
+  >;
   clock: Clock;
   staleAfterMs: number;
 }): Metrics {
@@ -123,6 +126,31 @@ export function createMetrics(deps: {
     },
   });
 
+  // docs/contract.md section 13: the webhooks' deliveries (event names and outcomes are fixed sets).
+  const deliveries = new Counter({
+    name: 'paddock_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by event and outcome (delivered, retrying, failed)',
+    labelNames: ['event', 'outcome'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'paddock_webhook_outbox_pending',
+    help: 'Webhook deliveries waiting in the outbox (pending or being attempted)',
+    registers: [registry],
+    async collect() {
+      this.set((await deps.store.outboxDepth()).pending);
+    },
+  });
+  new Gauge({
+    name: 'paddock_webhook_outbox_oldest_age_seconds',
+    help: 'Age of the oldest pending webhook delivery in the outbox (0 when there is none)',
+    registers: [registry],
+    async collect() {
+      const { oldest } = await deps.store.outboxDepth();
+      this.set(oldest === null ? 0 : Math.max(0, (deps.clock.now() - oldest) / 1000));
+    },
+  });
+
   // Counters whose label sets are known start at 0, so a rate or an alert sees the first event.
   for (const method of ['local', 'oidc'] as const) signIns.inc({ method, outcome: 'succeeded' }, 0);
   signIns.inc({ method: 'local', outcome: 'failed' }, 0);
@@ -141,6 +169,7 @@ export function createMetrics(deps: {
     storeUnavailable: () => storeErrors.inc({ kind: 'unavailable' }),
     storeFull: () => storeErrors.inc({ kind: 'full' }),
     deviceRevoked: (f) => revoked.inc({ by: f.account === 'system' ? 'system' : 'account' }),
+    webhookAttempted: (f) => deliveries.inc({ event: f.type, outcome: f.outcome }),
     runsSwept: (f) => {
       for (const level of PRIVACY_LEVELS) swept.inc({ level }, f[level]);
     },

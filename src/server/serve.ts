@@ -14,7 +14,9 @@ import type { Log, Logger } from '../log/logger.ts';
 import { createSelfTest } from '../selftest/selftest.ts';
 import { resolveSessionKeys } from '../session/keys.ts';
 import { auditTrail } from '../audit/audit_logger.ts';
-import { eventBus } from '../events/bus.ts';
+import { eventBus, type Subscriber } from '../events/bus.ts';
+import { webhookSealKey } from '../webhooks/key.ts';
+import { type Sender, webhookSender } from '../webhooks/sender.ts';
 import { createMetrics, type Metrics } from '../metrics/metrics.ts';
 import { withCountCache } from '../store/count_cache.ts';
 import { openStore } from '../store/open.ts';
@@ -67,7 +69,13 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
   // section 9; audit/audit_logger.ts), then the metrics (which count some, section 11).
   const audit = auditTrail(store, clock, opts.logger);
   const metrics = createMetrics({ store, clock, staleAfterMs: configured.staleAfterMs });
-  const logger = { ...eventBus(opts.logger, audit, metrics.subscriber), flush: () => audit.flush() };
+  // The webhook sender hears the bus too (to look at once), and emits on it: bound after both exist.
+  let sender: Sender | undefined;
+  const senderPoke: Subscriber = { hear: (event, fields) => sender?.subscriber.hear(event, fields) };
+  const logger = {
+    ...eventBus(opts.logger, audit, metrics.subscriber, senderPoke),
+    flush: () => audit.flush(),
+  };
   const checks = levelCheck({ store, logger });
   try {
     const loadControl = () => loadControlIdentity(store, configured.controlHost, clock.now(), configured.controlTls);
@@ -119,8 +127,19 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       clock,
       auditRetentionMs: config.auditRetentionMs,
       revokeStaleAfterMs: config.revokeStaleAfterMs,
+      staleAfterMs: config.staleAfterMs,
     });
     sweep.start();
+    sender = webhookSender({
+      store,
+      logger,
+      clock,
+      sealKey: await webhookSealKey(store),
+      allowPrivate: config.webhookAllowPrivate,
+      disableAfterMs: config.webhookDisableAfterMs,
+      retentionMs: config.webhookRetentionMs,
+    });
+    sender.start();
     const retention = retentionSweeper({
       store,
       logger,
@@ -155,6 +174,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
         clearInterval(renewal);
         await drain(server, opts.drainMs ?? DRAIN_MS);
         await sweep.stop();
+        await sender?.stop();
         await checks.stop();
         await retention.stop();
         // The records of the last requests are written before the store closes, and sent when they can be.
@@ -207,6 +227,7 @@ async function buildHandler(
     logger,
     clock,
     metrics,
+    webhookSealKey: await webhookSealKey(store),
   });
   const controlApp = createControlApp({
     store,

@@ -11,6 +11,7 @@ import type { Device, DeviceFilter, DeviceSort } from '../domain/devices.ts';
 import type { EnrollInput } from '../domain/enroll_tokens.ts';
 import type { PageRequest } from '../domain/paging.ts';
 import type { Viewer } from '../domain/accounts.ts';
+import type { Note } from '../events/note.ts';
 
 /** The columns of a Device, in the order deviceFromArray reads them after the cursor. */
 const columns =
@@ -100,16 +101,21 @@ export const devicesSql = {
     RETURNING ${columns}`,
   byCredential: `SELECT ${columns}, credential_hash FROM devices WHERE credential_hash = ?`,
   visible: `SELECT ${columns} FROM devices WHERE id = ? AND (? OR owner = ?)`,
-  revoke: 'UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND (? OR owner = ?)',
-  rename: 'UPDATE devices SET name = ?, name_key = ? WHERE id = ? AND (? OR owner = ?)',
+  revoke: 'UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND (? OR owner = ?) RETURNING id',
+  rename: 'UPDATE devices SET name = ?, name_key = ? WHERE id = ? AND (? OR owner = ?) RETURNING id',
   revokedState: 'SELECT revoked_at FROM devices WHERE id = ? AND (? OR owner = ?)',
   /** The stale devices, for the metrics: a range of devices_seen. */
   staleCount: 'SELECT count(*) AS n FROM devices WHERE coalesce(last_seen_at, 0) < ? AND revoked_at IS NULL',
   deleteRuns:
     'DELETE FROM runs WHERE device_id = ? AND EXISTS (SELECT 1 FROM devices WHERE id = ? AND revoked_at IS NOT NULL)',
-  deleteRevoked: 'DELETE FROM devices WHERE id = ? AND revoked_at IS NOT NULL AND (? OR owner = ?)',
+  deleteRevoked: 'DELETE FROM devices WHERE id = ? AND revoked_at IS NOT NULL AND (? OR owner = ?) RETURNING id',
   /** Last seen, written at most once a minute per device. */
-  touch: 'UPDATE devices SET last_seen_at = ? WHERE id = ? AND (last_seen_at IS NULL OR last_seen_at < ?)',
+  touch: `UPDATE devices SET last_seen_at = ?, stale_noted_at = NULL
+    WHERE id = ? AND (last_seen_at IS NULL OR last_seen_at < ?)`,
+  /** As revokeStale, for device.stale: each stretch of silence is marked (and sent) once. */
+  markStale: `UPDATE devices SET stale_noted_at = ? WHERE seq IN (
+    SELECT seq FROM devices WHERE revoked_at IS NULL AND stale_noted_at IS NULL AND coalesce(last_seen_at, 0) < ? LIMIT ?)
+    AND revoked_at IS NULL AND stale_noted_at IS NULL AND coalesce(last_seen_at, 0) < ? RETURNING id, owner, last_seen_at`,
   /**
    * The outer conditions are checked again on PostgreSQL after waiting for a row that another
    * instance's sweep or an upload locked, so each device is revoked (and logged) once, and never
@@ -119,6 +125,11 @@ export const devicesSql = {
     SELECT seq FROM devices WHERE revoked_at IS NULL AND coalesce(last_seen_at, 0) < ? LIMIT ?)
     AND revoked_at IS NULL AND coalesce(last_seen_at, 0) < ? RETURNING id`,
 } as const;
+
+/** A change's note when it changed a row. */
+export function changed(note: Note | undefined): (rows: Row[]) => Note[] {
+  return (rows) => (note && rows.length > 0 ? [note] : []);
+}
 
 /** Last seen is written at most this often per device, so control calls stay cheap. */
 export const SEEN_EVERY_MS = 60_000;
@@ -149,22 +160,25 @@ export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
         : await db.arrays(deviceLists.ownDevices, viewer.subject, cursor(req.before), req.limit + 1);
       return page(rows, req.limit, deviceFromArray);
     },
-    async revokeDevice(viewer, id, at) {
-      return (await db.critical(devicesSql.revoke, at, id, ...scope(viewer))) === 1;
+    async revokeDevice(viewer, id, at, note) {
+      return (await db.noted(changed(note), devicesSql.revoke, at, id, ...scope(viewer))).length === 1;
     },
-    // An operator's one-row write, like a revocation: it goes through on a full disk (the reserve
-    // is for operators; uploads are what fill a disk), so both doors answer it alike there.
-    async renameDevice(viewer, id, name) {
-      return (await db.critical(devicesSql.rename, name, name.toLowerCase(), id, ...scope(viewer))) === 1;
+    // An operator's one-row write, like a revocation: it goes through on a full disk (noted writes
+    // draw on the reserve), so both doors answer it alike there.
+    async renameDevice(viewer, id, name, note) {
+      return (
+        (await db.noted(changed(note), devicesSql.rename, name, name.toLowerCase(), id, ...scope(viewer))).length === 1
+      );
     },
-    async deleteDevice(viewer, id) {
+    async deleteDevice(viewer, id, note) {
       const state = await db.get(devicesSql.revokedState, id, ...scope(viewer));
       if (!state) return 'unknown';
       if (state.revoked_at === null) return 'not-revoked';
       // A revoked device stores no more runs, so nothing arrives between the two statements; a
       // failure between them leaves the device, and deleting it again finishes the work.
       await db.critical(devicesSql.deleteRuns, id, id);
-      return (await db.critical(devicesSql.deleteRevoked, id, ...scope(viewer))) === 1 ? 'deleted' : 'unknown';
+      const deleted = await db.noted(changed(note), devicesSql.deleteRevoked, id, ...scope(viewer));
+      return deleted.length === 1 ? 'deleted' : 'unknown';
     },
     async staleDeviceCount(before) {
       return Number((await db.get(devicesSql.staleCount, before))?.n ?? 0);
@@ -172,8 +186,20 @@ export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
     async touchDevice(id, now) {
       await db.run(devicesSql.touch, now, id, now - SEEN_EVERY_MS);
     },
-    async revokeStale(before, at, limit) {
-      return (await db.all(devicesSql.revokeStale, at, before, limit, before)).map((r) => r.id as string);
+    async revokeStale(before, at, limit, note) {
+      const notes = (rows: Row[]) => (note ? rows.map((r) => note(r.id as string)) : []);
+      return (await db.noted(notes, devicesSql.revokeStale, at, before, limit, before)).map((r) => r.id as string);
+    },
+    async markStale(before, at, limit, note) {
+      const notes = (rows: Row[]) =>
+        rows.map((r) =>
+          note({
+            id: r.id as string,
+            owner: r.owner as string,
+            lastSeenAt: r.last_seen_at === null ? null : Number(r.last_seen_at),
+          }),
+        );
+      return (await db.noted(notes, devicesSql.markStale, at, before, limit, before)).map((r) => r.id as string);
     },
   };
 }

@@ -6,7 +6,7 @@
 import { LONGEST_TOKEN_LIFETIME_MS, newTokenPublicId, type EnrollToken } from '../domain/enroll_tokens.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
 import { page } from './rows.ts';
-import type { Sql } from './sql.ts';
+import type { Row, Sql } from './sql.ts';
 import type { EnrollTokensStore } from './store.ts';
 
 /** The columns of an EnrollToken, public id first (the list's keyset cursor), as tokenFrom reads them. */
@@ -33,15 +33,15 @@ export const enrollTokenLists = {
 export const enrollTokensSql = {
   create: `INSERT INTO enroll_tokens
     (hash, public_id, owner, created_by, created_at, expires_at, uses, uses_left, name, note, max_privacy)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING public_id`,
   /** Only an outstanding token is revoked: a used-up or expired one is already of no use. */
   revoke: `UPDATE enroll_tokens SET revoked_at = ?
-    WHERE public_id = ? AND revoked_at IS NULL AND uses_left > 0 AND expires_at > ?`,
+    WHERE public_id = ? AND revoked_at IS NULL AND uses_left > 0 AND expires_at > ? RETURNING public_id`,
 } as const;
 
 export function enrollTokensStore(db: Sql): EnrollTokensStore {
   return {
-    async createEnrollToken(t) {
+    async createEnrollToken(t, note) {
       const token: EnrollToken = {
         publicId: newTokenPublicId(),
         owner: t.owner,
@@ -55,7 +55,8 @@ export function enrollTokensStore(db: Sql): EnrollTokensStore {
         maxPrivacy: t.maxPrivacy ?? 'full',
         revokedAt: null,
       };
-      await db.run(
+      await db.noted(
+        () => (note ? [note(token)] : []),
         enrollTokensSql.create,
         t.hash,
         token.publicId,
@@ -79,8 +80,9 @@ export function enrollTokensStore(db: Sql): EnrollTokensStore {
           : await db.arrays(enrollTokenLists.outstandingAfter, now, since, req.before, req.limit + 1);
       return page(rows, req.limit, tokenFrom);
     },
-    async revokeEnrollToken(publicId, at) {
-      return (await db.critical(enrollTokensSql.revoke, at, publicId, at)) === 1;
+    async revokeEnrollToken(publicId, at, note) {
+      const notes = (rows: Row[]) => (note && rows.length > 0 ? [note] : []);
+      return (await db.noted(notes, enrollTokensSql.revoke, at, publicId, at)).length === 1;
     },
   };
 }

@@ -6,6 +6,7 @@
  */
 import type { Receipt } from '../domain/receipt.ts';
 import { chartStart, cursor, page, perDay, summaryFrom } from './rows.ts';
+import { changed } from './devices.ts';
 import type { Findings } from '../domain/redaction.ts';
 import { type Param, scope, type Sql } from './sql.ts';
 import type { RunsStore } from './store.ts';
@@ -36,13 +37,13 @@ export const runsSql = {
   stored: 'SELECT 1 AS ok FROM runs WHERE device_id = ? AND id = ?',
   insertChunk: 'INSERT INTO run_chunks (run_seq, n, data) VALUES (?, ?, ?)',
   /** Sets last upload and last seen unless they were written less than DEVICE_TOUCH_MS ago. */
-  touchDevice: `UPDATE devices SET last_upload_at = ?, last_seen_at = ?
+  touchDevice: `UPDATE devices SET last_upload_at = ?, last_seen_at = ?, stale_noted_at = NULL
     WHERE id = ? AND (last_upload_at IS NULL OR last_upload_at < ?)`,
   visible: `SELECT seq, ${summary}, chunked, findings, receipt FROM runs WHERE device_id = ? AND id = ? AND (? OR owner = ?)`,
   body: 'SELECT body FROM runs WHERE seq = ?',
   chunk: 'SELECT data FROM run_chunks WHERE run_seq = ? AND n = ?',
-  delete: 'DELETE FROM runs WHERE device_id = ? AND id = ? AND (? OR owner = ?)',
-  levelCheck: 'UPDATE runs SET flagged = ?, findings = ? WHERE device_id = ? AND id = ?',
+  delete: 'DELETE FROM runs WHERE device_id = ? AND id = ? AND (? OR owner = ?) RETURNING id',
+  levelCheck: 'UPDATE runs SET flagged = ?, findings = ? WHERE device_id = ? AND id = ? RETURNING id',
   /** The predicate is the partial index runs_unchecked's, written alike so both planners use it. */
   unchecked: `SELECT seq, device_id, id, privacy FROM runs WHERE findings IS NULL AND privacy <> 'full'
     AND seq > ? ORDER BY seq LIMIT ?`,
@@ -136,8 +137,8 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
     async storedBytes(device) {
       return Number((await db.get(runsSql.storedBytes, device))?.n);
     },
-    async deleteRun(viewer, device, id) {
-      return (await db.critical(runsSql.delete, device, id, ...scope(viewer))) === 1;
+    async deleteRun(viewer, device, id, note) {
+      return (await db.noted(changed(note), runsSql.delete, device, id, ...scope(viewer))).length === 1;
     },
     async uncheckedRuns(after, limit) {
       return (await db.all(runsSql.unchecked, after, limit)).map((r) => ({
@@ -147,9 +148,10 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
         privacy: r.privacy as PrivacyLevel,
       }));
     },
-    async recordLevelCheck(device, id, findings) {
+    async recordLevelCheck(device, id, findings, note) {
       const flagged = Object.values(findings).some((n) => n > 0);
-      return (await db.run(runsSql.levelCheck, flagged ? 1 : 0, JSON.stringify(findings), device, id)) === 1;
+      const args = [flagged ? 1 : 0, JSON.stringify(findings), device, id];
+      return (await db.noted(changed(note), runsSql.levelCheck, ...args)).length === 1;
     },
     async countsVisibleTo(viewer) {
       const r = await db.get(runsSql.counts, ...scope(viewer));

@@ -2,9 +2,11 @@
  * What the domain files of the store need of a database: statements written once, with `?`
  * placeholders, run on either backend. SQLite runs them synchronously on its one connection and
  * answers with settled promises; PostgreSQL numbers the placeholders and runs them on its pool.
- * Transactions are not part of this interface: each backend keeps its own (SQLite's synchronous,
- * on its one connection), in its files of the same name.
+ * Transactions are not part of this interface but for two fixed shapes (noted, atomically): each
+ * backend keeps its own (SQLite's synchronous, on its one connection), in its files of the same name.
  */
+import type { Note } from '../events/note.ts';
+
 export type Row = Record<string, unknown>;
 
 /** What both drivers bind: booleans are passed as 1 and 0 (PostgreSQL reads '1' and '0' as booleans). */
@@ -27,6 +29,16 @@ export interface Sql {
    * characters, any case), through SQLite's FTS5 trigram table or PostgreSQL's pg_trgm index.
    */
   searchDevices(q: string): { sql: string; params: Param[] };
+  /**
+   * Runs `sql` (a change with RETURNING) and, in the same transaction, writes the webhook notes
+   * that `notes` makes of its rows (store/outbox.ts): a change and its messages commit together.
+   * A critical write, as `critical`.
+   */
+  noted(notes: (rows: Row[]) => readonly Note[], sql: string, ...params: Param[]): Promise<Row[]>;
+  /** Runs the statements in one transaction; the rows each changed. */
+  atomically(statements: ReadonlyArray<readonly [string, Param[]]>): Promise<number[]>;
+  /** `FOR UPDATE SKIP LOCKED` on PostgreSQL (claims); nothing on SQLite, which has one writer. */
+  readonly skipLocked: string;
 }
 
 /** `?` placeholders numbered `$1`, `$2`… for PostgreSQL; the statements hold no `?` in a literal. */

@@ -17,6 +17,8 @@ import type { AuditRecord, AuditFilter } from '../domain/audit.ts';
 import type { NewAccessToken, AccessToken } from '../domain/access_tokens.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
 import type { TotpFactor } from '../domain/totp.ts';
+import type { AttemptResult, ClaimedDelivery, NewWebhook, Webhook, WebhookAttempt } from '../domain/webhooks.ts';
+import type { Note } from '../events/note.ts';
 
 /** Settings shared by every instance on this store, and the self-test's probe (store/settings.ts). */
 export interface SettingsStore {
@@ -63,11 +65,11 @@ export interface SignInStore {
 /** Enrollment tokens (store/enroll_tokens.ts). */
 export interface EnrollTokensStore {
   /** Stores a token (by its hash) under a new public id; the record as stored. */
-  createEnrollToken(token: NewEnrollToken): Promise<EnrollToken>;
+  createEnrollToken(token: NewEnrollToken, note?: (token: EnrollToken) => Note): Promise<EnrollToken>;
   /** Tokens with uses left, unexpired at `now` and unrevoked, newest first; `before` is a public id. */
   outstandingEnrollTokens(page: PageRequest, now: number): Promise<Page<EnrollToken>>;
   /** Revokes an outstanding token; false when there is none with that public id. */
-  revokeEnrollToken(publicId: string, at: number): Promise<boolean>;
+  revokeEnrollToken(publicId: string, at: number, note?: Note): Promise<boolean>;
 }
 
 /** Devices (store/devices.ts; enrollDevice in each backend's devices.ts). */
@@ -76,32 +78,43 @@ export interface DevicesStore {
    * Consumes one use of a token with uses left, unexpired and unrevoked, and creates its device in
    * one transaction; undefined when the token is not valid.
    */
-  enrollDevice(input: EnrollInput): Promise<Device | undefined>;
+  enrollDevice(input: EnrollInput, note?: (device: Device) => Note): Promise<Device | undefined>;
   /** The device whose credential hashes to `hash`, revoked or not. */
   deviceByCredential(hash: string): Promise<(Device & { credentialHash: string }) | undefined>;
   deviceVisibleTo(viewer: Viewer, id: string): Promise<Device | undefined>;
   devicesVisibleTo(viewer: Viewer, page: PageRequest, filter?: DeviceFilter): Promise<Page<Device>>;
   /** Marks the device revoked; false when it is not visible to the viewer or already revoked. */
-  revokeDevice(viewer: Viewer, id: string, at: number): Promise<boolean>;
+  revokeDevice(viewer: Viewer, id: string, at: number, note?: Note): Promise<boolean>;
   /** Renames a device the viewer can see; false when it cannot. */
-  renameDevice(viewer: Viewer, id: string, name: string): Promise<boolean>;
+  renameDevice(viewer: Viewer, id: string, name: string, note?: Note): Promise<boolean>;
   /**
    * Deletes a revoked device the viewer can see, with its runs: 'deleted', 'not-revoked' (nothing
    * changed) or 'unknown' (not visible).
    */
-  deleteDevice(viewer: Viewer, id: string): Promise<'deleted' | 'not-revoked' | 'unknown'>;
+  deleteDevice(viewer: Viewer, id: string, note?: Note): Promise<'deleted' | 'not-revoked' | 'unknown'>;
   /** How many unrevoked devices have not been seen since `before` (the metrics' stale devices). */
   staleDeviceCount(before: number): Promise<number>;
   /** Sets last seen unless it was written less than a minute ago (every authenticated control call). */
   touchDevice(id: string, now: number): Promise<void>;
   /** Revokes up to `limit` unrevoked devices not seen since `before`; their ids. */
-  revokeStale(before: number, at: number, limit: number): Promise<string[]>;
+  revokeStale(before: number, at: number, limit: number, note?: (id: string) => Note): Promise<string[]>;
+  /**
+   * Marks up to `limit` unrevoked devices not seen since `before` and not marked yet as stale (a
+   * device that calls again is unmarked); the devices marked, each with its note written in the
+   * same statement's transaction (device.stale is sent once per stretch of silence).
+   */
+  markStale(
+    before: number,
+    at: number,
+    limit: number,
+    note: (device: { id: string; owner: string; lastSeenAt: number | null }) => Note,
+  ): Promise<string[]>;
 }
 
 /** Runs and the dashboard's numbers (store/runs.ts; putRun in each backend's runs.ts). */
 export interface RunsStore {
   /** Stores a run unless the id is taken; idempotent for identical bytes (docs/contract.md section 6). */
-  putRun(run: Run & { sha256: string }): Promise<PutRunResult>;
+  putRun(run: Run & { sha256: string }, note?: Note): Promise<PutRunResult>;
   runVisibleTo(viewer: Viewer, device: string, id: string): Promise<StoredRun | undefined>;
   runsVisibleTo(viewer: Viewer, page: PageRequest, filter?: RunFilter): Promise<Page<RunSummary>>;
   /**
@@ -111,9 +124,9 @@ export interface RunsStore {
   runStored(device: string, id: string): Promise<boolean>;
   /** Total bytes of a device's runs, for the device page. */
   storedBytes(device: string): Promise<number>;
-  deleteRun(viewer: Viewer, device: string, id: string): Promise<boolean>;
+  deleteRun(viewer: Viewer, device: string, id: string, note?: Note): Promise<boolean>;
   /** Records the level check's result on a run (flagged when any count is above zero); false when it is gone. */
-  recordLevelCheck(device: string, id: string, findings: Findings): Promise<boolean>;
+  recordLevelCheck(device: string, id: string, findings: Findings, note?: Note): Promise<boolean>;
   /** Redacted and minimal runs not checked yet, oldest first after `after` (a seq), at most `limit`. */
   uncheckedRuns(
     after: number,
@@ -213,8 +226,53 @@ export interface TotpStore {
   deleteTotpFactor(subject: string): Promise<boolean>;
 }
 
+/**
+ * Webhook endpoints and the outbox (store/webhooks.ts, store/outbox.ts; docs/contract.md section
+ * 13). The `note` of a write method above is its outbox message, written in its transaction.
+ */
+export interface WebhooksStore {
+  createWebhook(webhook: NewWebhook): Promise<Webhook>;
+  /** Newest first, at most `limit`. */
+  webhooks(limit: number): Promise<Webhook[]>;
+  webhook(id: string): Promise<Webhook | undefined>;
+  /** False when there is no such endpoint or nothing changed. */
+  enableWebhook(id: string): Promise<boolean>;
+  disableWebhook(id: string): Promise<boolean>;
+  /** The endpoint, its deliveries and their attempts; false when there is none. */
+  deleteWebhook(id: string): Promise<boolean>;
+  /** The current secret becomes the previous one (it signs too for 24 hours). */
+  rotateWebhookSecret(id: string, sealedSecret: string, at: number): Promise<boolean>;
+  /** The endpoint's latest attempts, newest first. */
+  webhookAttempts(id: string, limit: number): Promise<WebhookAttempt[]>;
+  /** Queues one of the endpoint's deliveries again from the start; its message id, or undefined. */
+  redeliver(endpoint: string, delivery: number, at: number): Promise<string | undefined>;
+  /** A note of an event that changed nothing stored (a refused upload), in a transaction of its own. */
+  enqueue(note: Note): Promise<void>;
+  /** A note for one endpoint, enabled or not (webhook.test); false when there is none. */
+  enqueueTo(endpoint: string, note: Note): Promise<boolean>;
+  /** Claims up to `limit` due deliveries of enabled endpoints for `claimMs`, each for one attempt. */
+  claimDeliveries(now: number, limit: number, claimMs: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Records an attempt and its consequence in one transaction: delivered, retried at `at`, or
+   * failed for good; a failure disables the endpoint when it has been failing since
+   * `disableIfFailingSince` or before (then `disabled`).
+   */
+  finishAttempt(
+    attempt: AttemptResult,
+    next:
+      | { kind: 'delivered' }
+      | { kind: 'retry'; at: number; disableIfFailingSince: number }
+      | { kind: 'failed'; disableIfFailingSince: number },
+  ): Promise<{ disabled: boolean }>;
+  /** Pending deliveries and the creation time of the oldest. */
+  outboxDepth(): Promise<{ pending: number; oldest: number | null }>;
+  /** Deletes up to `limit` deliveries finished before `before` (with their attempts, and messages left alone). */
+  pruneWebhooks(before: number, limit: number): Promise<number>;
+}
+
 export interface Store
   extends
+    WebhooksStore,
     SettingsStore,
     SignInStore,
     DevicesStore,

@@ -21,11 +21,12 @@ import {
 import type { Logger } from '../log/logger.ts';
 import type { Store } from '../store/store.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { note } from '../events/note.ts';
 
 export const SWEEP_LEASE = 'retention.sweep';
 
 export interface RetentionSweepOptions {
-  store: Pick<Store, 'deleteExpiredRuns' | 'takeLease' | 'releaseLease' | 'setSetting'>;
+  store: Pick<Store, 'deleteExpiredRuns' | 'takeLease' | 'releaseLease' | 'setSetting' | 'enqueue'>;
   logger: Logger;
   clock: Clock;
   retention: Retention;
@@ -89,8 +90,12 @@ export function retentionSweeper(opts: RetentionSweepOptions): RetentionSweeper 
       result = 'partial';
     }
     const record: SweepRecord = { at: clock.now(), result, runs, bytes };
-    if (PRIVACY_LEVELS.some((l) => runs[l] > 0))
-      await logger.emit(EVENTS.runsSwept, { account: 'system', ...runs, bytes });
+    if (PRIVACY_LEVELS.some((l) => runs[l] > 0)) {
+      const fields = { account: 'system', ...runs, bytes };
+      // One summary of batches that each committed on their own: written after the last of them.
+      await store.enqueue(note(EVENTS.runsSwept, fields, clock.now())).catch(failed);
+      await logger.emit(EVENTS.runsSwept, fields);
+    }
     await store.setSetting(LAST_SWEEP_SETTING, JSON.stringify(record)).catch(failed);
     // Released even when the record could not be written; if this fails too, it lapses at its expiry.
     await store.releaseLease(SWEEP_LEASE, holder).catch(failed);

@@ -4,6 +4,7 @@
  * This file is their timer: each run does both, a failure of one does not stop the other, and a
  * run still going is not doubled. (The retention sweep of runs has its own timer: retention.ts.)
  */
+import { noteStale } from './stale_note.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Store } from '../store/store.ts';
@@ -17,19 +18,21 @@ export const SWEEP_BATCH = 500;
 export const SWEEP_BATCHES = 10;
 
 export interface SweeperOptions {
-  store: Pick<Store, 'pruneAudit' | 'revokeStale'>;
+  store: Pick<Store, 'pruneAudit' | 'revokeStale' | 'markStale'>;
   logger: Logger;
   clock: Clock;
   auditRetentionMs: number;
   /** Unset: stale devices are not revoked. */
   revokeStaleAfterMs: number | undefined;
+  /** PADDOCK_STALE_AFTER: a device silent this long is sent as device.stale, once (unset: not sent). */
+  staleAfterMs?: number;
   batch?: number;
   batches?: number;
 }
 
 export interface Sweeper {
   /** One run now; resolves with what it did. */
-  sweep(): Promise<{ pruned: number; revoked: number }>;
+  sweep(): Promise<{ pruned: number; stale: number; revoked: number }>;
   /** Starts the timer (unref'd: it never keeps the process alive). */
   start(everyMs?: number): void;
   /** Stops the timer and waits for a run in progress. */
@@ -56,7 +59,14 @@ export function sweeper(opts: SweeperOptions): Sweeper {
         : await revokeStale({ store, logger, clock }, staleAfterMs, sizes).catch((err: unknown) =>
             failed('revoke stale devices', err),
           );
-    return { pruned, revoked };
+    const staleNoteAfter = opts.staleAfterMs;
+    const stale =
+      staleNoteAfter === undefined
+        ? 0
+        : await noteStale({ store, logger, clock }, staleNoteAfter, sizes).catch((err: unknown) =>
+            failed('note stale devices', err),
+          );
+    return { pruned, stale, revoked };
   }
 
   function failed(what: string, err: unknown): number {

@@ -132,6 +132,7 @@ test('a sweep that loses its lease mid-way stops; a failing store is logged and 
     // Taken for the first batch, lost before the second.
     takeLease: async () => held++ === 0,
     releaseLease: async () => undefined,
+    enqueue: async () => undefined,
     deleteExpiredRuns: async () => ({ runs: 2, bytes: 5 }),
     setSetting: async (name: string, value: string) => void settings.set(name, value),
   };
@@ -170,6 +171,7 @@ test('the lease is released even when the last sweep cannot be written', async (
   const store = {
     takeLease: async () => true,
     releaseLease: async (name: string, holder: string) => void released.push(`${name}:${holder}`),
+    enqueue: async () => undefined,
     deleteExpiredRuns: async () => ({ runs: 1, bytes: 3 }),
     setSetting: () => Promise.reject(new Error('store: read-only')),
   };
@@ -194,6 +196,7 @@ test('start sweeps at the interval and stop leaves no timer behind', async () =>
   const store = {
     takeLease: async () => true,
     releaseLease: async () => undefined,
+    enqueue: async () => undefined,
     deleteExpiredRuns: async () => (sweeps++, { runs: 0, bytes: 0 }),
     setSetting: async () => undefined,
   };

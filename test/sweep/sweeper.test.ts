@@ -49,13 +49,13 @@ test('audit records older than the retention are pruned, a bounded number per ru
     batches: 3,
   });
   // Records 11 to 29 days old are past retention: 19, of which one run removes 3 batches of 4.
-  assert.deepEqual(await sweep.sweep(), { pruned: 12, revoked: 0 });
-  assert.deepEqual(await sweep.sweep(), { pruned: 7, revoked: 0 });
-  assert.deepEqual(await sweep.sweep(), { pruned: 0, revoked: 0 });
+  assert.deepEqual(await sweep.sweep(), { pruned: 12, stale: 0, revoked: 0 });
+  assert.deepEqual(await sweep.sweep(), { pruned: 7, stale: 0, revoked: 0 });
+  assert.deepEqual(await sweep.sweep(), { pruned: 0, stale: 0, revoked: 0 });
   const left = (await store.auditPage({}, { limit: 100 })).items.map((r) => (start - r.at) / DAY);
   assert.deepEqual(left, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   clock.advance(DAY);
-  assert.deepEqual(await sweep.sweep(), { pruned: 1, revoked: 0 }, 'the clock decides what is old');
+  assert.deepEqual(await sweep.sweep(), { pruned: 1, stale: 0, revoked: 0 }, 'the clock decides what is old');
   assert.deepEqual(logs.records, []);
   await store.close();
 });
@@ -69,7 +69,7 @@ test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in 
   const memory = memoryLogger();
   const logger = auditLogger(memory, store, clock);
   const off = sweeper({ store, logger, clock, auditRetentionMs: parseDuration('365d'), revokeStaleAfterMs: undefined });
-  assert.deepEqual(await off.sweep(), { pruned: 0, revoked: 0 }, 'off by default');
+  assert.deepEqual(await off.sweep(), { pruned: 0, stale: 0, revoked: 0 }, 'off by default');
   const on = sweeper({
     store,
     logger,
@@ -79,9 +79,9 @@ test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in 
     batch: 2,
     batches: 2,
   });
-  assert.deepEqual(await on.sweep(), { pruned: 0, revoked: 4 });
-  assert.deepEqual(await on.sweep(), { pruned: 0, revoked: 3 });
-  assert.deepEqual(await on.sweep(), { pruned: 0, revoked: 0 });
+  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 4 });
+  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 3 });
+  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 0 });
   const admin = { subject: 'local:admin', admin: true };
   assert.equal((await store.deviceVisibleTo(admin, 'recent'))?.revokedAt, null);
   assert.equal((await store.deviceVisibleTo(admin, 'old3'))?.revokedAt, now);
@@ -110,7 +110,7 @@ test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in 
     },
   );
   clock.advance(26 * DAY);
-  assert.deepEqual(await on.sweep(), { pruned: 0, revoked: 1 }, 'the recent one, once 30 days unseen');
+  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 1 }, 'the recent one, once 30 days unseen');
   await store.close();
 });
 
@@ -120,9 +120,10 @@ test('a failing store is logged and the run goes on; start and stop leave no tim
   const failing = {
     pruneAudit: () => Promise.reject(new Error('store: unavailable')),
     revokeStale: () => Promise.resolve(['d9']),
+    markStale: () => Promise.resolve([]),
   };
   const sweep = sweeper({ store: failing, logger: logs, clock, auditRetentionMs: DAY, revokeStaleAfterMs: DAY });
-  assert.deepEqual(await sweep.sweep(), { pruned: 0, revoked: 1 });
+  assert.deepEqual(await sweep.sweep(), { pruned: 0, stale: 0, revoked: 1 });
   assert.deepEqual(logs.records[0], {
     level: 'error',
     event: 'sweeper.failed',
@@ -130,7 +131,7 @@ test('a failing store is logged and the run goes on; start and stop leave no tim
   });
   let runs = 0;
   const counting = sweeper({
-    store: { pruneAudit: async () => (runs++, 0), revokeStale: async () => [] },
+    store: { pruneAudit: async () => (runs++, 0), revokeStale: async () => [], markStale: async () => [] },
     logger: logs,
     clock,
     auditRetentionMs: DAY,

@@ -28,6 +28,7 @@ const LAYERS: ReadonlyArray<{ name: string; paths: readonly string[] }> = [
       'src/link/',
       'src/audit/',
       'src/metrics/',
+      'src/webhooks/',
       'src/selftest/',
       'src/device_client/',
     ],

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { substringPattern } from '../devices.ts';
 import { StoreError } from '../errors.ts';
 import { numberedName, NUMBERED_SENTINEL, pendingMigrations } from '../migrations.ts';
+import { noteStatements } from '../outbox.ts';
 import { numbered, type Param, type Row, type Sql } from '../sql.ts';
 import { migrations, numberedMigrations } from './migrations.ts';
 import { connectionConfig, createPool, isConnectionError, type PgOptions, unavailable } from './pool.ts';
@@ -125,9 +126,25 @@ export class PgDb {
     // The database server's disk is its own to keep room on: nothing is held in reserve here.
     critical: async (sql, ...params) => (await this.#query(sql, params)).rowCount ?? 0,
     searchDevices: pgSearchDevices,
+    noted: (notes, sql, ...params) =>
+      this.transaction(async (q) => {
+        const rows = await q(sql, ...params);
+        for (const n of notes(rows)) for (const [s, p] of noteStatements(n)) await q(s, ...p);
+        return rows;
+      }),
+    atomically: (statements) =>
+      this.transaction(async (_q, run) => {
+        const counts: number[] = [];
+        for (const [s, p] of statements) counts.push(await run(s, ...p));
+        return counts;
+      }),
+    skipLocked: 'FOR UPDATE SKIP LOCKED',
   };
 
-  async transaction<T>(work: (q: Query) => Promise<T>): Promise<T> {
+  /** `work` gets the statement helpers of the transaction: rows (q), and rows changed (run). */
+  async transaction<T>(
+    work: (q: Query, run: (sql: string, ...params: Param[]) => Promise<number>) => Promise<T>,
+  ): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.#pool.connect();
@@ -145,6 +162,7 @@ export class PgDb {
       await client.query('BEGIN');
       const result = await work(
         async (sql, ...params) => (await client.query({ ...this.#statements.get(sql), values: params })).rows as Row[],
+        async (sql, ...params) => (await client.query({ ...this.#statements.get(sql), values: params })).rowCount ?? 0,
       );
       await client.query('COMMIT');
       return result;

@@ -5,16 +5,19 @@
  */
 import { devicesSql, enrolled, insertDeviceArgs } from '../devices.ts';
 import type { DevicesStore } from '../store.ts';
+import { noteStatements } from '../outbox.ts';
 import type { PgDb } from './db.ts';
 
 export function pgEnroll(db: PgDb): Pick<DevicesStore, 'enrollDevice'> {
   return {
-    enrollDevice(input) {
+    enrollDevice(input, note) {
       return db.transaction(async (q) => {
         const [token] = await q(devicesSql.consumeToken, input.now, input.tokenHash, input.now);
         if (!token) return undefined;
         const [row] = await q(devicesSql.insertDevice, ...insertDeviceArgs(input, token));
-        return enrolled(row);
+        const device = enrolled(row);
+        if (device && note) for (const [s, p] of noteStatements(note(device))) await q(s, ...p);
+        return device;
       });
     },
   };

@@ -7,6 +7,7 @@
 import { CHUNK_SIZE, chunksOf, DEVICE_TOUCH_MS, insertArgs, runsSql, touchArgs } from '../runs.ts';
 import type { RunsStore } from '../store.ts';
 import type { PutRunResult } from '../../domain/runs.ts';
+import { noteStatements } from '../outbox.ts';
 import type { PgDb } from './db.ts';
 
 const putRun = `WITH device AS (
@@ -21,16 +22,19 @@ const putRun = `WITH device AS (
 
 export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
   return {
-    async putRun(run): Promise<PutRunResult> {
+    async putRun(run, note): Promise<PutRunResult> {
       const chunked = run.body.byteLength > CHUNK_SIZE;
       const args = [...insertArgs(run), run.device, run.id];
       let row;
-      if (chunked) {
-        // A large run and its chunks are one transaction: none is seen without all its bytes.
+      if (chunked || note) {
+        // A large run and its chunks are one transaction: none is seen without all its bytes; a
+        // run.stored note commits with its run.
         row = await db.transaction(async (q) => {
           const [result] = await q(putRun, ...args);
-          for (const [n, data] of result?.seq == null ? [] : chunksOf(run.body))
-            await q(runsSql.insertChunk, result?.seq as number, n, data);
+          if (result?.seq == null) return result;
+          for (const [n, data] of chunked ? chunksOf(run.body) : [])
+            await q(runsSql.insertChunk, result.seq as number, n, data);
+          for (const [s, p] of note ? noteStatements(note) : []) await q(s, ...p);
           return result;
         });
       } else {

@@ -16,6 +16,7 @@ import { runsStore } from '../runs.ts';
 import { settingsStore } from '../stored_settings.ts';
 import { signInStore } from '../sign_in.ts';
 import type { Store } from '../store.ts';
+import { webhooksStore } from '../webhooks.ts';
 import { openPgDb } from './db.ts';
 import { pgEnroll } from './devices.ts';
 import type { PgOptions } from './pool.ts';
@@ -37,6 +38,7 @@ export async function openPostgresStore(url: string, opts: PgOptions = {}): Prom
     ...accessTokensStore(db.sql),
     ...totpStore(db.sql),
     ...retentionStore(db.sql),
+    ...webhooksStore(db.sql),
     close: () => db.end(),
   };
 }

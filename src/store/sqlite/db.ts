@@ -6,6 +6,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { isStorageFull, StoreError } from '../errors.ts';
 import { numberedName, NUMBERED_SENTINEL, pendingMigrations } from '../migrations.ts';
+import { noteStatements } from '../outbox.ts';
 import type { Param, Row, Sql } from '../sql.ts';
 import { connect, prepareFiles } from './connection.ts';
 import { migrations, numberedMigrations } from './migrations.ts';
@@ -149,6 +150,16 @@ export class Db {
       run: async (sql, ...params) => this.run(sql, ...params),
       critical: async (sql, ...params) => this.critical(() => this.run(sql, ...params)),
       searchDevices: sqliteSearchDevices,
+      noted: async (notes, sql, ...params) =>
+        this.critical(() =>
+          this.transaction(() => {
+            const rows = this.all(sql, ...params);
+            for (const n of notes(rows)) for (const [s, p] of noteStatements(n)) this.run(s, ...p);
+            return rows;
+          }),
+        ),
+      atomically: async (statements) => this.transaction(() => statements.map(([s, p]) => this.run(s, ...p))),
+      skipLocked: '',
     };
   }
 

@@ -437,6 +437,71 @@ export const migrations: readonly Migration[] = [
   CREATE TABLE audit_forwarded (name TEXT PRIMARY KEY, tx INTEGER NOT NULL, seq INTEGER NOT NULL) STRICT;
   `,
   },
+  {
+    name: 'webhooks',
+    sql: `
+  -- Webhook endpoints (docs/contract.md section 13). events: the subscribed names, space-separated
+  -- ('*' for every event but run.stored). The secrets are sealed (crypto/sealed.ts), never plain;
+  -- previous_secret signs too until rotated_at + 24 h. failing_since: the first failure of the
+  -- current run of failures (the endpoint is disabled once it is older than
+  -- PADDOCK_WEBHOOK_DISABLE_AFTER).
+  CREATE TABLE webhook_endpoints (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    description TEXT NOT NULL,
+    enabled INTEGER NOT NULL,
+    secret TEXT NOT NULL,
+    previous_secret TEXT,
+    rotated_at INTEGER,
+    created_at INTEGER NOT NULL,
+    created_by TEXT NOT NULL,
+    failures INTEGER NOT NULL DEFAULT 0,
+    failing_since INTEGER,
+    last_attempt_at INTEGER,
+    last_outcome TEXT
+  ) STRICT;
+  -- The outbox: one message per event that some endpoint subscribed to, written in the transaction
+  -- of the change it reports; one delivery per message and endpoint, claimed by one sender at a time.
+  CREATE TABLE webhook_messages (
+    id TEXT PRIMARY KEY,
+    event TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE TABLE webhook_deliveries (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    message_id TEXT NOT NULL,
+    endpoint_id TEXT NOT NULL,
+    event TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    claimed_until INTEGER,
+    created_at INTEGER NOT NULL,
+    done_at INTEGER
+  ) STRICT;
+  -- The sender's walk: pending deliveries by time due; the pruning's walk: finished ones by time.
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+  CREATE INDEX webhook_deliveries_done ON webhook_deliveries (done_at) WHERE status <> 'pending';
+  CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, seq);
+  CREATE INDEX webhook_deliveries_message ON webhook_deliveries (message_id);
+  CREATE TABLE webhook_attempts (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    delivery_seq INTEGER NOT NULL,
+    endpoint_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    status_code INTEGER,
+    error TEXT,
+    duration_ms INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX webhook_attempts_endpoint ON webhook_attempts (endpoint_id, seq);
+  CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery_seq);
+  -- device.stale is sent once per stretch of silence: the time it was sent, cleared when the device calls.
+  ALTER TABLE devices ADD COLUMN stale_noted_at INTEGER;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

@@ -5,6 +5,8 @@
 import { chunksOf, insertArgs, runsSql, touchArgs } from '../runs.ts';
 import type { RunsStore } from '../store.ts';
 import type { PutRunResult, Run } from '../../domain/runs.ts';
+import type { Note } from '../../events/note.ts';
+import { noteStatements } from '../outbox.ts';
 import type { Db } from './db.ts';
 
 /** At most this many uploads share one transaction; the rest go in the next. */
@@ -17,7 +19,12 @@ const insertRun = `WITH device AS (SELECT id, owner FROM devices WHERE id = ? AN
   ON CONFLICT (device_id, id) DO NOTHING RETURNING seq`;
 const deviceActive = 'SELECT 1 AS active FROM devices WHERE id = ? AND revoked_at IS NULL';
 
-type Queued = { run: Run & { sha256: string }; resolve: (r: PutRunResult) => void; reject: (e: unknown) => void };
+type Queued = {
+  run: Run & { sha256: string };
+  note: Note | undefined;
+  resolve: (r: PutRunResult) => void;
+  reject: (e: unknown) => void;
+};
 
 /**
  * One that fails affects no other, and every promise settles only after COMMIT, so an
@@ -34,9 +41,9 @@ export function sqlitePutRun(db: Db): Pick<RunsStore, 'putRun'> {
     const outcomes: Array<{ ok: true; result: PutRunResult } | { ok: false; error: unknown }> = [];
     try {
       db.transaction(() => {
-        for (const { run } of batch) {
+        for (const { run, note } of batch) {
           try {
-            outcomes.push({ ok: true, result: db.savepoint(() => put(run)) });
+            outcomes.push({ ok: true, result: db.savepoint(() => put(run, note)) });
           } catch (error) {
             outcomes.push({ ok: false, error });
           }
@@ -53,11 +60,12 @@ export function sqlitePutRun(db: Db): Pick<RunsStore, 'putRun'> {
     });
   }
 
-  function put(run: Run & { sha256: string }): PutRunResult {
+  function put(run: Run & { sha256: string }, note: Note | undefined): PutRunResult {
     const inserted = db.get(insertRun, ...insertArgs(run));
     if (inserted) {
       for (const [n, data] of chunksOf(run.body)) db.run(runsSql.insertChunk, inserted.seq as number, n, data);
       db.run(runsSql.touchDevice, ...touchArgs(run));
+      if (note) for (const [s, p] of noteStatements(note)) db.run(s, ...p);
       return 'stored';
     }
     if (!db.get(deviceActive, run.device)) return 'device-unknown';
@@ -65,9 +73,9 @@ export function sqlitePutRun(db: Db): Pick<RunsStore, 'putRun'> {
   }
 
   return {
-    putRun(run) {
+    putRun(run, note) {
       return new Promise((resolve, reject) => {
-        if (queue.push({ run, resolve, reject }) === 1) setImmediate(writeQueued);
+        if (queue.push({ run, note, resolve, reject }) === 1) setImmediate(writeQueued);
       });
     },
   };

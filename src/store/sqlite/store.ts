@@ -14,6 +14,7 @@ import { runsStore } from '../runs.ts';
 import { settingsStore } from '../stored_settings.ts';
 import { signInStore } from '../sign_in.ts';
 import type { Store } from '../store.ts';
+import { webhooksStore } from '../webhooks.ts';
 import { openDb } from './db.ts';
 import { sqliteEnroll } from './devices.ts';
 import { sqlitePutRun } from './runs.ts';
@@ -36,6 +37,7 @@ export function openSqliteStore(dataDir: string | ':memory:'): Store {
     ...accessTokensStore(sql),
     ...totpStore(sql),
     ...retentionStore(sql),
+    ...webhooksStore(sql),
     async close() {
       db.close();
     },

@@ -1,0 +1,49 @@
+/**
+ * The webhook outbox's writes (docs/contract.md section 13): a note becomes one message when an
+ * enabled endpoint subscribes to its event, and one pending delivery per such endpoint. Both
+ * statements run in the transaction of the change the note reports (Sql.noted, and the backends'
+ * own transactions), so the change and its message commit together or not at all. With no
+ * endpoint subscribed they write nothing.
+ */
+import type { Note } from '../events/note.ts';
+import type { Param } from './sql.ts';
+
+/** `_` and `%` in a name are literal: the names of the catalogue hold `_`. */
+const subscribed = `enabled = 1 AND (' ' || events || ' ' LIKE ? ESCAPE '\\' OR (? = 1 AND ' ' || events || ' ' LIKE '% * %'))`;
+
+export const outboxSql = {
+  message: `INSERT INTO webhook_messages (id, event, data, created_at)
+    SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT)
+    WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE ${subscribed})`,
+  deliveries: `INSERT INTO webhook_deliveries (message_id, endpoint_id, event, status, attempts, next_attempt_at, created_at)
+    SELECT CAST(? AS TEXT), id, CAST(? AS TEXT), 'pending', 0, CAST(? AS BIGINT), CAST(? AS BIGINT)
+    FROM webhook_endpoints WHERE ${subscribed}`,
+  /** One endpoint only, enabled or not (webhook.test): the caller asked for it by name. */
+  messageTo: `INSERT INTO webhook_messages (id, event, data, created_at)
+    SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT)
+    WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)`,
+  deliveryTo: `INSERT INTO webhook_deliveries (message_id, endpoint_id, event, status, attempts, next_attempt_at, created_at)
+    SELECT CAST(? AS TEXT), id, CAST(? AS TEXT), 'pending', 0, CAST(? AS BIGINT), CAST(? AS BIGINT)
+    FROM webhook_endpoints WHERE id = ?`,
+} as const;
+
+function pattern(event: string): string {
+  return `% ${event.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_')} %`;
+}
+
+/** The statements that write a note, to run in the change's transaction. */
+export function noteStatements(n: Note): Array<[string, Param[]]> {
+  const match = [pattern(n.event), n.inStar ? 1 : 0];
+  return [
+    [outboxSql.message, [n.id, n.event, n.data, n.at, ...match]],
+    [outboxSql.deliveries, [n.id, n.event, n.at, n.at, ...match]],
+  ];
+}
+
+/** The statements that write a note for one endpoint only. */
+export function noteToStatements(n: Note, endpoint: string): Array<[string, Param[]]> {
+  return [
+    [outboxSql.messageTo, [n.id, n.event, n.data, n.at, endpoint]],
+    [outboxSql.deliveryTo, [n.id, n.event, n.at, n.at, endpoint]],
+  ];
+}
