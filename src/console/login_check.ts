@@ -46,7 +46,13 @@ export function loginCheck(ctx: Ctx): Handler {
       await logger.emit(EVENTS.loginLocalFailed, { user, client });
       return page(c, loginPage({ oidcAvailable: ctx.oidcAvailable, error: true, username: user }), 401);
     }
-    await startSession(ctx, c, { subject: `local:${config.adminUser}`, display: config.adminUser, admin: true });
+    const session = await startSession(
+      ctx,
+      c,
+      { subject: `local:${config.adminUser}`, display: config.adminUser, admin: true },
+      'local',
+    );
+    if (session instanceof Response) return session;
     await logger.emit(EVENTS.loginLocalSucceeded, { user, client, method: 'local' });
     return seeOther(c, '/');
   };

@@ -42,6 +42,7 @@ test('enrollment tokens, audit records and accounts are paged by their cursors, 
       hash: secretHash(bearer),
       subject: ACCOUNTS.admin.subject,
       admin: true,
+      scope: 'write',
       name: 'paging',
       createdAt: h.clock.now(),
       expiresAt: h.clock.now() + 3_600_000,
@@ -54,7 +55,12 @@ test('enrollment tokens, audit records and accounts are paged by their cursors, 
         createdAt: h.clock.now(),
         expiresAt: h.clock.now() + 3_600_000,
       });
-      await h.store.recordSignIn({ subject: `oidc:user-${i}`, display: `User ${i}`, lastSignInAt: h.clock.now() });
+      await h.store.recordSignIn({
+        subject: `oidc:user-${i}`,
+        display: `User ${i}`,
+        lastSignInAt: h.clock.now(),
+        admin: false,
+      });
       h.clock.advance(1000);
     }
     for (let i = 0; i < 70; i++)
