@@ -125,15 +125,13 @@ export function accessTokensPage(
             step="1"
           />
         </p>
-        <fieldset>
-          <legend>Scope</legend>
-          <p>
-            <input type="radio" id="scope-write" name="scope" value="write" checked />
-            <label for="scope-write">write: may do whatever your account may</label><br />
-            <input type="radio" id="scope-read" name="scope" value="read" />
-            <label for="scope-read">read: may only read; every change is refused</label>
-          </p>
-        </fieldset>
+        <p>
+          <label for="scope">Scope</label><br />
+          <select id="scope" name="scope">
+            <option value="write" selected>write: may do whatever your account may</option>
+            <option value="read">read: may only read; every change is refused</option>
+          </select>
+        </p>
         <p><button type="submit">Create token</button></p>
       </form>`,
   );
