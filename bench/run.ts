@@ -62,6 +62,7 @@ await store.createAccessToken({
   hash: secretHash(apiToken),
   subject: 'local:admin',
   admin: true,
+  scope: 'write',
   name: 'bench',
   createdAt: Date.now(),
   expiresAt: Date.now() + 86_400_000,

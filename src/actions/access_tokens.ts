@@ -10,7 +10,9 @@ import {
   ACCESS_EXPIRES_IN_MIN,
   ACCESS_TOKEN_NAME,
   ACCESS_TOKEN_PUBLIC_ID,
+  isTokenScope,
   newAccessToken,
+  TOKEN_SCOPE_DEFAULT,
   type AccessToken,
 } from '../domain/access_tokens.ts';
 import type { Actor } from '../domain/accounts.ts';
@@ -19,13 +21,17 @@ import { EVENTS } from '../events/catalogue.ts';
 
 export type CreateAccessTokenOutcome =
   | { ok: true; token: string; record: AccessToken }
-  | { ok: false; failure: 'badAccessTokenName' | 'badAccessTokenExpiresIn' };
+  | { ok: false; failure: 'badAccessTokenName' | 'badAccessTokenExpiresIn' | 'badAccessTokenScope' };
 
-/** From the create form's fields as text: `name`, and `expires_in` in seconds (empty: the default). */
+/**
+ * From the create form's fields as text: `name`, `expires_in` in seconds and `scope` (`read` or
+ * `write`; empty or absent: the defaults). The record keeps the actor's admin flag for the record
+ * only: the token acts with its account's flag as it is when used (docs/contract.md section 14).
+ */
 export async function createAccessToken(
   deps: ActionDeps<'createAccessToken'>,
   actor: Actor,
-  input: { name: string; expiresIn: string },
+  input: { name: string; expiresIn: string; scope?: string | undefined },
 ): Promise<CreateAccessTokenOutcome> {
   const name = input.name.trim();
   if (!ACCESS_TOKEN_NAME.test(name)) return { ok: false, failure: 'badAccessTokenName' };
@@ -34,12 +40,15 @@ export async function createAccessToken(
     expiresIn === '' ? ACCESS_EXPIRES_IN_DEFAULT : /^[0-9]{1,10}$/.test(expiresIn) ? Number(expiresIn) : NaN;
   if (!(seconds >= ACCESS_EXPIRES_IN_MIN && seconds <= ACCESS_EXPIRES_IN_MAX))
     return { ok: false, failure: 'badAccessTokenExpiresIn' };
+  const scope = input.scope === undefined || input.scope === '' ? TOKEN_SCOPE_DEFAULT : input.scope;
+  if (!isTokenScope(scope)) return { ok: false, failure: 'badAccessTokenScope' };
   const token = newAccessToken();
   const now = deps.clock.now();
   const record = await deps.store.createAccessToken({
     hash: secretHash(token),
     subject: actor.subject,
     admin: actor.admin,
+    scope,
     name,
     createdAt: now,
     expiresAt: now + seconds * 1000,
@@ -47,6 +56,7 @@ export async function createAccessToken(
   await deps.logger.emit(EVENTS.accessTokenCreated, {
     ...actedBy(actor),
     token: record.publicId,
+    scope,
   });
   return { ok: true, token, record };
 }

@@ -17,6 +17,8 @@ export function accountJson(a: AccountSummary) {
     subject: a.subject,
     display: a.display,
     last_sign_in_at: iso(a.lastSignInAt),
+    admin: a.admin,
+    disabled_at: iso(a.disabledAt),
     devices: a.devices,
     runs: a.runs,
   };

@@ -6,14 +6,14 @@
 import type { Handler } from 'hono';
 import { AUDIT } from '../lists/audit.ts';
 import { DEVICES } from '../lists/devices.ts';
-import { ACCOUNTS, ENROLL_TOKENS } from '../lists/pages.ts';
+import { ACCESS_TOKENS, ACCOUNTS, ENROLL_TOKENS } from '../lists/pages.ts';
 import type { Parameters } from '../lists/parameters.ts';
 import { RUNS } from '../lists/runs.ts';
 import { JSON_LIMIT } from './json_body.ts';
 import { SCHEMAS } from './openapi_schemas.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { cookieSession } from '../context/session_cookie.ts';
+import { liveSession } from '../context/session_cookie.ts';
 import { version } from '../version.ts';
 import { apiViewer } from './auth.ts';
 import { EVENTS } from '../events/catalogue.ts';
@@ -27,12 +27,18 @@ const failure = (description: string) => ({
 });
 const errors = {
   '400': failure('A bad, unknown or repeated parameter or body field'),
-  '401': failure('No valid access token'),
+  '401': failure(
+    'No valid access token, or its account is disabled or has not signed in within PADDOCK_ACCOUNT_SIGNIN_MAX_AGE',
+  ),
 } as const;
 const device = { $ref: '#/components/schemas/Device' } as const;
 const run = { $ref: '#/components/schemas/Run' } as const;
 const notFound = { '404': failure('Not found, or outside the account scope') } as const;
-const forbidden = { '403': failure('The account is not an administrator') } as const;
+const forbidden = {
+  '403': failure('The account is not an administrator, or (on a change) the token has the `read` scope'),
+} as const;
+/** Every change answers 403 to a `read` token (docs/contract.md section 14). */
+const readOnly = { '403': failure('The token has the `read` scope, which changes nothing') } as const;
 const conflict = { '409': failure('The device is not revoked') } as const;
 const bodyErrors = {
   '408': failure('A body that arrived too slowly'),
@@ -61,7 +67,7 @@ export const OPENAPI = {
     title: 'Paddock API',
     version,
     description:
-      'What the Paddock console does, as JSON: devices, runs, enrollment tokens, the audit trail and accounts, with the same scoping and audit records. Requests carry a personal access token (`Authorization: Bearer pdk_…`); errors are RFC 9457 problem details that name the field at fault.',
+      "What the Paddock console does, as JSON: devices, runs, enrollment tokens, the audit trail, accounts and access tokens, with the same scoping and audit records. Requests carry a personal access token (`Authorization: Bearer pdk_…`), which acts with its account's admin flag as its latest sign-in set it; a token of the `read` scope is refused (403) on every request that would change something. Errors are RFC 9457 problem details that name the field at fault.",
     contact: { name: 'The administrators of this Paddock server' },
   },
   // Relative: the API is served by the server that serves this document, on the console's host.
@@ -72,6 +78,7 @@ export const OPENAPI = {
     { name: 'Enrollment tokens', description: 'Single- or multi-use tokens that enroll devices (administrators)' },
     { name: 'Audit', description: 'The append-only audit trail (administrators)' },
     { name: 'Accounts', description: 'Accounts that have signed in (administrators)' },
+    { name: 'Access tokens', description: "The account's own personal access tokens, with their scope" },
     { name: 'Document', description: 'This OpenAPI document' },
   ],
   security: [{ token: [] }],
@@ -140,7 +147,7 @@ export const OPENAPI = {
           { name: 'device', in: 'path', required: true, schema: { type: 'string' } },
           { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
         ],
-        responses: { '204': { description: 'Deleted' }, ...notFound, ...errors },
+        responses: { '204': { description: 'Deleted' }, ...readOnly, ...notFound, ...errors },
       },
       get: {
         operationId: 'getRun',
@@ -182,6 +189,7 @@ export const OPENAPI = {
         requestBody: jsonBody(ref('Rename')),
         responses: {
           '200': { description: 'The renamed device', content: { 'application/json': { schema: device } } },
+          ...readOnly,
           ...notFound,
           ...errors,
           ...bodyErrors,
@@ -286,6 +294,42 @@ export const OPENAPI = {
         },
       },
     },
+    '/api/v1/tokens': {
+      get: {
+        operationId: 'listAccessTokens',
+        summary: "The account's own personal access tokens, newest first",
+        description: `Lists the account's personal access tokens, revoked and expired ones too, with their scope and last use. The tokens themselves are never shown again. A page holds at most ${PAGE_SIZE}; pass \`next\` as \`before\` for the following one.`,
+        tags: ['Access tokens'],
+        parameters: listParameters(ACCESS_TOKENS),
+        responses: {
+          '200': { description: 'A page of tokens', content: { 'application/json': { schema: page('AccessToken') } } },
+          ...errors,
+        },
+      },
+      post: {
+        operationId: 'createAccessToken',
+        summary: 'Create a personal access token of the account; the token is shown only here',
+        description: `Creates a token for the account, with a name, a lifetime and a scope (\`read\` or \`write\`, default \`write\`). It acts with the account's admin flag as its latest sign-in set it. Audited as \`${EVENTS.accessTokenCreated.name}\`.`,
+        tags: ['Access tokens'],
+        requestBody: jsonBody(ref('CreateToken')),
+        responses: {
+          '201': { description: 'Created', content: { 'application/json': { schema: ref('CreatedToken') } } },
+          ...readOnly,
+          ...errors,
+          ...bodyErrors,
+        },
+      },
+    },
+    '/api/v1/tokens/{id}/revoke': {
+      post: {
+        operationId: 'revokeAccessToken',
+        summary: "Revoke one of the account's own live tokens",
+        description: `Revokes a token of the account: it is refused at once, on every instance. Audited as \`${EVENTS.accessTokenRevoked.name}\`.`,
+        tags: ['Access tokens'],
+        parameters: [id('id')],
+        responses: { '204': { description: 'Revoked' }, ...readOnly, ...notFound, ...errors },
+      },
+    },
   },
   components: {
     securitySchemes: { token: { type: 'http', scheme: 'bearer', description: 'A personal access token (pdk_…)' } },
@@ -297,7 +341,7 @@ export const OPENAPI = {
 export function apiDocument(ctx: Ctx): Handler<UiEnv> {
   const body = JSON.stringify(OPENAPI);
   return async function apiDocumentHandler(c) {
-    if (!cookieSession(ctx, c)) {
+    if (!(await liveSession(ctx, c))) {
       const viewer = await apiViewer(ctx, c);
       if (viewer instanceof Response) return viewer;
     }

@@ -5,6 +5,13 @@
 import { EXPIRES_IN_MAX, EXPIRES_IN_MIN, NOTE_MAX, USES_MAX, USES_MIN } from '../domain/enroll_tokens.ts';
 import { PRIVACY_LEVELS } from '../domain/privacy.ts';
 import { DEVICE_STATUSES } from '../domain/devices.ts';
+import {
+  ACCESS_EXPIRES_IN_DEFAULT,
+  ACCESS_EXPIRES_IN_MAX,
+  ACCESS_EXPIRES_IN_MIN,
+  TOKEN_SCOPE_DEFAULT,
+  TOKEN_SCOPES,
+} from '../domain/access_tokens.ts';
 
 const time = { type: ['string', 'null'], format: 'date-time' } as const;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -121,13 +128,75 @@ export const SCHEMAS = {
   Account: {
     type: 'object',
     additionalProperties: false,
-    required: ['subject', 'display', 'last_sign_in_at', 'devices', 'runs'],
+    required: ['subject', 'display', 'last_sign_in_at', 'admin', 'disabled_at', 'devices', 'runs'],
     properties: {
       subject: { type: 'string' },
       display: { type: 'string' },
       last_sign_in_at: { type: 'string', format: 'date-time' },
+      admin: { type: 'boolean', description: 'The admin flag its latest sign-in gave; its tokens act with it' },
+      disabled_at: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: 'When it was disabled (its sessions, tokens and sign-in refused); null when it is not',
+      },
       devices: { type: 'integer', minimum: 0 },
       runs: { type: 'integer', minimum: 0 },
+    },
+  },
+  AccessToken: {
+    type: 'object',
+    description: 'A personal access token of the account: never the token itself',
+    additionalProperties: false,
+    required: [
+      'id',
+      'name',
+      'scope',
+      'created_at',
+      'expires_at',
+      'last_used_at',
+      'last_used_client',
+      'revoked_at',
+      'state',
+    ],
+    properties: {
+      id: { type: 'string', description: 'Its public id (a_…)' },
+      name: { type: 'string' },
+      scope: {
+        type: 'string',
+        enum: [...TOKEN_SCOPES],
+        description: '`read` is refused (403) on every request that would change something',
+      },
+      created_at: { type: 'string', format: 'date-time' },
+      expires_at: { type: 'string', format: 'date-time' },
+      last_used_at: { type: ['string', 'null'], format: 'date-time' },
+      last_used_client: { type: ['string', 'null'] },
+      revoked_at: { type: ['string', 'null'], format: 'date-time' },
+      state: { type: 'string', enum: ['active', 'expired', 'revoked'] },
+    },
+  },
+  CreateToken: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name'],
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 64 },
+      expires_in: {
+        type: 'integer',
+        minimum: ACCESS_EXPIRES_IN_MIN,
+        maximum: ACCESS_EXPIRES_IN_MAX,
+        default: ACCESS_EXPIRES_IN_DEFAULT,
+        description: 'Seconds',
+      },
+      scope: { type: 'string', enum: [...TOKEN_SCOPES], default: TOKEN_SCOPE_DEFAULT },
+    },
+  },
+  CreatedToken: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['token', 'value'],
+    properties: {
+      token: { $ref: '#/components/schemas/AccessToken' },
+      value: { type: 'string', description: 'The token (pdk_…): shown only here, stored only as a hash' },
     },
   },
   Problem: {

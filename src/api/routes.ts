@@ -5,6 +5,7 @@
  * (test/api/openapi.test.ts checks that it does).
  */
 import type { DoorRoute } from '../context/routes.ts';
+import { apiAccessTokenCreate, apiAccessTokenRevoke, apiAccessTokensList } from './access_tokens.ts';
 import { apiAccounts } from './accounts.ts';
 import { apiAudit } from './audit.ts';
 import { apiDevicesList } from './devices_list.ts';
@@ -36,5 +37,8 @@ export const apiRoutes: readonly DoorRoute<'token'>[] = [
   { method: 'GET', path: '/api/v1/runs/:device/:id/raw', access: 'token', handler: apiRunRaw },
   { method: 'GET', path: '/api/v1/audit', access: 'token', handler: apiAudit },
   { method: 'GET', path: '/api/v1/accounts', access: 'token', handler: apiAccounts },
+  { method: 'GET', path: '/api/v1/tokens', access: 'token', handler: apiAccessTokensList },
+  { method: 'POST', path: '/api/v1/tokens', access: 'token', handler: apiAccessTokenCreate },
+  { method: 'POST', path: '/api/v1/tokens/:id/revoke', access: 'token', handler: apiAccessTokenRevoke },
   { method: 'GET', path: '/api/v1/openapi.json', access: 'token', handler: apiDocument },
 ];

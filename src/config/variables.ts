@@ -201,6 +201,12 @@ export const settings = {
     help: 'a device not seen for this long is stale (a duration: 90m, 12h, 30d)',
     parse: parseDuration,
   },
+  accountSignInMaxAgeMs: {
+    variable: 'PADDOCK_ACCOUNT_SIGNIN_MAX_AGE',
+    default: '90d',
+    help: "an account's tokens are refused while its latest sign-in is older than this (a duration)",
+    parse: parseDuration,
+  },
   metricsToken: {
     variable: 'PADDOCK_METRICS_TOKEN',
     unset: 'GET /metrics answers 404',

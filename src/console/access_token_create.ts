@@ -17,6 +17,7 @@ export function accessTokenCreate(ctx: Ctx): Handler<UiEnv> {
     const created = await createAccessToken(ctx, actor(c), {
       name: form.get('name') ?? '',
       expiresIn: form.get('expires_in') ?? '',
+      scope: form.get('scope'),
     });
     if (!created.ok) return fail(c, created.failure);
     return page(c, accessTokenResultPage(chrome(ctx, c), { token: created.token, record: created.record }));

@@ -1,4 +1,7 @@
-/** GET /tokens: any account. Its own personal access tokens, newest first, 50 a page, and the create form. */
+/**
+ * GET /tokens: any account. Its own personal access tokens (with their scope), newest first, 50 a
+ * page, until when they work (docs/contract.md section 14), and the create form.
+ */
 import type { Handler } from 'hono';
 import { page } from '../http/responses.ts';
 import { accessTokensPage } from '../views/access_tokens.ts';
@@ -11,10 +14,19 @@ export function accessTokensList(ctx: Ctx): Handler<UiEnv> {
   return async function accessTokensListHandler(c) {
     const cursor = listParameters(c, ACCESS_TOKENS);
     if (cursor instanceof Response) return cursor;
-    const tokens = await ctx.store.accessTokensOf(c.get('session').subject, {
-      before: cursor.before,
-      limit: PAGE_SIZE,
-    });
-    return page(c, accessTokensPage(chrome(ctx, c), { page: tokens, first: cursor.before === undefined }));
+    const { subject } = c.get('session');
+    const [tokens, account] = await Promise.all([
+      ctx.store.accessTokensOf(subject, { before: cursor.before, limit: PAGE_SIZE }),
+      ctx.store.accountState(subject),
+    ]);
+    return page(
+      c,
+      accessTokensPage(chrome(ctx, c), {
+        page: tokens,
+        first: cursor.before === undefined,
+        account,
+        signInMaxAgeMs: ctx.config.accountSignInMaxAgeMs,
+      }),
+    );
   };
 }

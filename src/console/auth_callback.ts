@@ -60,7 +60,13 @@ async function signIn(ctx: Ctx, c: Context, claims: JWTPayload & { sub: string }
   const groups = claims[config.groupsClaim];
   const memberOf = Array.isArray(groups) ? groups : typeof groups === 'string' ? [groups] : [];
   const admin = config.adminGroup !== undefined && memberOf.includes(config.adminGroup);
-  const session = await startSession(ctx, c, { subject: `oidc:${claims.sub}`, display: display.slice(0, 256), admin });
+  const session = await startSession(
+    ctx,
+    c,
+    { subject: `oidc:${claims.sub}`, display: display.slice(0, 256), admin },
+    'oidc',
+  );
+  if (session instanceof Response) return session;
   await ctx.logger.emit(EVENTS.loginOidcSucceeded, { account: session.subject, method: 'oidc', admin, client });
   return seeOther(c, '/');
 }

@@ -1,5 +1,5 @@
 /**
- * The guard of the specification's Endpoints section: a valid session (else 303 to /login); for
+ * The guard of the specification's Endpoints section: a valid, live session (else 303 to /login); for
  * methods other than GET and HEAD the form field `csrf` must match (else 403); then, for admin-only
  * routes, the Admin flag (else 403, logged). The CSRF check runs before the admin check.
  */
@@ -9,17 +9,15 @@ import { readForm } from '../http/form.ts';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import type { Access } from '../context/routes.ts';
-import { cookieSession } from '../context/session_cookie.ts';
+import { liveSession } from '../context/session_cookie.ts';
 import { EVENTS } from '../events/catalogue.ts';
 
 export function guard(ctx: Ctx, access: Exclude<Access, 'none' | 'token'>): MiddlewareHandler<UiEnv> {
   return async function guardMiddleware(c, next) {
-    const session = cookieSession(ctx, c);
+    // A session ended (signed out, ended from the sessions page, its account disabled) stays
+    // refused though a copy of its cookie is still valid (context/session_cookie.ts).
+    const session = await liveSession(ctx, c);
     if (!session) return seeOther(c, '/login');
-    // A signed-out session stays refused though a copy of its cookie is still valid. Should the
-    // store be away, this one check lets the session through: every page but the dashboard needs
-    // the store anyway, and the dashboard must be able to show that it is failing.
-    if (await ctx.store.sessionEnded(session.id).catch(() => false)) return seeOther(c, '/login');
     c.set('session', session);
 
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {

@@ -59,7 +59,8 @@ export function loginCheck(ctx: Ctx): Handler {
       await logger.emit(EVENTS.loginLocalFailed, { user, client });
       return page(c, loginPage({ oidcAvailable: ctx.oidcAvailable, error: true, username: user }), 401);
     }
-    await startSession(ctx, c, { subject, display: config.adminUser, admin: true });
+    const session = await startSession(ctx, c, { subject, display: config.adminUser, admin: true }, 'local');
+    if (session instanceof Response) return session;
     await logger.emit(EVENTS.loginLocalSucceeded, { user, client, method: 'local' });
     const used = checked.factor;
     if (used.enrolled && used.ok && used.method === 'recovery')

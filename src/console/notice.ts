@@ -22,6 +22,8 @@ export type Notice =
   | { kind: 'token-revoked'; token: string }
   | { kind: 'access-token-revoked'; token: string }
   | { kind: 'totp-disabled' }
+  | { kind: 'session-ended' | 'account-enabled' }
+  | { kind: 'sessions-ended' | 'account-disabled'; count: number }
   | ({ kind: 'bulk-revoke' | 'bulk-delete' | 'bulk-delete-runs' } & BulkCounts);
 
 const COUNT_KEYS = ['done', 'unchanged', 'notRevoked', 'unknown'] as const;
@@ -39,6 +41,12 @@ function fieldsOf(notice: Notice): unknown[] {
       return [notice.kind, notice.token];
     case 'totp-disabled':
       return [notice.kind];
+    case 'session-ended':
+    case 'account-enabled':
+      return [notice.kind];
+    case 'sessions-ended':
+    case 'account-disabled':
+      return [notice.kind, notice.count];
     default:
       return [notice.kind, ...COUNT_KEYS.map((k) => notice[k])];
   }
@@ -71,6 +79,14 @@ function noticeText(fields: unknown[]): string | undefined {
   const [kind, device, run] = fields;
   if (kind === 'totp-disabled' && fields.length === 1)
     return 'The second factor is off: signing in needs only the password.';
+  if (fields.length === 1 && kind === 'session-ended') return 'The session was ended: it is refused from now on.';
+  if (fields.length === 1 && kind === 'account-enabled')
+    return 'The account was enabled: it may sign in again, and its live tokens work again.';
+  if (fields.length === 2 && isCount(device)) {
+    if (kind === 'sessions-ended') return `${plural(device, 'other session', 'other sessions')} ended.`;
+    if (kind === 'account-disabled')
+      return `The account was disabled: ${plural(device, 'session', 'sessions')} ended; its tokens and its sign-in are refused.`;
+  }
   if (kind === 'token-revoked' && fields.length === 2 && typeof device === 'string' && TOKEN_PUBLIC_ID.test(device))
     return `Enrollment token ${device} was revoked: it enrolls no more devices.`;
   if (

@@ -9,6 +9,8 @@ import type { DoorRoute } from '../context/routes.ts';
 import { accessTokenCreate } from './access_token_create.ts';
 import { accessTokenRevoke } from './access_token_revoke.ts';
 import { accessTokensList } from './access_tokens_list.ts';
+import { accountDisable, accountEnable } from './account_disable.ts';
+import { accountShow } from './account_show.ts';
 import { accountsList } from './accounts_list.ts';
 import { auditJsonl } from './audit_jsonl.ts';
 import { auditList } from './audit_list.ts';
@@ -35,6 +37,9 @@ import { runsList } from './runs_list.ts';
 import { totpConfirm } from './totp_confirm.ts';
 import { totpDisable } from './totp_disable.ts';
 import { totpShow } from './totp_show.ts';
+import { sessionEnd } from './session_end.ts';
+import { sessionsEndOthers } from './sessions_end_others.ts';
+import { sessionsList } from './sessions_list.ts';
 
 /** No console row is checked by a bearer token: those are the API's and the service's. */
 export const consoleRoutes: readonly DoorRoute<'none' | 'guarded' | 'admin'>[] = [
@@ -61,6 +66,9 @@ export const consoleRoutes: readonly DoorRoute<'none' | 'guarded' | 'admin'>[] =
   { method: 'GET', path: '/audit', access: 'admin', handler: auditList },
   { method: 'GET', path: '/audit.jsonl', access: 'admin', handler: auditJsonl },
   { method: 'GET', path: '/accounts', access: 'admin', handler: accountsList },
+  { method: 'GET', path: '/accounts/:subject', access: 'admin', handler: accountShow },
+  { method: 'POST', path: '/accounts/:subject/disable', access: 'admin', handler: accountDisable },
+  { method: 'POST', path: '/accounts/:subject/enable', access: 'admin', handler: accountEnable },
   { method: 'GET', path: '/tokens', access: 'guarded', handler: accessTokensList },
   { method: 'POST', path: '/tokens', access: 'guarded', handler: accessTokenCreate },
   { method: 'POST', path: '/tokens/:id/revoke', access: 'guarded', handler: accessTokenRevoke },
@@ -68,4 +76,7 @@ export const consoleRoutes: readonly DoorRoute<'none' | 'guarded' | 'admin'>[] =
   { method: 'GET', path: '/totp', access: 'admin', handler: totpShow },
   { method: 'POST', path: '/totp', access: 'admin', handler: totpConfirm },
   { method: 'POST', path: '/totp/disable', access: 'admin', handler: totpDisable },
+  { method: 'GET', path: '/sessions', access: 'guarded', handler: sessionsList },
+  { method: 'POST', path: '/sessions/end-others', access: 'guarded', handler: sessionsEndOthers },
+  { method: 'POST', path: '/sessions/:id/end', access: 'guarded', handler: sessionEnd },
 ];

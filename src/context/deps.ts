@@ -22,6 +22,7 @@ const passedOn = [
   'sessionTtlSeconds',
   'enrollTokenTtlSeconds',
   'staleAfterMs',
+  'accountSignInMaxAgeMs',
   'metricsToken',
   'retentionFullMs',
   'retentionRedactedMs',

@@ -34,12 +34,26 @@ export const ACCESS_TOKEN_NAME = new RegExp(`^${VISIBLE_CHAR}{1,64}$`, 'u');
 
 export const ACCESS_TOKEN_NAME_RULE = 'name must be 1 to 64 printable characters';
 
+/**
+ * A token's scope (docs/contract.md section 14): `read` is refused on every request that would
+ * change something; `write` may do whatever its account may. Tokens made before scopes could write.
+ */
+export const TOKEN_SCOPES = ['read', 'write'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+export const TOKEN_SCOPE_DEFAULT: TokenScope = 'write';
+export const TOKEN_SCOPE_RULE = 'scope must be read or write';
+
+export function isTokenScope(value: string): value is TokenScope {
+  return (TOKEN_SCOPES as readonly string[]).includes(value);
+}
+
 /** What creating a personal access token stores: the token only as its hash. */
 export interface NewAccessToken {
   hash: string;
   subject: string;
-  /** The account's admin right at creation, which the token keeps. */
+  /** The account's admin right at creation, kept for the record: the token acts with its account's flag as it is now. */
   admin: boolean;
+  scope: TokenScope;
   name: string;
   createdAt: number;
   expiresAt: number;
@@ -51,10 +65,20 @@ export interface AccessToken {
   publicId: string;
   subject: string;
   admin: boolean;
+  scope: TokenScope;
   name: string;
   createdAt: number;
   expiresAt: number;
   lastUsedAt: number | null;
   lastUsedClient: string | null;
   revokedAt: number | null;
+}
+
+/**
+ * A live token as the API's lookup finds it, with its account as it stands now: the token acts
+ * with the account's admin flag, and is refused while the account is disabled or its latest
+ * sign-in is too old (docs/contract.md section 14). `account` is null when the account never signed in.
+ */
+export interface LiveAccessToken extends AccessToken {
+  account: { admin: boolean; disabledAt: number | null; lastSignInAt: number } | null;
 }

@@ -12,10 +12,28 @@ export interface Account {
   lastSignInAt: number;
 }
 
+/** What a sign-in records: the account, and the admin flag this sign-in gave it (docs/contract.md section 14). */
+export interface SignIn extends Account {
+  admin: boolean;
+}
+
+/**
+ * An account as it stands now (docs/contract.md section 14): the admin flag of its latest sign-in,
+ * which its tokens act with, and when it was disabled (null: it is not).
+ */
+export interface AccountState extends SignIn {
+  disabledAt: number | null;
+}
+
 /** An account with what it owns, from the counts table (store/accounts.ts). */
-export interface AccountSummary extends Account {
+export interface AccountSummary extends AccountState {
   devices: number;
   runs: number;
+}
+
+/** The break-glass account's subject (docs/contract.md section 4): it cannot be disabled. */
+export function breakGlassSubject(adminUser: string): string {
+  return `local:${adminUser}`;
 }
 
 /**

@@ -196,9 +196,9 @@ export const EVENTS = {
   accessTokenCreated: event({
     name: 'access_token.created',
     level: 'info',
-    fields: { ...ACTOR, token: 'string' },
+    fields: { ...ACTOR, token: 'string', scope: 'string' },
     audited: true,
-    help: 'a personal access token was created (its public id)',
+    help: 'a personal access token was created (its public id and scope)',
   }),
   accessTokenUsed: event({
     name: 'access_token.used',
@@ -339,6 +339,56 @@ export const EVENTS = {
     },
     audited: false,
     help: 'a delivery attempt ended (outcome `delivered`, `retrying` or `failed`)',
+  }),
+  // docs/contract.md section 14: sessions, accounts, token scope.
+  loginRefusedDisabled: event({
+    name: 'login.refused_disabled',
+    level: 'warn',
+    fields: { account: 'string', method: 'string', client: 'string' },
+    audited: true,
+    help: 'a sign-in (method `oidc` or `local`) of a disabled account was refused',
+  }),
+  sessionEnded: event({
+    name: 'session.ended',
+    level: 'info',
+    fields: { ...ACTOR, session: 'string' },
+    audited: true,
+    help: 'an account ended one of its sessions from the sessions page (its public id)',
+  }),
+  sessionOthersEnded: event({
+    name: 'session.others_ended',
+    level: 'info',
+    fields: { ...ACTOR, sessions: 'number' },
+    audited: true,
+    help: 'an account ended all its sessions but the one it asked from (how many)',
+  }),
+  accountDisabled: event({
+    name: 'account.disabled',
+    level: 'info',
+    fields: { ...ACTOR, subject: 'string', sessions: 'number' },
+    audited: true,
+    help: 'an administrator disabled an account: its sessions ended (how many), its tokens and sign-in refused',
+  }),
+  accountEnabled: event({
+    name: 'account.enabled',
+    level: 'info',
+    fields: { ...ACTOR, subject: 'string' },
+    audited: true,
+    help: 'an administrator enabled a disabled account again',
+  }),
+  accessTokenRefused: event({
+    name: 'access_token.refused',
+    level: 'warn',
+    fields: { ...ACTOR, token: 'string', reason: 'string' },
+    audited: true,
+    help: 'a live token was refused for its account: `disabled`, `sign_in_too_old` or `never_signed_in`',
+  }),
+  accessReadOnlyRefused: event({
+    name: 'access.read_only_refused',
+    level: 'warn',
+    fields: { ...ACTOR, token: 'string', path: 'string' },
+    audited: true,
+    help: 'a `read` token asked for a change (any API method but GET and HEAD)',
   }),
   // Operational records: logged (and some counted), never audited.
   serverStarted: event({

@@ -8,7 +8,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { RUN_ID_RULE, SUBJECT_RULE } from '../domain/ids.ts';
 import { EXPIRES_IN_RULE, NOTE_RULE, USES_RULE } from '../domain/enroll_tokens.ts';
 import { DEVICE_NAME_RULE } from '../domain/names.ts';
-import { ACCESS_EXPIRES_IN_RULE, ACCESS_TOKEN_NAME_RULE } from '../domain/access_tokens.ts';
+import { ACCESS_EXPIRES_IN_RULE, ACCESS_TOKEN_NAME_RULE, TOKEN_SCOPE_RULE } from '../domain/access_tokens.ts';
 import { PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
 import { RECEIPT_RULE } from '../domain/receipt.ts';
 import type { ListFailure } from '../lists/parameters.ts';
@@ -129,6 +129,18 @@ export const FAILURES = {
   badAccessTokenName: { status: 400, message: ACCESS_TOKEN_NAME_RULE },
   badAccessTokenExpiresIn: { status: 400, message: ACCESS_EXPIRES_IN_RULE },
   accessTokenNotFound: { status: 404, message: 'access token not found or already revoked' },
+  badAccessTokenScope: { status: 400, message: TOKEN_SCOPE_RULE },
+  // Sessions and accounts (docs/contract.md section 14).
+  sessionNotFound: { status: 404, message: 'session not found or already ended' },
+  accountNotFound: { status: 404, message: 'account not found: it has never signed in' },
+  breakGlassNotDisabled: {
+    status: 409,
+    message: 'the break-glass account cannot be disabled: it is the way in when the identity provider is down',
+  },
+  accountDisabled: {
+    status: 403,
+    message: 'this account is disabled: an administrator of this Paddock server can enable it',
+  },
   // Every failure a list's parameter can be (lists/parameters.ts) is one of these.
 } as const satisfies Record<string, Failure> & Record<ListFailure, Failure>;
 

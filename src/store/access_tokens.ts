@@ -3,28 +3,36 @@
  * lookup by hash for the API, and the last use. A token is stored only as its hash.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { newAccessTokenPublicId, type AccessToken } from '../domain/access_tokens.ts';
+import { newAccessTokenPublicId, type AccessToken, type LiveAccessToken } from '../domain/access_tokens.ts';
 import { cursor, page } from './rows.ts';
 import type { Sql } from './sql.ts';
 import type { AccessTokensStore } from './store.ts';
 
 /** The columns of an AccessToken, in the order tokenFrom reads them after the seq cursor. */
-const columns = 'public_id, subject, admin, name, created_at, expires_at, last_used_at, last_used_client, revoked_at';
+const columns =
+  'public_id, subject, admin, name, created_at, expires_at, last_used_at, last_used_client, revoked_at, scope';
 
 /** The queries on request paths, named so that test/store/access_token_plans.test.ts checks their plans. */
 export const accessTokenLists = {
   /** One account's tokens, newest first, before the cursor's seq (index access_tokens_subject_seq). */
   ofSubject: `SELECT seq, ${columns} FROM access_tokens WHERE subject = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
-  /** The API's lookup (unique index access_tokens_hash); the hash is compared again in constant time. */
-  byHash: `SELECT seq, ${columns}, hash FROM access_tokens WHERE hash = ?`,
+  /**
+   * The API's lookup (unique index access_tokens_hash), with its account as it stands now (its
+   * primary key): the hash is compared again in constant time.
+   */
+  byHash: `SELECT t.seq, ${columns
+    .split(', ')
+    .map((c) => `t.${c}`)
+    .join(', ')}, t.hash, a.admin, a.disabled_at, a.last_sign_in_at
+    FROM access_tokens t LEFT JOIN accounts a ON a.subject = t.subject WHERE t.hash = ?`,
 } as const;
 
 /** Last use is written at most this often per token, so API calls stay cheap. */
 export const USED_EVERY_MS = 60_000;
 
 export const accessTokensSql = {
-  create: `INSERT INTO access_tokens (public_id, subject, admin, name, hash, created_at, expires_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  create: `INSERT INTO access_tokens (public_id, subject, admin, name, hash, created_at, expires_at, scope)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   /** Only the account's own tokens: an admin too revokes only its own here. */
   revoke: 'UPDATE access_tokens SET revoked_at = ? WHERE public_id = ? AND subject = ? AND revoked_at IS NULL',
   /** At most once a minute, and at once from another client address (which the API audits). */
@@ -40,6 +48,7 @@ export function accessTokensStore(db: Sql): AccessTokensStore {
         publicId: newAccessTokenPublicId(),
         subject: t.subject,
         admin: t.admin,
+        scope: t.scope,
         name: t.name,
         createdAt: t.createdAt,
         expiresAt: t.expiresAt,
@@ -56,6 +65,7 @@ export function accessTokensStore(db: Sql): AccessTokensStore {
         t.hash,
         token.createdAt,
         token.expiresAt,
+        token.scope,
       );
       return token;
     },
@@ -66,17 +76,26 @@ export function accessTokensStore(db: Sql): AccessTokensStore {
     async revokeAccessToken(subject, publicId, at) {
       return (await db.critical(accessTokensSql.revoke, at, publicId, subject)) === 1;
     },
-    async accessTokenByHash(hash, now) {
+    async accessTokenByHash(hash, now): Promise<LiveAccessToken | undefined> {
       const rows = await db.arrays(accessTokenLists.byHash, hash);
       const row = rows[0];
       if (row === undefined) return undefined;
       // The index found the row by equality; comparing again in constant time keeps what the
       // comparison takes from depending on how much of the hash matched.
-      const stored = Buffer.from(String(row[10]));
+      const stored = Buffer.from(String(row[11]));
       const given = Buffer.from(hash);
       if (stored.length !== given.length || !timingSafeEqual(stored, given)) return undefined;
       const token = tokenFrom(row);
-      return token.revokedAt === null && token.expiresAt > now ? token : undefined;
+      if (token.revokedAt !== null || token.expiresAt <= now) return undefined;
+      const account =
+        row[14] === null || row[14] === undefined
+          ? null
+          : {
+              admin: Number(row[12]) === 1,
+              disabledAt: row[13] === null ? null : Number(row[13]),
+              lastSignInAt: Number(row[14]),
+            };
+      return { ...token, account };
     },
     async touchAccessToken(publicId, at, client) {
       return (await db.run(accessTokensSql.touch, at, client, publicId, at - USED_EVERY_MS, client)) === 1;
@@ -97,5 +116,6 @@ function tokenFrom(r: unknown[]): AccessToken {
     lastUsedAt: time(r[7]),
     lastUsedClient: (r[8] as string | null) ?? null,
     revokedAt: time(r[9]),
+    scope: r[10] === 'read' ? 'read' : 'write',
   };
 }

@@ -9,7 +9,7 @@ import type { AccountSummary } from '../domain/accounts.ts';
 import { ACCOUNTS_CURSOR, type Page } from '../domain/paging.ts';
 
 export const accountsSql = {
-  page: `SELECT a.subject, a.display, a.last_sign_in_at,
+  page: `SELECT a.subject, a.display, a.last_sign_in_at, a.admin, a.disabled_at,
     (SELECT coalesce(sum(devices), 0) FROM counts WHERE owner = a.subject) AS devices,
     (SELECT coalesce(sum(runs), 0) FROM counts WHERE owner = a.subject) AS runs
     FROM accounts a WHERE (a.last_sign_in_at, a.subject) < (?, ?)
@@ -28,6 +28,8 @@ export function accountsStore(db: Sql): AccountsStore {
         subject: r.subject as string,
         display: r.display as string,
         lastSignInAt: Number(r.last_sign_in_at),
+        admin: Number(r.admin) === 1,
+        disabledAt: r.disabled_at === null ? null : Number(r.disabled_at),
         devices: Number(r.devices),
         runs: Number(r.runs),
       }));

@@ -7,14 +7,15 @@
  * place, in the query itself.
  */
 
-import type { Viewer, Account, AccountSummary } from '../domain/accounts.ts';
+import type { Viewer, Account, AccountState, AccountSummary, SignIn } from '../domain/accounts.ts';
+import type { NewSessionRecord, SessionRecord } from '../domain/sessions.ts';
 import type { Device, DeviceFilter } from '../domain/devices.ts';
 import type { Findings } from '../domain/redaction.ts';
 import type { RunSummary, Run, StoredRun, RunFilter, PutRunResult, RunsAndBytes } from '../domain/runs.ts';
 import type { PageRequest, Page } from '../domain/paging.ts';
 import type { EnrollInput, NewEnrollToken, EnrollToken } from '../domain/enroll_tokens.ts';
 import type { AuditRecord, AuditFilter } from '../domain/audit.ts';
-import type { NewAccessToken, AccessToken } from '../domain/access_tokens.ts';
+import type { NewAccessToken, AccessToken, LiveAccessToken } from '../domain/access_tokens.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
 import type { TotpFactor } from '../domain/totp.ts';
 import type { AttemptResult, ClaimedDelivery, NewWebhook, Webhook, WebhookAttempt } from '../domain/webhooks.ts';
@@ -51,8 +52,16 @@ export interface SignInStore {
   /** Ends `holder`'s turn (nothing when the turn has passed to another holder). */
   releaseLoginTurn(client: string, holder: string): Promise<void>;
 
-  recordSignIn(account: Account): Promise<void>;
+  /** Records a sign-in: the account's display name, its time, and the admin flag it gave (docs/contract.md section 14). */
+  recordSignIn(account: SignIn): Promise<void>;
   knownAccounts(limit: number): Promise<Account[]>;
+  /** One account as it stands now; undefined when it never signed in. */
+  accountState(subject: string): Promise<AccountState | undefined>;
+  /**
+   * Disables the account at `at`, or enables it (`null`); false when it was already so or is
+   * unknown. A disabled account's sessions are refused by seeSession whatever else happened.
+   */
+  setAccountDisabled(subject: string, at: number | null): Promise<boolean>;
 
   /**
    * Sessions signed out before they expire (by id), so a copy of the cookie is refused by every
@@ -60,6 +69,21 @@ export interface SignInStore {
    */
   endSession(id: string, expiresAt: number, now: number): Promise<void>;
   sessionEnded(id: string): Promise<boolean>;
+
+  /** Records a new session (docs/contract.md section 14): at sign-in. Expired rows are pruned. */
+  recordSession(session: NewSessionRecord): Promise<void>;
+  /**
+   * The guard's check of a session on every request, on the store (so every instance agrees at
+   * once): 'ended' when it was ended or its account is disabled. A live one is recorded if it has
+   * no row yet, and its last seen written when a minute has passed.
+   */
+  seeSession(session: Omit<NewSessionRecord, 'startedAt'>, now: number): Promise<'live' | 'ended'>;
+  /** The account's live sessions, newest first; `current` marks the one whose cookie id is `currentId`. */
+  sessionsOf(subject: string, now: number, currentId?: string): Promise<Array<SessionRecord & { current: boolean }>>;
+  /** Ends one of the account's live sessions by its public id; false when it has none such. */
+  endSessionOf(subject: string, publicId: string, now: number): Promise<boolean>;
+  /** Ends every live session of the account but the one whose cookie id is `except`; how many. */
+  endSessionsOf(subject: string, now: number, except?: string): Promise<number>;
 }
 
 /** Enrollment tokens (store/enroll_tokens.ts). */
@@ -201,8 +225,8 @@ export interface AccessTokensStore {
   accessTokensOf(subject: string, page: PageRequest): Promise<Page<AccessToken>>;
   /** Revokes one of the account's own unrevoked tokens; false when it has none with that id. */
   revokeAccessToken(subject: string, publicId: string, at: number): Promise<boolean>;
-  /** The token with this hash if it is neither revoked nor expired at `now`. */
-  accessTokenByHash(hash: string, now: number): Promise<AccessToken | undefined>;
+  /** The token with this hash if it is neither revoked nor expired at `now`, with its account as it stands now. */
+  accessTokenByHash(hash: string, now: number): Promise<LiveAccessToken | undefined>;
   /** Records a use, at most once a minute per token; whether it wrote. */
   touchAccessToken(publicId: string, at: number, client: string): Promise<boolean>;
 }

@@ -10,26 +10,50 @@ import {
   type AccessToken,
 } from '../domain/access_tokens.ts';
 import type { Page } from '../domain/paging.ts';
+import type { AccountState } from '../domain/accounts.ts';
 import { time } from './format.ts';
-import { html } from './html.ts';
+import { html, type Html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
 import { listQueryString } from '../lists/parameters.ts';
 import { ACCESS_TOKENS } from '../lists/pages.ts';
 
-function state(t: AccessToken, now: number): string {
+export function tokenState(t: AccessToken, now: number): string {
   if (t.revokedAt !== null) return 'revoked';
   return t.expiresAt <= now ? 'expired' : 'active';
 }
 
-export function accessTokensPage(chrome: Chrome, opts: { page: Page<AccessToken>; first: boolean }) {
+/**
+ * Until when an account's tokens work (docs/contract.md section 14): an OIDC account's tokens are
+ * refused once its latest sign-in is older than PADDOCK_ACCOUNT_SIGNIN_MAX_AGE.
+ */
+export function tokensUntil(account: AccountState | undefined, maxAgeMs: number, now: number): Html | string {
+  if (account === undefined) return 'refused: the account has never signed in';
+  if (!account.subject.startsWith('oidc:')) return 'working (the break-glass account needs no recent sign-in)';
+  const until = account.lastSignInAt + maxAgeMs;
+  return until < now
+    ? html`refused since ${time(until, now)}: the latest sign-in is older than ${days(maxAgeMs)}; signing in again restores them`
+    : html`working until ${time(until, now)}, ${days(maxAgeMs)} after the latest sign-in; each sign-in moves this on`;
+}
+
+function days(ms: number): string {
+  const d = ms / 86_400_000;
+  return Number.isInteger(d) ? `${d} day${d === 1 ? '' : 's'}` : `${Math.round(ms / 60_000)} minutes`;
+}
+
+export function accessTokensPage(
+  chrome: Chrome,
+  opts: { page: Page<AccessToken>; first: boolean; account: AccountState | undefined; signInMaxAgeMs: number },
+) {
   const { items, next } = opts.page;
   return layout(
     'Access tokens',
     chrome,
     html`<p>
-        Personal access tokens let scripts use the API with your rights as they were when the token was
-        created. ${items.length === 0 ? 'You have no tokens.' : 'Your tokens, newest first.'}
+        Personal access tokens let scripts use the API as your account: with the administrator right
+        your latest sign-in gave you, within the token's scope (<code>read</code> tokens cannot change
+        anything). ${items.length === 0 ? 'You have no tokens.' : 'Your tokens, newest first.'}
       </p>
+      <p id="tokens-until">Your tokens: ${tokensUntil(opts.account, opts.signInMaxAgeMs, chrome.now)}.</p>
       ${
         items.length === 0
           ? ''
@@ -41,6 +65,7 @@ export function accessTokensPage(chrome: Chrome, opts: { page: Page<AccessToken>
                 <tr>
                   <th scope="col">Name</th>
                   <th scope="col">Token id</th>
+                  <th scope="col">Scope</th>
                   <th scope="col">Created</th>
                   <th scope="col">Expires</th>
                   <th scope="col">Last use</th>
@@ -50,10 +75,11 @@ export function accessTokensPage(chrome: Chrome, opts: { page: Page<AccessToken>
               </thead>
               <tbody>
                 ${items.map((t) => {
-                  const s = state(t, chrome.now);
+                  const s = tokenState(t, chrome.now);
                   return html`<tr>
                     <td>${t.name}</td>
                     <td><code>${t.publicId}</code></td>
+                    <td>${t.scope}</td>
                     <td>${time(t.createdAt, chrome.now)}</td>
                     <td>${time(t.expiresAt, chrome.now)}</td>
                     <td>
@@ -98,6 +124,13 @@ export function accessTokensPage(chrome: Chrome, opts: { page: Page<AccessToken>
             max="${String(ACCESS_EXPIRES_IN_MAX)}"
             step="1"
           />
+        </p>
+        <p>
+          <label for="scope">Scope</label><br />
+          <select id="scope" name="scope">
+            <option value="write" selected>write: may do whatever your account may</option>
+            <option value="read">read: may only read; every change is refused</option>
+          </select>
         </p>
         <p><button type="submit">Create token</button></p>
       </form>`,

@@ -1,4 +1,4 @@
-/** The accounts page: each account that signed in, what it owns, linked to its devices. */
+/** The accounts page: each account that signed in, what it owns, linked to its page and its devices. */
 import type { AccountSummary } from '../domain/accounts.ts';
 import type { Page } from '../domain/paging.ts';
 import { time } from './format.ts';
@@ -33,6 +33,7 @@ export function accountsPage(chrome: Chrome, opts: { page: Page<AccountSummary>;
                   <th scope="col">Account</th>
                   <th scope="col">Subject</th>
                   <th scope="col">Last sign-in</th>
+                  <th scope="col">State</th>
                   <th scope="col">Devices</th>
                   <th scope="col">Runs</th>
                 </tr>
@@ -41,9 +42,10 @@ export function accountsPage(chrome: Chrome, opts: { page: Page<AccountSummary>;
                 ${items.map(
                   (a) =>
                     html`<tr>
-                      <td>${a.display}</td>
+                      <td><a href="/accounts/${encodeURIComponent(a.subject)}">${a.display}</a></td>
                       <td><code>${a.subject}</code></td>
                       <td>${time(a.lastSignInAt, chrome.now)}</td>
+                      <td>${a.disabledAt === null ? (a.admin ? 'administrator' : 'enabled') : 'disabled'}</td>
                       <td>
                         <a
                           href="/devices?owner=${encodeURIComponent(a.subject)}"

@@ -40,6 +40,7 @@ function nav({ session, csrf }: Chrome): Html {
         <li><a href="/devices">Devices</a></li>
         <li><a href="/runs">Runs</a></li>
         <li><a href="/tokens">Access tokens</a></li>
+        <li><a href="/sessions">Sessions</a></li>
         ${session.admin ? html`<li><a href="/accounts">Accounts</a></li>` : ''}
         ${session.admin ? html`<li><a href="/audit">Audit trail</a></li>` : ''}
         ${session.subject.startsWith('local:') ? html`<li><a href="/totp">Second factor</a></li>` : ''}

@@ -114,7 +114,14 @@ test("access tokens: created with the actor's rights, stored as a hash; revoked 
     assert.equal(await revokeAccessToken(w, ANN, id), true);
     assert.equal(await revokeAccessToken(w, ANN, id), false, 'already revoked');
     assert.deepEqual(w.records(), [
-      { account: 'oidc:ann', client: '192.0.2.7', token: id, level: 'info', event: 'access_token.created' },
+      {
+        account: 'oidc:ann',
+        client: '192.0.2.7',
+        token: id,
+        scope: 'write',
+        level: 'info',
+        event: 'access_token.created',
+      },
       { account: 'oidc:ann', client: '192.0.2.7', token: id, level: 'info', event: 'access_token.revoked' },
     ]);
     assert.ok(!JSON.stringify(w.records()).includes(created.token), 'the token is in no record');

@@ -42,10 +42,12 @@ test('enrollment tokens, audit records and accounts are paged by their cursors, 
       hash: secretHash(bearer),
       subject: ACCOUNTS.admin.subject,
       admin: true,
+      scope: 'write',
       name: 'paging',
       createdAt: h.clock.now(),
       expiresAt: h.clock.now() + 3_600_000,
     });
+    await h.store.recordSignIn({ ...ACCOUNTS.admin, lastSignInAt: h.clock.now() - 1 });
     for (let i = 0; i < 60; i++) {
       await h.store.createEnrollToken({
         hash: secretHash(`token ${i}`),
@@ -54,7 +56,12 @@ test('enrollment tokens, audit records and accounts are paged by their cursors, 
         createdAt: h.clock.now(),
         expiresAt: h.clock.now() + 3_600_000,
       });
-      await h.store.recordSignIn({ subject: `oidc:user-${i}`, display: `User ${i}`, lastSignInAt: h.clock.now() });
+      await h.store.recordSignIn({
+        subject: `oidc:user-${i}`,
+        display: `User ${i}`,
+        lastSignInAt: h.clock.now(),
+        admin: false,
+      });
       h.clock.advance(1000);
     }
     for (let i = 0; i < 70; i++)
@@ -75,9 +82,11 @@ test('enrollment tokens, audit records and accounts are paged by their cursors, 
     assert.deepEqual(created, [...created].sort().reverse(), 'newest first');
 
     const accounts = await walk(h, bearer, '/api/v1/accounts', '/api/v1/accounts');
-    assert.equal(accounts.length, 60);
+    // The 60 users and the token's own account, whose sign-in lets its token act (docs/contract.md section 14).
+    assert.equal(accounts.length, 61);
     assert.equal(accounts[0]?.subject, 'oidc:user-59', 'most recent sign-in first');
-    assert.equal(new Set(accounts.map((a) => a.subject)).size, 60);
+    assert.equal(accounts.at(-1)?.subject, ACCOUNTS.admin.subject);
+    assert.equal(new Set(accounts.map((a) => a.subject)).size, 61);
 
     const audit = await walk(h, bearer, '/api/v1/audit?event=device.revoked', '/api/v1/audit');
     assert.equal(audit.length, 70);

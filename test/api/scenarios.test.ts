@@ -15,14 +15,16 @@ import { responseChecker } from '../support/openapi.ts';
 import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 import { ACCOUNTS, assertEvents } from '../support/scenario.ts';
 
-type Token = 'admin' | 'user' | 'other' | 'revoked' | 'expired';
+type Token = 'admin' | 'user' | 'other' | 'revoked' | 'expired' | 'read' | 'demoted' | 'disabled' | 'stale';
+
+const NINETY_DAYS = 90 * 86_400_000;
 
 /** What every scenario starts from: three devices, three runs, tokens and one enrollment token. */
 interface World {
   h: Harness;
   tokens: Record<Token, string>;
   /** The user's device (runs r1, flagged, and r2), the other account's (run t1), the user's revoked one (run g1). */
-  ids: { mine: string; theirs: string; gone: string; enroll: string };
+  ids: { mine: string; theirs: string; gone: string; enroll: string; readId: string };
 }
 
 interface Row {
@@ -49,6 +51,119 @@ const ids = (body: unknown, key = 'id') => (body as Listed).items.map((i) => i[k
 const RUN_BYTES = 'a full run\nline two\n';
 
 const rows: Row[] = [
+  // docs/contract.md section 14: rights follow the account; a read token changes nothing.
+  { name: 'a read token reads', path: '/api/v1/devices', as: 'read', status: 200 },
+  {
+    name: 'a read token may not rename',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/rename',
+    json: { name: 'renamed' },
+    as: 'read',
+    status: 403,
+    events: ['access.read_only_refused'],
+    audited: [['access.read_only_refused', ACCOUNTS.user.subject]],
+    check: async (w) => assert.equal((await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.mine))?.name, 'mine'),
+  },
+  {
+    name: 'a read token may not mint a token',
+    method: 'POST',
+    path: '/api/v1/tokens',
+    json: { name: 'escalate', scope: 'write' },
+    as: 'read',
+    status: 403,
+    events: ['access.read_only_refused'],
+  },
+  {
+    name: 'a token made while its account was admin acts with the flag of its latest sign-in',
+    path: '/api/v1/audit',
+    as: 'demoted',
+    status: 403,
+    events: ['access_token.used', 'access.admin_refused'],
+  },
+  {
+    name: 'a token of a disabled account',
+    path: '/api/v1/devices',
+    as: 'disabled',
+    status: 401,
+    events: ['access_token.refused'],
+    audited: [['access_token.refused', 'oidc:disabled']],
+    check: (_w, body) => assert.match((body as { detail: string }).detail, /disabled/),
+  },
+  {
+    name: 'a token of an account whose latest sign-in is older than PADDOCK_ACCOUNT_SIGNIN_MAX_AGE',
+    path: '/api/v1/devices',
+    as: 'stale',
+    status: 401,
+    events: ['access_token.refused'],
+    check: (_w, body) => assert.match((body as { detail: string }).detail, /sign in again/),
+  },
+  // The account's own tokens.
+  {
+    name: 'a token lists its account tokens, with their scope',
+    path: '/api/v1/tokens',
+    as: 'user',
+    status: 200,
+    check: (_w, body) =>
+      assert.deepEqual(
+        (body as Listed).items.map((t) => [t.name, t.scope, t.state]),
+        [
+          ['demoted', 'write', 'active'],
+          ['read', 'read', 'active'],
+          ['revoked', 'write', 'revoked'],
+          ['expired', 'write', 'expired'],
+          ['user', 'write', 'active'],
+        ],
+      ),
+  },
+  {
+    name: 'a write token mints a read token',
+    method: 'POST',
+    path: '/api/v1/tokens',
+    json: { name: 'ci reader', scope: 'read', expires_in: 3600 },
+    as: 'user',
+    status: 201,
+    events: ['access_token.used', 'access_token.created'],
+    check: async (w, body) => {
+      const created = body as { token: { scope: string; id: string }; value: string };
+      assert.equal(created.token.scope, 'read');
+      const found = await w.h.store.accessTokenByHash(secretHash(created.value), w.h.clock.now());
+      assert.equal(found?.scope, 'read');
+      assert.equal(found?.subject, ACCOUNTS.user.subject);
+    },
+  },
+  {
+    name: 'mint: no scope is write',
+    method: 'POST',
+    path: '/api/v1/tokens',
+    json: { name: 'ci' },
+    as: 'user',
+    status: 201,
+    check: (_w, body) => assert.equal((body as { token: { scope: string } }).token.scope, 'write'),
+  },
+  {
+    name: 'mint: an unknown scope',
+    method: 'POST',
+    path: '/api/v1/tokens',
+    json: { name: 'ci', scope: 'admin' },
+    as: 'user',
+    status: 400,
+    field: 'scope',
+  },
+  {
+    name: 'revoke: an unknown token',
+    method: 'POST',
+    path: '/api/v1/tokens/a_nothing/revoke',
+    as: 'user',
+    status: 404,
+  },
+  {
+    name: 'revoke: its own token',
+    method: 'POST',
+    path: '/api/v1/tokens/{readId}/revoke',
+    as: 'user',
+    status: 204,
+    events: ['access_token.used', 'access_token.revoked'],
+  },
   // Authentication: only a live personal access token; a session cookie is not enough.
   { name: 'no token', path: '/api/v1/devices', as: undefined, status: 401, events: [] },
   { name: 'a revoked token', path: '/api/v1/devices', as: 'revoked', status: 401, events: [] },
@@ -431,6 +546,9 @@ const rows: Row[] = [
         [
           [ACCOUNTS.other.subject, 1],
           [ACCOUNTS.user.subject, 2],
+          [ACCOUNTS.admin.subject, 0],
+          ['oidc:disabled', 0],
+          ['oidc:stale', 0],
         ],
       ),
   },
@@ -451,13 +569,19 @@ async function world(store?: Store): Promise<World> {
   const h = await harness({ store });
   const now = h.clock.now();
   const tokens = {} as Record<Token, string>;
-  const make = async (name: Token, who: keyof typeof ACCOUNTS, expiresAt = now + 3_600_000) => {
+  const make = async (
+    name: Token,
+    who: keyof typeof ACCOUNTS | { subject: string; admin: boolean },
+    expiresAt = now + 3_600_000,
+    scope: 'read' | 'write' = 'write',
+  ) => {
     tokens[name] = newAccessToken();
-    const a = ACCOUNTS[who];
+    const a = typeof who === 'string' ? ACCOUNTS[who] : who;
     return h.store.createAccessToken({
       hash: secretHash(tokens[name]),
       subject: a.subject,
       admin: a.admin,
+      scope,
       name,
       createdAt: now,
       expiresAt,
@@ -469,6 +593,19 @@ async function world(store?: Store): Promise<World> {
   await make('expired', 'user', now + 1);
   const revoked = await make('revoked', 'user');
   await h.store.revokeAccessToken(ACCOUNTS.user.subject, revoked.publicId, now);
+  const read = await make('read', 'user', undefined, 'read');
+  await make('demoted', { subject: ACCOUNTS.user.subject, admin: true });
+  await make('disabled', { subject: 'oidc:disabled', admin: false });
+  await h.store.recordSignIn({ subject: 'oidc:disabled', display: 'Dis', lastSignInAt: now - 4000, admin: false });
+  await h.store.setAccountDisabled('oidc:disabled', now);
+  await make('stale', { subject: 'oidc:stale', admin: false });
+  await h.store.recordSignIn({
+    subject: 'oidc:stale',
+    display: 'Old',
+    lastSignInAt: now - NINETY_DAYS - 1,
+    admin: false,
+  });
+  await h.store.recordSignIn({ ...ACCOUNTS.admin, lastSignInAt: now - 3000 });
   await h.store.recordSignIn({ ...ACCOUNTS.user, lastSignInAt: now - 2000 });
   await h.store.recordSignIn({ ...ACCOUNTS.other, lastSignInAt: now - 1000 });
   const mine = await enrollDevice(h, ACCOUNTS.user.subject, 'mine');
@@ -488,7 +625,17 @@ async function world(store?: Store): Promise<World> {
   });
   await h.levelCheck.idle();
   h.clock.advance(10);
-  return { h, tokens, ids: { mine: mine.device, theirs: theirs.device, gone: gone.device, enroll: enroll.publicId } };
+  return {
+    h,
+    tokens,
+    ids: {
+      mine: mine.device,
+      theirs: theirs.device,
+      gone: gone.device,
+      enroll: enroll.publicId,
+      readId: read.publicId,
+    },
+  };
 }
 
 /** The document's path template a concrete path is an instance of. */
@@ -503,7 +650,7 @@ const checkResponse = responseChecker();
 async function play(row: Row, store?: Store): Promise<void> {
   const w = await world(store);
   try {
-    const path = row.path.replace(/\{(mine|theirs|gone|enroll)\}/g, (_, k: keyof World['ids']) => w.ids[k]);
+    const path = row.path.replace(/\{(mine|theirs|gone|enroll|readId)\}/g, (_, k: keyof World['ids']) => w.ids[k]);
     const headers: Record<string, string> = { ...row.headers };
     if (row.as) headers.authorization = `Bearer ${w.tokens[row.as]}`;
     let body = row.body;
@@ -525,8 +672,9 @@ async function play(row: Row, store?: Store): Promise<void> {
       assert.equal((parsed as { status: number }).status, res.status);
       assert.equal((parsed as { field?: string }).field, row.field);
     }
-    if (res.status === 401) assert.equal(res.headers.get('www-authenticate'), 'Bearer');
-    if (res.status === 403) assert.ok(w.h.logs.some((r) => r.event === 'access.admin_refused'));
+    if (res.status === 401) assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer\b/);
+    if (res.status === 403)
+      assert.ok(w.h.logs.some((r) => r.event === 'access.admin_refused' || r.event === 'access.read_only_refused'));
     assert.equal(res.headers.get('cache-control'), 'no-store');
     await row.check?.(w, parsed, res);
     await w.h.flushAudit();

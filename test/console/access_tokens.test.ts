@@ -52,6 +52,7 @@ test('creating a token shows it once; the list, the log and the audit trail neve
           account: ANN.subject,
           client: '203.0.113.7',
           token: record.publicId,
+          scope: 'write',
         },
       ],
     );
@@ -176,6 +177,7 @@ test('creating and revoking need the CSRF token; the page needs a session', asyn
       hash: 'h',
       subject: ANN.subject,
       admin: false,
+      scope: 'write',
       name: 'n',
       createdAt: h.clock.now(),
       expiresAt: h.clock.now() + 3_600_000,
@@ -198,6 +200,7 @@ test('the list is keyset paged, newest first, and a bad cursor is a 400', async 
         hash: `h${n}`,
         subject: ANN.subject,
         admin: false,
+        scope: 'write',
         name: `token-${String(n).padStart(2, '0')}`,
         createdAt: h.clock.now(),
         expiresAt: h.clock.now() + 3_600_000,

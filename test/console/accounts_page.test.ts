@@ -19,11 +19,17 @@ test('GET /accounts: counts follow enrollments, uploads, deletions; links go to 
   try {
     const login = await h.request('/login', form({ username: 'admin', password: ADMIN_PASSWORD }));
     const cookie = (login.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
-    await h.store.recordSignIn({ subject: 'oidc:user-1', display: 'Uma User', lastSignInAt: h.clock.now() - 60_000 });
+    await h.store.recordSignIn({
+      subject: 'oidc:user-1',
+      display: 'Uma User',
+      lastSignInAt: h.clock.now() - 60_000,
+      admin: false,
+    });
     await h.store.recordSignIn({
       subject: 'oidc:user-2',
       display: 'Otto <Other>',
       lastSignInAt: h.clock.now() - 120_000,
+      admin: false,
     });
     const uma = await enrollDevice(h, 'oidc:user-1', 'uma-1');
     await enrollDevice(h, 'oidc:user-1', 'uma-2');
@@ -39,7 +45,10 @@ test('GET /accounts: counts follow enrollments, uploads, deletions; links go to 
       /<a\s+href="\/devices\?owner=oidc%3Auser-1"\s+aria-label="2 devices of Uma User"\s*>2 devices<\/a/,
     );
     assert.match(body, /Otto &lt;Other&gt;/);
-    assert.match(body, /<td>admin<\/td>\s*<td><code>local:admin<\/code><\/td>\s*<td>just now/);
+    assert.match(
+      body,
+      /<td><a href="\/accounts\/local%3Aadmin">admin<\/a><\/td>\s*<td><code>local:admin<\/code><\/td>\s*<td>just now/,
+    );
 
     const csrf = /name="csrf" value="([^"]+)"/.exec(body)?.[1] ?? '';
     assert.equal((await h.request(`/runs/${uma.device}/a/delete`, form({ csrf }, cookie))).status, 303);
@@ -60,7 +69,12 @@ test('GET /accounts: keyset pages of 50, most recent sign-in first, each account
   const h = await harness();
   try {
     for (let i = 0; i < 120; i++)
-      await h.store.recordSignIn({ subject: `oidc:u${i}`, display: `U ${i}`, lastSignInAt: 1000 + Math.floor(i / 2) });
+      await h.store.recordSignIn({
+        subject: `oidc:u${i}`,
+        display: `U ${i}`,
+        lastSignInAt: 1000 + Math.floor(i / 2),
+        admin: false,
+      });
     const cookie = h.signIn(ACCOUNTS.admin).cookie;
     const seen: string[] = [];
     let path = '/accounts';

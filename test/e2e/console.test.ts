@@ -312,6 +312,59 @@ if (!available) {
       await alice.context.close();
     });
 
+    test('sessions and accounts (docs/contract.md section 14): the sessions page, an account disabled and enabled, by keyboard', async () => {
+      const admin = await watchedContext(browser);
+      await admin.page.goto(`${origin}/login`);
+      await admin.page.fill('#username', 'admin');
+      await admin.page.fill('#password', PASSWORD);
+      await admin.page.click('button[type=submit]');
+      await admin.page.waitForURL(`${origin}/`);
+      const bob = await watchedContext(browser);
+      await oidcSignIn(bob, 'bob');
+      const other = await watchedContext(browser);
+      await other.page.goto(`${origin}/login`);
+      await other.page.fill('#username', 'admin');
+      await other.page.fill('#password', PASSWORD);
+      await other.page.click('button[type=submit]');
+      await other.page.waitForURL(`${origin}/`);
+
+      // The admin's own sessions: this one marked, the others (this test's and earlier ones) ended by keyboard.
+      await admin.page.click('nav >> text=Sessions');
+      const sessions = (await admin.page.textContent('main')) ?? '';
+      assert.match(sessions, /\(this session\)/);
+      assert.match(sessions, /HeadlessChrome|Chrome/);
+      await audit(admin, origin, 'sessions');
+      await admin.page.focus('button:has-text("End all")');
+      await admin.page.keyboard.press('Enter');
+      await admin.page.waitForURL(`${origin}/sessions`);
+      assert.match((await admin.page.textContent('[role=status]')) ?? '', /other sessions? ended/);
+      assert.match((await admin.page.textContent('main')) ?? '', /You have no other sessions/);
+      await other.page.goto(`${origin}/devices`);
+      assert.equal(other.page.url(), `${origin}/login`, 'the ended session is refused');
+
+      // Bob's account: his session listed; disabled by keyboard, which ends it; enabled again.
+      await admin.page.click('nav >> text=Accounts');
+      await admin.page.click('a:has-text("Bob Builder")');
+      await admin.page.waitForURL(`${origin}/accounts/oidc%3Abob`);
+      await audit(admin, origin, 'account');
+      await admin.page.focus('button:has-text("Disable Bob Builder")');
+      await admin.page.keyboard.press('Enter');
+      await admin.page.waitForURL(`${origin}/accounts/oidc%3Abob`);
+      assert.match((await admin.page.textContent('[role=status]')) ?? '', /The account was disabled: 1 session ended/);
+      await audit(admin, origin, 'account-disabled');
+      await bob.page.goto(`${origin}/devices`);
+      assert.equal(bob.page.url(), `${origin}/login`, "bob's session ended");
+      await admin.page.focus('button:has-text("Enable Bob Builder")');
+      await admin.page.keyboard.press('Enter');
+      await admin.page.waitForURL(`${origin}/accounts/oidc%3Abob`);
+      assert.match((await admin.page.textContent('[role=status]')) ?? '', /The account was enabled/);
+      const again = await watchedContext(browser);
+      await oidcSignIn(again, 'bob');
+      await again.page.goto(`${origin}/devices`);
+      assert.equal(again.page.url(), `${origin}/devices`, 'signed in again once enabled');
+      for (const w of [admin, bob, other, again]) await w.context.close();
+    });
+
     // Last: once enrolled, the break-glass account needs a code, which the first test does not send.
     test('the break-glass account sets up a second factor with the keyboard, signs in with a code, then turns it off with a recovery code', async () => {
       const w = await watchedContext(browser);

@@ -162,6 +162,35 @@ if (!available) {
       assert.deepEqual([(await list(b.base)).status, (await list(a.base)).status], [401, 401]);
     });
 
+    test('a session ended on one is refused on the other at once (docs/contract.md section 14)', async () => {
+      const mine = await signIn(a.base);
+      const third = await signIn(b.base);
+      // A session told apart on the sessions page by its browser.
+      const init = form({ username: 'admin', password });
+      const signedIn = await fetch(`${a.base}/login`, {
+        ...init,
+        headers: { ...init.headers, 'user-agent': 'other-agent/1' },
+      });
+      const other = (signedIn.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+      const on = async (base: string, cookie: string) =>
+        (await fetch(`${base}/devices`, { headers: { cookie }, redirect: 'manual' })).status;
+      assert.deepEqual([await on(b.base, other), await on(a.base, third.cookie)], [200, 200]);
+
+      // The sessions page on b lists the session made on a; ending it on b refuses it on a at once.
+      const page = await (await fetch(`${b.base}/sessions`, { headers: { cookie: mine.cookie } })).text();
+      const row = page.split('<form').find((f) => f.includes('(other-agent/1)')) ?? '';
+      const id = /\/sessions\/(s_[A-Za-z0-9_-]+)\/end"/.exec(row)?.[1] ?? '';
+      assert.ok(id, page);
+      assert.equal((await fetch(`${b.base}/sessions/${id}/end`, form({ csrf: mine.csrf }, mine.cookie))).status, 303);
+      assert.deepEqual([await on(a.base, other), await on(b.base, other)], [303, 303]);
+      assert.equal(await on(a.base, third.cookie), 200, 'the others are untouched');
+
+      // End all others, on a: the session made on b is refused on b.
+      assert.equal((await fetch(`${a.base}/sessions/end-others`, form({ csrf: mine.csrf }, mine.cookie))).status, 303);
+      assert.deepEqual([await on(b.base, third.cookie), await on(a.base, third.cookie)], [303, 303]);
+      assert.deepEqual([await on(a.base, mine.cookie), await on(b.base, mine.cookie)], [200, 200]);
+    });
+
     test('set-admin-password with PADDOCK_DATABASE_URL changes the password every instance checks', async () => {
       const next = 'a new shared password';
       const set = paddock(

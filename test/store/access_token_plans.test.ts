@@ -20,8 +20,10 @@ const queries: Array<{ name: string; sql: string; params: Param[]; sqlite: RegEx
     name: 'the lookup by hash',
     sql: accessTokenLists.byHash,
     params: ['h-1234'],
-    sqlite: /^SEARCH access_tokens USING INDEX access_tokens_hash \(hash=\?\)$/,
-    postgres: /Index Scan using access_tokens_hash/,
+    // With its account (docs/contract.md section 14), found by its primary key.
+    sqlite:
+      /^SEARCH t USING INDEX access_tokens_hash \(hash=\?\)\|SEARCH a USING INDEX sqlite_autoindex_accounts_1 \(subject=\?\) LEFT-JOIN$/,
+    postgres: /Index Scan using access_tokens_hash[\s\S]*Index Scan using accounts_pkey/,
   },
 ];
 

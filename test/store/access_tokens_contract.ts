@@ -15,6 +15,7 @@ function fresh(subject: string, n: number, more: Partial<NewAccessToken> = {}): 
     hash: `h-${subject}-${n}`,
     subject,
     admin: false,
+    scope: 'write',
     name: `token ${n}`,
     createdAt: n,
     expiresAt: n + 1000,
@@ -65,6 +66,7 @@ export function accessTokensContract(name: string, open: () => Promise<Store>): 
           lastUsedAt: null,
           lastUsedClient: null,
           revokedAt: null,
+          scope: 'write',
         },
       ]);
       assert.ok(!JSON.stringify(bobs).includes('h-oidc'), 'the hash never leaves the store');

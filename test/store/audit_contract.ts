@@ -176,10 +176,10 @@ export function auditContract(name: string, open: () => Promise<Store>): void {
     });
 
     test('accounts: most recent sign-in first, with the devices and runs each owns, keyset-paged', async () => {
-      await store.recordSignIn({ subject: 'oidc:ann', display: 'Ann', lastSignInAt: 10 });
-      await store.recordSignIn({ subject: 'oidc:bob', display: 'Bob', lastSignInAt: 30 });
-      await store.recordSignIn({ subject: 'local:admin', display: 'admin', lastSignInAt: 20 });
-      await store.recordSignIn({ subject: 'oidc:cy', display: 'Cy', lastSignInAt: 20 });
+      await store.recordSignIn({ subject: 'oidc:ann', display: 'Ann', lastSignInAt: 10, admin: false });
+      await store.recordSignIn({ subject: 'oidc:bob', display: 'Bob', lastSignInAt: 30, admin: false });
+      await store.recordSignIn({ subject: 'local:admin', display: 'admin', lastSignInAt: 20, admin: true });
+      await store.recordSignIn({ subject: 'oidc:cy', display: 'Cy', lastSignInAt: 20, admin: false });
       for (const [id, owner] of [
         ['a1', 'oidc:ann'],
         ['a2', 'oidc:ann'],
@@ -210,8 +210,8 @@ export function auditContract(name: string, open: () => Promise<Store>): void {
         });
       const first = await store.accountsPage({ limit: 2 });
       assert.deepEqual(first.items, [
-        { subject: 'oidc:bob', display: 'Bob', lastSignInAt: 30, devices: 1, runs: 0 },
-        { subject: 'oidc:cy', display: 'Cy', lastSignInAt: 20, devices: 0, runs: 0 },
+        { subject: 'oidc:bob', display: 'Bob', lastSignInAt: 30, admin: false, disabledAt: null, devices: 1, runs: 0 },
+        { subject: 'oidc:cy', display: 'Cy', lastSignInAt: 20, admin: false, disabledAt: null, devices: 0, runs: 0 },
       ]);
       assert.equal(first.next, '20:oidc:cy');
       const second = await store.accountsPage({ limit: 2, before: first.next });

@@ -134,9 +134,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     test('accounts: recorded at sign-in, most recent first', async () => {
-      await store.recordSignIn({ subject: 'oidc:ann', display: 'Ann', lastSignInAt: 1 });
-      await store.recordSignIn({ subject: 'oidc:bob', display: 'Bob', lastSignInAt: 2 });
-      await store.recordSignIn({ subject: 'oidc:ann', display: 'Ann B', lastSignInAt: 3 });
+      await store.recordSignIn({ subject: 'oidc:ann', display: 'Ann', lastSignInAt: 1, admin: false });
+      await store.recordSignIn({ subject: 'oidc:bob', display: 'Bob', lastSignInAt: 2, admin: false });
+      await store.recordSignIn({ subject: 'oidc:ann', display: 'Ann B', lastSignInAt: 3, admin: false });
       assert.deepEqual(await store.knownAccounts(10), [
         { subject: 'oidc:ann', display: 'Ann B', lastSignInAt: 3 },
         { subject: 'oidc:bob', display: 'Bob', lastSignInAt: 2 },

@@ -21,6 +21,7 @@ import {
 } from '../support/postgres.ts';
 import { tcpProxy } from '../support/tcp_proxy.ts';
 import { accessTokensContract } from './access_tokens_contract.ts';
+import { sessionsContract } from './sessions_contract.ts';
 import { auditContract } from './audit_contract.ts';
 import { storeContract } from './contract.ts';
 import { totpContract } from './totp_contract.ts';
@@ -62,6 +63,7 @@ if (!available) {
 } else {
   storeContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   accessTokensContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
+  sessionsContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   auditContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   totpContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
 

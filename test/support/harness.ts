@@ -172,6 +172,14 @@ export async function consoleAccessToken(
   who: { subject: string; display?: string; admin: boolean },
   fields: Record<string, string> = {},
 ): Promise<{ value: string; cookie: string; csrf: string }> {
+  // As a real sign-in would have: the account, with the admin flag its sign-in gave, which its
+  // tokens act with (docs/contract.md section 14).
+  await h.store.recordSignIn({
+    subject: who.subject,
+    display: who.display ?? who.subject,
+    lastSignInAt: h.clock.now(),
+    admin: who.admin,
+  });
   const { cookie, csrf } = h.signIn(who);
   const page = await (await h.request('/tokens', form({ csrf, name: 'a script', ...fields }, cookie))).text();
   const value = shownAccessToken(page);

@@ -502,6 +502,35 @@ export const migrations: readonly Migration[] = [
   ALTER TABLE devices ADD COLUMN stale_noted_at INTEGER;
   `,
   },
+  {
+    name: 'account-sessions',
+    sql: `
+  -- docs/contract.md section 14. Every console session is a row (its cookie's id stays the key; the
+  -- pages name it by public_id), written at sign-in or when a session from before this migration
+  -- is first seen; last_seen_at at most once a minute. Ending one also adds it to ended_sessions.
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    public_id TEXT NOT NULL UNIQUE,
+    subject TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    last_seen_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    client TEXT NOT NULL,
+    browser TEXT NOT NULL,
+    ended_at INTEGER
+  ) STRICT;
+  -- An account's sessions, newest first; and the pruning of expired rows.
+  CREATE INDEX sessions_subject ON sessions (subject, started_at);
+  CREATE INDEX sessions_expires_at ON sessions (expires_at);
+  -- The admin flag its latest sign-in gave (tokens act with it), and when it was disabled.
+  ALTER TABLE accounts ADD COLUMN admin INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE accounts ADD COLUMN disabled_at INTEGER;
+  -- The break-glass account is an administrator by definition.
+  UPDATE accounts SET admin = 1 WHERE subject LIKE 'local:%';
+  -- A token's scope: read or write (tokens made before could write).
+  ALTER TABLE access_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'write' CHECK (scope IN ('read', 'write'));
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

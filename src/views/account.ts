@@ -1,0 +1,116 @@
+/**
+ * One account (docs/contract.md section 14), for administrators: who it is, the admin flag its
+ * latest sign-in gave, whether its tokens still work, its live sessions, its tokens and its
+ * devices, and the button that disables it (or enables it again). The break-glass account has no
+ * such button: it cannot be disabled.
+ */
+import type { AccessToken } from '../domain/access_tokens.ts';
+import type { AccountState } from '../domain/accounts.ts';
+import type { Device } from '../domain/devices.ts';
+import type { SessionRecord } from '../domain/sessions.ts';
+import { time } from './format.ts';
+import { html, type Html } from './html.ts';
+import { actionButton, type Chrome, layout } from './layout.ts';
+import { sessionsTable } from './sessions.ts';
+import { tokenState, tokensUntil } from './access_tokens.ts';
+
+export interface AccountView {
+  account: AccountState;
+  breakGlass: boolean;
+  sessions: ReadonlyArray<SessionRecord & { current: boolean }>;
+  tokens: readonly AccessToken[];
+  moreTokens: boolean;
+  devices: readonly Device[];
+  moreDevices: boolean;
+  signInMaxAgeMs: number;
+}
+
+export function accountPage(chrome: Chrome, v: AccountView): Html {
+  const { account: a } = v;
+  const path = `/accounts/${encodeURIComponent(a.subject)}`;
+  return layout(
+    `Account ${a.display}`,
+    chrome,
+    html`<dl>
+        <dt>Subject</dt>
+        <dd><code>${a.subject}</code></dd>
+        <dt>Latest sign-in</dt>
+        <dd>${time(a.lastSignInAt, chrome.now)}</dd>
+        <dt>Administrator</dt>
+        <dd>${a.admin ? 'yes' : 'no'} (as its latest sign-in set it; its tokens act with this)</dd>
+        <dt>State</dt>
+        <dd>${a.disabledAt === null ? 'enabled' : html`disabled ${time(a.disabledAt, chrome.now)}`}</dd>
+        <dt>Its tokens</dt>
+        <dd>${a.disabledAt === null ? tokensUntil(a, v.signInMaxAgeMs, chrome.now) : 'refused: the account is disabled'}</dd>
+      </dl>
+      ${
+        v.breakGlass
+          ? html`<p>This is the break-glass account: it cannot be disabled.</p>`
+          : a.disabledAt === null
+            ? html`<p>
+                  Disabling ends its sessions at once and refuses its tokens and its sign-in, by either
+                  method, until it is enabled again.
+                </p>
+                ${actionButton(`${path}/disable`, chrome.csrf, `Disable ${a.display}`)}`
+            : actionButton(`${path}/enable`, chrome.csrf, `Enable ${a.display}`)
+      }
+      <h2>Sessions</h2>
+      ${
+        v.sessions.length === 0
+          ? html`<p>No live sessions.</p>`
+          : sessionsTable(v.sessions, chrome, { caption: `Sessions of ${a.display}`, endable: false })
+      }
+      <h2>Access tokens</h2>
+      ${
+        v.tokens.length === 0
+          ? html`<p>No tokens.</p>`
+          : html`<table>
+              <caption>
+                Access tokens of ${a.display}, newest first
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Token id</th>
+                  <th scope="col">Scope</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Last use</th>
+                  <th scope="col">State</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${v.tokens.map(
+                  (t) =>
+                    html`<tr>
+                      <td>${t.name}</td>
+                      <td><code>${t.publicId}</code></td>
+                      <td>${t.scope}</td>
+                      <td>${time(t.expiresAt, chrome.now)}</td>
+                      <td>
+                        ${time(t.lastUsedAt, chrome.now)}${t.lastUsedClient === null ? '' : ` from ${t.lastUsedClient}`}
+                      </td>
+                      <td>${tokenState(t, chrome.now)}</td>
+                    </tr> `,
+                )}
+              </tbody>
+            </table>`
+      }
+      ${v.moreTokens ? html`<p>Only the newest ${v.tokens.length} tokens are shown.</p>` : ''}
+      <h2>Devices</h2>
+      ${
+        v.devices.length === 0
+          ? html`<p>No devices.</p>`
+          : html`<ul>
+              ${v.devices.map(
+                (d) =>
+                  html`<li><a href="/devices/${encodeURIComponent(d.id)}">${d.name}</a> (<code>${d.id}</code>)</li>`,
+              )}
+            </ul>`
+      }
+      ${
+        v.moreDevices
+          ? html`<p><a href="/devices?owner=${encodeURIComponent(a.subject)}">All devices of ${a.display}</a></p>`
+          : ''
+      }`,
+  );
+}
