@@ -78,7 +78,7 @@ export function comparer(ctx: {
       let next = path;
       for (let i = 0; i <= hops; i++) {
         const page = (await get(next, c)).body.toString();
-        const link = new RegExp(`href="(${list}\\?[^"]*before=\\d+)"`).exec(page)?.[1]?.replaceAll('&amp;', '&');
+        const link = new RegExp(`href="(${list}\\?[^"]*before=[\\d.]+)"`).exec(page)?.[1]?.replaceAll('&amp;', '&');
         if (!link) break;
         full = next;
         next = link;
