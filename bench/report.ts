@@ -6,6 +6,9 @@ import type { LoadResult } from './load.ts';
 export interface Row extends LoadResult {
   baselineRps: number | undefined;
   ratio: number | undefined;
+  /** The baseline's CPU time per request ÷ the target's (1 = the same work for the same CPU). */
+  cpuRatio?: number | undefined;
+  baselineCpuMicros?: number | undefined;
   goal: string;
   met: boolean;
 }
@@ -89,11 +92,11 @@ export function printTable(rows: Row[]): void {
 
 function tableLines(rows: Row[]): string[] {
   return [
-    '| target | req/s | p50 ms | p99 ms | peak RSS MiB | baseline req/s | ratio | goal | met |',
-    '|---|---:|---:|---:|---:|---:|---:|---|---|',
+    '| target | req/s | p50 ms | p99 ms | peak RSS MiB | baseline req/s | ratio | CPU µs/req (baseline) | CPU ratio | goal | met |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
     ...rows.map(
       (x) =>
-        `| ${x.name} | ${x.requestsPerSecond.toFixed(0)} | ${x.p50} | ${x.p99} | ${x.peakRssMiB.toFixed(0)} | ${x.baselineRps?.toFixed(0) ?? '–'} | ${x.ratio?.toFixed(2) ?? '–'} | ${x.goal} | ${x.met ? 'yes' : '**no**'} |`,
+        `| ${x.name} | ${x.requestsPerSecond.toFixed(0)} | ${x.p50} | ${x.p99} | ${x.peakRssMiB.toFixed(0)} | ${x.baselineRps?.toFixed(0) ?? '–'} | ${x.ratio?.toFixed(2) ?? '–'} | ${x.cpuMicrosPerRequest.toFixed(0)}${x.baselineCpuMicros === undefined ? '' : ` (${x.baselineCpuMicros.toFixed(0)})`} | ${x.cpuRatio?.toFixed(2) ?? '–'} | ${x.goal} | ${x.met ? 'yes' : '**no**'} |`,
     ),
   ];
 }
