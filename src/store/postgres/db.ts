@@ -127,6 +127,11 @@ export class PgDb {
     searchDevices: pgSearchDevices,
   };
 
+  /** One statement whose parameters may be arrays (unnest), for the uploads' group commit (runs.ts). */
+  async rowsOf(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    return (await this.#query(sql, params as Param[])).rows as Row[];
+  }
+
   async transaction<T>(work: (q: Query) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
