@@ -166,8 +166,11 @@ export async function auditUploadsBench(opts: {
       errors: on.reduce((n, r) => n + r.errors, 0),
       peakRssMiB: Math.max(...on.map((r) => r.peakRssMiB)),
       startRssMiB: on[0]?.startRssMiB ?? 0,
+      cpuMicrosPerRequest: mean(on, (r) => r.cpuMicrosPerRequest),
       baselineRps: mean(off, (r) => r.requestsPerSecond),
       ratio,
+      baselineCpuMicros: mean(off, (r) => r.cpuMicrosPerRequest),
+      cpuRatio: mean(off, (r) => r.cpuMicrosPerRequest) / mean(on, (r) => r.cpuMicrosPerRequest),
       goal,
       met: ratio >= min && failures === 0,
     };

@@ -59,9 +59,18 @@ export function comparer(ctx: {
     const goal = [target.minRatio && `≥ ${target.minRatio} of baseline`, target.maxP99 && `p99 < ${target.maxP99} ms`]
       .filter(Boolean)
       .join(', ');
-    ctx.rows.push({ ...result, baselineRps: raw.requestsPerSecond, ratio, goal, met });
+    const cpuRatio = raw.cpuMicrosPerRequest / result.cpuMicrosPerRequest;
+    ctx.rows.push({
+      ...result,
+      baselineRps: raw.requestsPerSecond,
+      ratio,
+      cpuRatio,
+      baselineCpuMicros: raw.cpuMicrosPerRequest,
+      goal,
+      met,
+    });
     ctx.log(
-      `${name}: ${result.requestsPerSecond.toFixed(0)} req/s vs ${raw.requestsPerSecond.toFixed(0)} (${ratio.toFixed(2)}), p99 ${result.p99} ms${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`,
+      `${name}: ${result.requestsPerSecond.toFixed(0)} req/s vs ${raw.requestsPerSecond.toFixed(0)} (${ratio.toFixed(2)}), CPU ${result.cpuMicrosPerRequest.toFixed(0)} µs/req vs ${raw.cpuMicrosPerRequest.toFixed(0)} (${cpuRatio.toFixed(2)}), p99 ${result.p99} ms${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`,
     );
   }
 
@@ -78,7 +87,7 @@ export function comparer(ctx: {
       let next = path;
       for (let i = 0; i <= hops; i++) {
         const page = (await get(next, c)).body.toString();
-        const link = new RegExp(`href="(${list}\\?[^"]*before=\\d+)"`).exec(page)?.[1]?.replaceAll('&amp;', '&');
+        const link = new RegExp(`href="(${list}\\?[^"]*before=[\\d.]+)"`).exec(page)?.[1]?.replaceAll('&amp;', '&');
         if (!link) break;
         full = next;
         next = link;

@@ -141,6 +141,11 @@ export class PgDb {
     skipLocked: 'FOR UPDATE SKIP LOCKED',
   };
 
+  /** One statement whose parameters may be arrays (unnest), for the uploads' group commit (runs.ts). */
+  async rowsOf(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    return (await this.#query(sql, params as Param[])).rows as Row[];
+  }
+
   /** `work` gets the statement helpers of the transaction: rows (q), and rows changed (run). */
   async transaction<T>(
     work: (q: Query, run: (sql: string, ...params: Param[]) => Promise<number>) => Promise<T>,

@@ -1,13 +1,20 @@
 /**
- * Uploads on PostgreSQL: one statement, one round trip. It share-locks the device row, so a revoke
- * (which updates the row) waits for uploads in flight, and an upload that starts after a revoke
- * commits sees it and stores nothing; uploads of one device share that lock and do not wait for
- * one another. The device's last upload is written by a second statement at most once a minute.
+ * Uploads on PostgreSQL. Uploads that arrive together are stored by one statement (group commit):
+ * one round trip and one commit for the lot, where each alone would wait for its own flush of the
+ * write-ahead log. Every promise settles only after that statement has committed, so an
+ * acknowledged upload is a committed one. The statement share-locks the devices' rows, so a revoke
+ * (which updates the row) waits for uploads in flight, and uploads that start after a revoke
+ * commits see it and store nothing; uploads share that lock and do not wait for one another. A
+ * device's last upload is written by a second statement at most once a minute. A large run (stored
+ * in chunks) is its own transaction, as before.
  */
 import { CHUNK_SIZE, chunksOf, DEVICE_TOUCH_MS, insertArgs, runsSql, touchArgs } from '../runs.ts';
 import type { RunsStore } from '../store.ts';
-import type { PutRunResult } from '../../domain/runs.ts';
+import type { PutRunResult, Run } from '../../domain/runs.ts';
 import { noteStatements } from '../outbox.ts';
+import type { Row } from '../sql.ts';
+import { StoreError } from '../errors.ts';
+import { isConnectionError } from './pool.ts';
 import type { PgDb } from './db.ts';
 
 const putRun = `WITH device AS (
@@ -20,25 +27,139 @@ const putRun = `WITH device AS (
   SELECT (SELECT seq FROM inserted) AS seq, (SELECT last_upload_at FROM device) AS last_upload_at,
     EXISTS (SELECT 1 FROM device) AS active, (SELECT sha256 FROM runs WHERE device_id = ? AND id = ?) AS existing`;
 
+/**
+ * The same for many runs at once, one array per column ($1…$9). The devices are locked in the
+ * order of their ids, so two groups (or a group and a bulk revoke, which updates in that order too)
+ * never wait for each other in a cycle. A (device, id) appears at most once in a group.
+ */
+const putRuns = `WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[],
+      $8::bytea[], $9::text[]) WITH ORDINALITY AS i(device_id, id, content_type, privacy, size, sha256, uploaded_at, body, receipt, n)
+  ), device AS (
+    SELECT id, owner, last_upload_at FROM devices
+    WHERE id IN (SELECT device_id FROM input) AND revoked_at IS NULL ORDER BY id FOR SHARE
+  ), inserted AS (
+    INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, chunked, body, receipt)
+    SELECT i.device_id, i.id, d.owner, i.content_type, i.privacy, i.size, i.sha256, i.uploaded_at, false, i.body, i.receipt
+    FROM input i JOIN device d ON d.id = i.device_id ORDER BY i.n
+    ON CONFLICT (device_id, id) DO NOTHING RETURNING device_id, id, seq
+  )
+  SELECT i.n, s.seq, d.last_upload_at, d.id IS NOT NULL AS active,
+    (SELECT sha256 FROM runs r WHERE r.device_id = i.device_id AND r.id = i.id) AS existing
+  FROM input i LEFT JOIN device d ON d.id = i.device_id
+    LEFT JOIN inserted s ON s.device_id = i.device_id AND s.id = i.id
+  ORDER BY i.n`;
+
+/** At most this many uploads share one statement, and this many statements are in flight at once. */
+const MAX_GROUP = 128;
+const MAX_IN_FLIGHT = 2;
+
+type Upload = Run & { sha256: string };
+type Queued = { run: Upload; resolve: (row: Row | undefined) => void; reject: (e: unknown) => void };
+
 export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
+  let queue: Queued[] = [];
+  let inFlight = 0;
+  let scheduled = false;
+
+  function schedule(): void {
+    if (scheduled || queue.length === 0 || inFlight >= MAX_IN_FLIGHT) return;
+    scheduled = true;
+    // Once the current turn of the event loop has delivered what it read, so a lone upload waits for nothing.
+    setImmediate(() => {
+      scheduled = false;
+      void writeGroup();
+      schedule();
+    });
+  }
+
+  /** The next group: the oldest queued uploads, each (device, id) once (a repeat waits for the next). */
+  function takeGroup(): Queued[] {
+    const group: Queued[] = [];
+    const keys = new Set<string>();
+    const rest: Queued[] = [];
+    for (const item of queue) {
+      const key = `${item.run.device}\u0000${item.run.id}`;
+      if (group.length < MAX_GROUP && !keys.has(key)) {
+        keys.add(key);
+        group.push(item);
+      } else rest.push(item);
+    }
+    queue = rest;
+    return group;
+  }
+
+  async function writeGroup(): Promise<void> {
+    const group = takeGroup();
+    if (group.length === 0) return;
+    inFlight++;
+    try {
+      const rows = group.length === 1 ? undefined : await storeGroup(group.map((g) => g.run)).catch(groupFailed);
+      if (rows) group.forEach((item, i) => item.resolve(rows[i]));
+      // A lone upload, or a group the database refused as a whole (say, one row it rejects): each alone.
+      else await Promise.all(group.map((item) => storeOne(item.run).then(item.resolve, item.reject)));
+    } catch (err) {
+      for (const item of group) item.reject(err);
+    } finally {
+      inFlight--;
+      schedule();
+    }
+  }
+
+  /** A lost connection fails the whole group; anything else is retried one upload at a time. */
+  function groupFailed(err: unknown): undefined {
+    if (err instanceof StoreError || isConnectionError(err)) throw err;
+    return undefined;
+  }
+
+  async function storeGroup(runs: Upload[]): Promise<Row[]> {
+    const columns: unknown[][] = [[], [], [], [], [], [], [], [], []];
+    for (const run of runs) {
+      const args = insertArgs(run);
+      // device, id, content type, privacy, size, sha256, uploaded at; chunked is always false here; body, receipt.
+      for (let c = 0; c < 7; c++) columns[c]?.push(args[c]);
+      columns[7]?.push(args[8]);
+      columns[8]?.push(args[9]);
+    }
+    const rows = await db.rowsOf(putRuns, columns);
+    if (rows.length !== runs.length) throw new Error(`group commit: ${rows.length} answers for ${runs.length} runs`);
+    return rows;
+  }
+
+  async function storeOne(run: Upload): Promise<Row | undefined> {
+    const args = [...insertArgs(run), run.device, run.id];
+    if (run.body.byteLength <= CHUNK_SIZE) return db.sql.get(putRun, ...args);
+    // A large run and its chunks are one transaction: none is seen without all its bytes.
+    return db.transaction(async (q) => {
+      const [result] = await q(putRun, ...args);
+      for (const [n, data] of result?.seq == null ? [] : chunksOf(run.body))
+        await q(runsSql.insertChunk, result?.seq as number, n, data);
+      return result;
+    });
+  }
+
   return {
     async putRun(run, note): Promise<PutRunResult> {
       const chunked = run.body.byteLength > CHUNK_SIZE;
-      const args = [...insertArgs(run), run.device, run.id];
-      let row;
+      let row: Row | undefined;
       if (chunked || note) {
         // A large run and its chunks are one transaction: none is seen without all its bytes; a
-        // run.stored note commits with its run.
+        // run.stored note commits with its run (an upload with a note is not grouped).
+        const args = [...insertArgs(run), run.device, run.id];
         row = await db.transaction(async (q) => {
           const [result] = await q(putRun, ...args);
           if (result?.seq == null) return result;
           for (const [n, data] of chunked ? chunksOf(run.body) : [])
             await q(runsSql.insertChunk, result.seq as number, n, data);
-          for (const [s, p] of note ? noteStatements(note) : []) await q(s, ...p);
+          for (const [st, pa] of note ? noteStatements(note) : []) await q(st, ...pa);
           return result;
         });
       } else {
-        row = await db.sql.get(putRun, ...args);
+        // Small uploads that arrive together are stored by one statement (group commit).
+        row = await new Promise<Row | undefined>((resolve, reject) => {
+          queue.push({ run, resolve, reject });
+          schedule();
+        });
       }
       if (!row?.active) return 'device-unknown';
       if (row.seq != null) {
