@@ -8,8 +8,15 @@
 import type { Note } from '../events/note.ts';
 import type { Param } from './sql.ts';
 
-/** `_` and `%` in a name are literal: the names of the catalogue hold `_`. */
-const subscribed = `enabled = 1 AND (' ' || events || ' ' LIKE ? ESCAPE '\\' OR (? = 1 AND ' ' || events || ' ' LIKE '% * %'))`;
+/**
+ * The endpoints that take a note: enabled, naming its event (`pattern`: notePattern), or `*` when
+ * the event is in `*` (`star` = 1). `_` and `%` in a name are literal: the catalogue's names hold `_`.
+ */
+export function subscribedWhere(pattern: string, star: string): string {
+  return `enabled = 1 AND (' ' || events || ' ' LIKE ${pattern} ESCAPE '\\' OR (${star} = 1 AND ' ' || events || ' ' LIKE '% * %'))`;
+}
+
+const subscribed = subscribedWhere('?', '?');
 
 export const outboxSql = {
   message: `INSERT INTO webhook_messages (id, event, data, created_at)
@@ -27,13 +34,14 @@ export const outboxSql = {
     FROM webhook_endpoints WHERE id = ?`,
 } as const;
 
-function pattern(event: string): string {
+/** The LIKE pattern that finds `event` among an endpoint's space-separated events. */
+export function notePattern(event: string): string {
   return `% ${event.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_')} %`;
 }
 
 /** The statements that write a note, to run in the change's transaction. */
 export function noteStatements(n: Note): Array<[string, Param[]]> {
-  const match = [pattern(n.event), n.inStar ? 1 : 0];
+  const match = [notePattern(n.event), n.inStar ? 1 : 0];
   return [
     [outboxSql.message, [n.id, n.event, n.data, n.at, ...match]],
     [outboxSql.deliveries, [n.id, n.event, n.at, n.at, ...match]],

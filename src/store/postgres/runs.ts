@@ -11,7 +11,9 @@
 import { CHUNK_SIZE, chunksOf, DEVICE_TOUCH_MS, insertArgs, runsSql, touchArgs } from '../runs.ts';
 import type { RunsStore } from '../store.ts';
 import type { PutRunResult, Run } from '../../domain/runs.ts';
-import { noteStatements } from '../outbox.ts';
+import { notePattern, noteStatements, subscribedWhere } from '../outbox.ts';
+import type { Note } from '../../events/note.ts';
+import type { Param } from '../sql.ts';
 import type { Row } from '../sql.ts';
 import { StoreError } from '../errors.ts';
 import { isConnectionError } from './pool.ts';
@@ -50,12 +52,29 @@ const putRuns = `WITH input AS (
     LEFT JOIN inserted s ON s.device_id = i.device_id AND s.id = i.id
   ORDER BY i.n`;
 
+/**
+ * The run.stored notes of a group's stored runs, as outbox.ts writes one note, in two statements
+ * for the whole group ($1…$6: id, event, data, at, pattern, star), in the group's transaction.
+ */
+const NOTES = `unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::int[]) AS m(id, event, data, at, pat, star)`;
+const groupMessages = `INSERT INTO webhook_messages (id, event, data, created_at)
+    SELECT m.id, m.event, m.data, m.at FROM ${NOTES}
+    WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE ${subscribedWhere('m.pat', 'm.star')})`;
+const groupDeliveries = `INSERT INTO webhook_deliveries (message_id, endpoint_id, event, status, attempts, next_attempt_at, created_at)
+    SELECT m.id, e.id, m.event, 'pending', 0, m.at, m.at FROM ${NOTES}
+    JOIN webhook_endpoints e ON ${subscribedWhere('m.pat', 'm.star').replaceAll('enabled', 'e.enabled').replaceAll(' events ', ' e.events ')}`;
+
 /** At most this many uploads share one statement, and this many statements are in flight at once. */
 const MAX_GROUP = 128;
 const MAX_IN_FLIGHT = 2;
 
 type Upload = Run & { sha256: string };
-type Queued = { run: Upload; resolve: (row: Row | undefined) => void; reject: (e: unknown) => void };
+type Queued = {
+  run: Upload;
+  note: Note | undefined;
+  resolve: (row: Row | undefined) => void;
+  reject: (e: unknown) => void;
+};
 
 export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
   let queue: Queued[] = [];
@@ -94,10 +113,10 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
     if (group.length === 0) return;
     inFlight++;
     try {
-      const rows = group.length === 1 ? undefined : await storeGroup(group.map((g) => g.run)).catch(groupFailed);
+      const rows = group.length === 1 ? undefined : await storeGroup(group).catch(groupFailed);
       if (rows) group.forEach((item, i) => item.resolve(rows[i]));
       // A lone upload, or a group the database refused as a whole (say, one row it rejects): each alone.
-      else await Promise.all(group.map((item) => storeOne(item.run).then(item.resolve, item.reject)));
+      else await Promise.all(group.map((item) => storeOne(item.run, item.note).then(item.resolve, item.reject)));
     } catch (err) {
       for (const item of group) item.reject(err);
     } finally {
@@ -112,7 +131,9 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
     return undefined;
   }
 
-  async function storeGroup(runs: Upload[]): Promise<Row[]> {
+  /** The group's runs in one statement, and the notes of those stored, in one transaction. */
+  async function storeGroup(group: Queued[]): Promise<Row[]> {
+    const runs = group.map((g) => g.run);
     const columns: unknown[][] = [[], [], [], [], [], [], [], [], []];
     for (const run of runs) {
       const args = insertArgs(run);
@@ -121,46 +142,54 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
       columns[7]?.push(args[8]);
       columns[8]?.push(args[9]);
     }
-    const rows = await db.rowsOf(putRuns, columns);
-    if (rows.length !== runs.length) throw new Error(`group commit: ${rows.length} answers for ${runs.length} runs`);
-    return rows;
+    return db.transaction(async (q) => {
+      const rows = await q(putRuns, ...(columns as unknown as Param[]));
+      if (rows.length !== runs.length) throw new Error(`group commit: ${rows.length} answers for ${runs.length} runs`);
+      const notes = group.flatMap((g, i) => (g.note && rows[i]?.seq != null ? [g.note] : []));
+      if (notes.length > 0) {
+        const args = [
+          notes.map((n) => n.id),
+          notes.map((n) => n.event),
+          notes.map((n) => n.data),
+          notes.map((n) => n.at),
+          notes.map((n) => notePattern(n.event)),
+          notes.map((n) => (n.inStar ? 1 : 0)),
+        ] as unknown as Param[];
+        await q(groupMessages, ...args);
+        await q(groupDeliveries, ...args);
+      }
+      return rows;
+    });
   }
 
-  async function storeOne(run: Upload): Promise<Row | undefined> {
+  /**
+   * One upload alone. A large run and its chunks are one transaction, so none is seen without all
+   * its bytes; a run.stored note commits with its run.
+   */
+  async function storeOne(run: Upload, note: Note | undefined): Promise<Row | undefined> {
+    const chunked = run.body.byteLength > CHUNK_SIZE;
     const args = [...insertArgs(run), run.device, run.id];
-    if (run.body.byteLength <= CHUNK_SIZE) return db.sql.get(putRun, ...args);
-    // A large run and its chunks are one transaction: none is seen without all its bytes.
+    if (!chunked && !note) return db.sql.get(putRun, ...args);
     return db.transaction(async (q) => {
       const [result] = await q(putRun, ...args);
-      for (const [n, data] of result?.seq == null ? [] : chunksOf(run.body))
-        await q(runsSql.insertChunk, result?.seq as number, n, data);
+      if (result?.seq == null) return result;
+      for (const [n, data] of chunked ? chunksOf(run.body) : [])
+        await q(runsSql.insertChunk, result.seq as number, n, data);
+      for (const [st, pa] of note ? noteStatements(note) : []) await q(st, ...pa);
       return result;
     });
   }
 
   return {
     async putRun(run, note): Promise<PutRunResult> {
-      const chunked = run.body.byteLength > CHUNK_SIZE;
-      let row: Row | undefined;
-      if (chunked || note) {
-        // A large run and its chunks are one transaction: none is seen without all its bytes; a
-        // run.stored note commits with its run (an upload with a note is not grouped).
-        const args = [...insertArgs(run), run.device, run.id];
-        row = await db.transaction(async (q) => {
-          const [result] = await q(putRun, ...args);
-          if (result?.seq == null) return result;
-          for (const [n, data] of chunked ? chunksOf(run.body) : [])
-            await q(runsSql.insertChunk, result.seq as number, n, data);
-          for (const [st, pa] of note ? noteStatements(note) : []) await q(st, ...pa);
-          return result;
-        });
-      } else {
-        // Small uploads that arrive together are stored by one statement (group commit).
-        row = await new Promise<Row | undefined>((resolve, reject) => {
-          queue.push({ run, resolve, reject });
-          schedule();
-        });
-      }
+      // Small uploads that arrive together are stored by one statement (group commit); a large one alone.
+      const row =
+        run.body.byteLength > CHUNK_SIZE
+          ? await storeOne(run, note)
+          : await new Promise<Row | undefined>((resolve, reject) => {
+              queue.push({ run, note, resolve, reject });
+              schedule();
+            });
       if (!row?.active) return 'device-unknown';
       if (row.seq != null) {
         const last = row.last_upload_at as number | null;
