@@ -23,6 +23,7 @@ import { tcpProxy } from '../support/tcp_proxy.ts';
 import { accessTokensContract } from './access_tokens_contract.ts';
 import { auditContract } from './audit_contract.ts';
 import { storeContract } from './contract.ts';
+import { labelsContract } from './labels_contract.ts';
 
 const available = await postgresAvailable();
 after(() => (available ? dropSchemas() : undefined));
@@ -62,6 +63,7 @@ if (!available) {
   storeContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   accessTokensContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   auditContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
+  labelsContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
 
   test('postgres: several instances migrating at once apply each migration once', async () => {
     const schema = freshSchema();

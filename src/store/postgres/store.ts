@@ -15,7 +15,7 @@ import { settingsStore } from '../stored_settings.ts';
 import { signInStore } from '../sign_in.ts';
 import type { Store } from '../store.ts';
 import { openPgDb } from './db.ts';
-import { pgEnroll } from './devices.ts';
+import { pgDeviceTransactions } from './devices.ts';
 import type { PgOptions } from './pool.ts';
 import { pgPutRun } from './runs.ts';
 
@@ -26,7 +26,7 @@ export async function openPostgresStore(url: string, opts: PgOptions = {}): Prom
     ...signInStore(db.sql),
     ...devicesStore(db.sql),
     ...enrollTokensStore(db.sql),
-    ...pgEnroll(db),
+    ...pgDeviceTransactions(db),
     ...runsStore(db.sql),
     ...pgPutRun(db),
     ...auditStore(db.sql),

@@ -13,7 +13,7 @@ import { settingsStore } from '../stored_settings.ts';
 import { signInStore } from '../sign_in.ts';
 import type { Store } from '../store.ts';
 import { openDb } from './db.ts';
-import { sqliteEnroll } from './devices.ts';
+import { sqliteDeviceTransactions } from './devices.ts';
 import { sqlitePutRun } from './runs.ts';
 
 /** Opens (creating if needed) `<dataDir>/paddock.db`; `:memory:` opens a private in-memory store. */
@@ -25,7 +25,7 @@ export function openSqliteStore(dataDir: string | ':memory:'): Store {
     ...signInStore(sql),
     ...devicesStore(sql),
     ...enrollTokensStore(sql),
-    ...sqliteEnroll(db),
+    ...sqliteDeviceTransactions(db),
     ...runsStore(sql),
     ...sqlitePutRun(db),
     ...auditStore(sql),
