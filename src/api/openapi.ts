@@ -42,7 +42,15 @@ const bodyErrors = {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 /** A list's query parameters, as its declaration gives them (lists/). */
 const listParameters = (list: { parameters: Parameters }) =>
-  Object.entries(list.parameters).map(([name, p]) => query(name, p.kind.schema, p.about));
+  Object.entries(list.parameters).map(([name, p]) =>
+    p.repeat === undefined
+      ? query(name, p.kind.schema, p.about)
+      : {
+          ...query(name, { type: 'array', items: p.kind.schema, maxItems: p.repeat.max }, p.about),
+          style: 'form',
+          explode: true,
+        },
+  );
 const id = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
 const jsonBody = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
 const page = (item: string) => ({
