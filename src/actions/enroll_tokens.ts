@@ -11,7 +11,8 @@ import { actedBy, type ActionDeps } from './deps.ts';
 import { type MintFailure, readMintFields } from './enroll_token_fields.ts';
 import { EVENTS } from '../events/catalogue.ts';
 
-export type MintOutcome = { ok: true; token: EnrollToken; link: string } | { ok: false; failure: MintFailure };
+export type MintOutcome =
+  { ok: true; token: EnrollToken; link: string } | { ok: false; failure: MintFailure; detail?: string };
 
 export interface MintDeps extends ActionDeps<'createEnrollToken'> {
   linkBuilder: LinkBuilder;
@@ -32,7 +33,7 @@ export async function mintEnrollToken(
   if (!SUBJECT.test(owner)) return { ok: false, failure: 'badOwner' };
   const read = readMintFields(fields, deps.config.enrollTokenTtlSeconds);
   if (!read.ok) return read;
-  const { expiresInSeconds, uses, name, note, maxPrivacy } = read.fields;
+  const { expiresInSeconds, uses, name, note, maxPrivacy, labels } = read.fields;
   const token = randomToken(32);
   const now = deps.clock.now();
   const record = await deps.store.createEnrollToken({
@@ -45,6 +46,7 @@ export async function mintEnrollToken(
     name,
     note,
     maxPrivacy,
+    labels,
   });
   await deps.logger.emit(EVENTS.enrollTokenMinted, {
     ...actedBy(actor),

@@ -5,7 +5,7 @@
  * one, a repeated one or a bad value is a 400 problem that names it.
  */
 import type { Handler } from 'hono';
-import type { Device } from '../domain/devices.ts';
+import type { LabelledDevice } from '../domain/devices.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { DEVICES, deviceFilter } from '../lists/devices.ts';
 import { parameterNames, repeatableNames } from '../lists/parameters.ts';
@@ -27,7 +27,7 @@ export function apiDevicesList(ctx: Ctx): Handler<UiEnv> {
         { before: q.before, limit: PAGE_SIZE },
         deviceFilter(q, staleBefore),
       );
-      const item = (d: Device) => deviceJson(d, staleBefore);
+      const item = (d: LabelledDevice) => deviceJson(d, staleBefore);
       return c.json(pageJson(page, item));
     },
   );

@@ -46,6 +46,12 @@ export function parameterProblem(c: Context, fault: Fault): Response {
 }
 
 /** The 400 problem for a body field the console's checks refused, with the console's message. */
-export function badField(c: Context, failure: FailureName, field: Partial<Record<FailureName, string>>): Response {
-  return problem(c, 400, 'bad field', FAILURES[failure].message, { field: field[failure] ?? '' });
+export function badField(
+  c: Context,
+  failure: FailureName,
+  field: Partial<Record<FailureName, string>>,
+  detail?: string,
+): Response {
+  const message = detail === undefined ? FAILURES[failure].message : `${FAILURES[failure].message}: ${detail}`;
+  return problem(c, 400, 'bad field', message, { field: field[failure] ?? '' });
 }
