@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { openPostgresStore } from '../src/store/postgres/store.ts';
 import { comparer } from './compare.ts';
-import { type DatasetSize, RUN_EVERY_MS } from './dataset.ts';
+import { COMMON_LABEL, type DatasetSize, RARE_LABEL, RUN_EVERY_MS } from './dataset.ts';
 import type { PostgresSection, Row } from './report.ts';
 import { startPaddock } from './server.ts';
 import { uploadLoad } from './uploads.ts';
@@ -89,7 +89,7 @@ export async function postgresBench(ctx: {
       PADDOCK_SESSION_KEYS: ctx.sessionKey.toString('base64'),
       PADDOCK_ADMIN_PASSWORD: 'bench password 1234',
     });
-    const { compare, laterPage } = comparer({ ...ctx, base: server.base, pid: server.pid, rows });
+    const { compare, laterPage, versus } = comparer({ ...ctx, base: server.base, pid: server.pid, rows });
     const admin = ctx.cookie('local:admin', true);
     const owner = ctx.cookie('oidc:account-0', false);
     for (const [who, c] of [
@@ -117,6 +117,18 @@ export async function postgresBench(ctx: {
         maxP99: 15,
       });
     }
+    // A rare and a common label (docs/contract.md section 12), against the plain list on this server.
+    for (const [what, label] of [
+      ['rare', RARE_LABEL],
+      ['common', COMMON_LABEL],
+    ] as const)
+      await versus(
+        `PostgreSQL: GET /devices?label=${label} first page (${what}), admin`,
+        `/devices?label=${encodeURIComponent(label)}`,
+        '/devices',
+        admin,
+        { minRatio: 0.8, maxP99: 15 },
+      );
     await compare('PostgreSQL: GET / (dashboard, counts), admin', '/', admin, { minRatio: 0.8 });
     await server.stop();
   } finally {
@@ -166,6 +178,14 @@ async function fill(url: string, size: DatasetSize): Promise<string[]> {
          $3::bigint + i, $3::bigint + i, CASE WHEN i % 50 = 49 THEN $3::bigint END
        FROM generate_series(0, $1 - 1) AS i`,
       [size.devices, size.accounts, now],
+    );
+    // The same five labels a device as the SQLite dataset's (dataset.ts, benchLabels).
+    await c.query(
+      `INSERT INTO device_labels (device_seq, key, value)
+       SELECT d.seq, l.key, CASE l.key WHEN 'fleet' THEN 'main' WHEN 'site' THEN 's' || (n % 10)
+         WHEN 'line' THEN 'l' || (n % 100) WHEN 'rack' THEN 'r' || (n % 1000) ELSE 'n' || n END
+       FROM (SELECT seq, substr(id, 8)::int AS n FROM devices WHERE id LIKE 'd_bench%') AS d
+       CROSS JOIN (VALUES ('fleet'), ('site'), ('line'), ('rack'), ('serial')) AS l (key)`,
     );
     const body = Buffer.from('t=7 temperature=21.7 status=<ok> & note="bench"\n'.repeat(21).slice(0, 1000));
     for (let start = 0; start < size.runs; start += 200_000) {

@@ -15,7 +15,7 @@ import type { ListDeclaration, Parameters } from '../lists/parameters.ts';
 import { parseLabel, parseLabelKey } from '../domain/labels.ts';
 import { RUNS } from '../lists/runs.ts';
 import { type ApiClient, CliFailure, EXIT, type Query } from './api_client.ts';
-import { printable } from './table.ts';
+import { pairs, printable } from './table.ts';
 
 export type Values = Record<string, string | boolean | string[] | undefined>;
 export type Item = Record<string, unknown>;
@@ -150,10 +150,7 @@ const DEVICE_COLUMNS: Columns = [
 ];
 
 /** A labels object as `k=v,k2=v2`, or `-` for none. */
-function labelsText(labels: unknown): string {
-  const pairs = Object.entries(labels && typeof labels === 'object' ? labels : {}).map(([k, v]) => `${k}=${String(v)}`);
-  return pairs.length === 0 ? '-' : pairs.join(',');
-}
+const labelsText = (labels: unknown) => pairs(labels ?? {});
 const RUN_COLUMNS: Columns = [
   ['DEVICE', (r) => r.device],
   ['ID', (r) => r.id],
