@@ -110,7 +110,7 @@ runScenarios('enroll tokens', [
       assert.equal(h.logs[0]?.token, listed?.publicId, 'the record names the token by its public id');
       assert.doesNotMatch(body, /t_[A-Za-z0-9_-]{16}/, 'the result page needs no public id');
       assert.deepEqual(
-        { ...listed, publicId: '' },
+        { ...listed, publicId: '', labels: { ...listed?.labels } },
         {
           publicId: '',
           owner: 'oidc:user-1',
