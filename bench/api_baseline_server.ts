@@ -12,6 +12,7 @@ import { secretHash } from '../src/crypto/random.ts';
 import type { PrivacyLevel } from '../src/domain/privacy.ts';
 import { openSqliteStore } from '../src/store/sqlite/store.ts';
 import type { DeviceSort, DeviceStatus } from '../src/domain/devices.ts';
+import { parseLabelSelector, type LabelSelector } from '../src/domain/labels.ts';
 
 const [dataDir = ''] = process.argv.slice(2);
 const store = openSqliteStore(dataDir);
@@ -37,6 +38,10 @@ const server = createServer((req, res) => {
         {
           status: (q.get('status') ?? undefined) as DeviceStatus | undefined,
           sort: (q.get('sort') ?? undefined) as DeviceSort | undefined,
+          labels: q.getAll('label').flatMap((t): LabelSelector[] => {
+            const read = parseLabelSelector(t);
+            return read.ok ? [read.value] : [];
+          }),
           staleBefore,
         },
       );

@@ -111,6 +111,40 @@ export function comparer(ctx: {
       );
     },
 
+    /**
+     * A page against another page of the same server, measured back to back (the other first): a
+     * filtered list against the plain list, so the ratio says what the filter costs.
+     */
+    async versus(
+      name: string,
+      path: string,
+      plainPath: string,
+      c: string | undefined,
+      target: { minRatio: number; maxP99?: number },
+    ) {
+      if (!ctx.selected(name)) return;
+      const plain = await load(`${name} (the plain list)`, {
+        ...opts,
+        url: `${ctx.base}${plainPath}`,
+        headers: headers(c),
+      });
+      const result = await load(name, { ...opts, url: `${ctx.base}${path}`, headers: headers(c) });
+      const ratio = result.requestsPerSecond / plain.requestsPerSecond;
+      const met =
+        ratio >= target.minRatio &&
+        (target.maxP99 === undefined || result.p99 < target.maxP99) &&
+        result.non2xx === 0 &&
+        result.errors === 0 &&
+        plain.non2xx === 0;
+      const goal = [`≥ ${target.minRatio} of ${plainPath}`, target.maxP99 && `p99 < ${target.maxP99} ms`]
+        .filter(Boolean)
+        .join(', ');
+      ctx.rows.push({ ...result, baselineRps: plain.requestsPerSecond, ratio, goal, met });
+      ctx.log(
+        `${name}: ${result.requestsPerSecond.toFixed(0)} req/s vs ${plainPath} ${plain.requestsPerSecond.toFixed(0)} (${ratio.toFixed(2)}), p99 ${result.p99} ms`,
+      );
+    },
+
     /** As compare, against a baseline server of the caller's (one doing the same query and render). */
     async compareTo(
       name: string,

@@ -1,6 +1,6 @@
 /**
- * Builds the benchmark dataset through the store interface: devices spread over accounts, about
- * 1 KiB runs spread over devices, plus an 8 KiB and a 16 MiB run to view.
+ * Builds the benchmark dataset through the store interface: devices spread over accounts, each
+ * with five labels, about 1 KiB runs spread over devices, plus an 8 KiB and a 16 MiB run to view.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Store } from '../src/store/store.ts';
@@ -21,6 +21,17 @@ export interface Dataset {
   /** A day in the middle of the runs' upload times (ms), for the day-range filter. */
   runsMidDay: number;
 }
+
+/**
+ * Five labels a device (docs/contract.md section 12): fleet=main on every device (the common
+ * label), site, line and rack on a tenth, a hundredth and a thousandth of them (rack=r7 is the
+ * rare label of the bench rows), and a serial of its own.
+ */
+export function benchLabels(i: number): Record<string, string> {
+  return { fleet: 'main', site: `s${i % 10}`, line: `l${i % 100}`, rack: `r${i % 1000}`, serial: `n${i}` };
+}
+export const COMMON_LABEL = 'fleet=main';
+export const RARE_LABEL = 'rack=r7';
 
 /** Runs are spread over time, one every 5 s, so that a day holds 17,280 of them. */
 export const RUN_EVERY_MS = 5_000;
@@ -53,6 +64,8 @@ export async function buildDataset(
       createdBy: 'local:admin',
       createdAt: now,
       expiresAt: now + 1e12,
+      // Enrollment copies the token's labels to the device, as it does for a provisioned line.
+      labels: benchLabels(i),
     });
     await store.enrollDevice({
       tokenHash: `bench-token-${i}`,

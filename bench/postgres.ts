@@ -14,7 +14,7 @@ import pg from 'pg';
 import { openPostgresStore } from '../src/store/postgres/store.ts';
 import { startBaselineServer } from './baseline.ts';
 import { comparer } from './compare.ts';
-import { type DatasetSize, RUN_EVERY_MS } from './dataset.ts';
+import { COMMON_LABEL, type DatasetSize, RARE_LABEL, RUN_EVERY_MS } from './dataset.ts';
 import type { PostgresSection, Row } from './report.ts';
 import { startPaddock } from './server.ts';
 import { uploadLoad } from './uploads.ts';
@@ -90,7 +90,7 @@ export async function postgresBench(ctx: {
       PADDOCK_SESSION_KEYS: ctx.sessionKey.toString('base64'),
       PADDOCK_ADMIN_PASSWORD: 'bench password 1234',
     });
-    const { compare, compareTo, laterPage } = comparer({ ...ctx, base: server.base, pid: server.pid, rows });
+    const { compare, compareTo, laterPage, versus } = comparer({ ...ctx, base: server.base, pid: server.pid, rows });
     // The list pages' baseline on the same database (bench/page_baseline_server.ts).
     const pageBaseline = () =>
       startBaselineServer(new URL('./page_baseline_server.ts', import.meta.url).pathname, [
@@ -120,6 +120,18 @@ export async function postgresBench(ctx: {
       const later = await laterPage(path, admin, 10);
       await page(`PostgreSQL: GET ${later === path ? path : `${path} later page`}, admin`, later, admin);
     }
+    // A rare and a common label (docs/contract.md section 12), against the plain list on this server.
+    for (const [what, label] of [
+      ['rare', RARE_LABEL],
+      ['common', COMMON_LABEL],
+    ] as const)
+      await versus(
+        `PostgreSQL: GET /devices?label=${label} first page (${what}), admin`,
+        `/devices?label=${encodeURIComponent(label)}`,
+        '/devices',
+        admin,
+        { minRatio: 0.8, maxP99: 15 },
+      );
     await compare('PostgreSQL: GET / (dashboard, counts), admin', '/', admin, { minRatio: 0.8 });
     await server.stop();
   } finally {
@@ -169,6 +181,14 @@ async function fill(url: string, size: DatasetSize): Promise<string[]> {
          $3::bigint + i, $3::bigint + i, CASE WHEN i % 50 = 49 THEN $3::bigint END
        FROM generate_series(0, $1 - 1) AS i`,
       [size.devices, size.accounts, now],
+    );
+    // The same five labels a device as the SQLite dataset's (dataset.ts, benchLabels).
+    await c.query(
+      `INSERT INTO device_labels (device_seq, key, value)
+       SELECT d.seq, l.key, CASE l.key WHEN 'fleet' THEN 'main' WHEN 'site' THEN 's' || (n % 10)
+         WHEN 'line' THEN 'l' || (n % 100) WHEN 'rack' THEN 'r' || (n % 1000) ELSE 'n' || n END
+       FROM (SELECT seq, substr(id, 8)::int AS n FROM devices WHERE id LIKE 'd_bench%') AS d
+       CROSS JOIN (VALUES ('fleet'), ('site'), ('line'), ('rack'), ('serial')) AS l (key)`,
     );
     const body = Buffer.from('t=7 temperature=21.7 status=<ok> & note="bench"\n'.repeat(21).slice(0, 1000));
     for (let start = 0; start < size.runs; start += 200_000) {

@@ -17,7 +17,7 @@ import { sessionCodec } from '../src/session/session.ts';
 import { openSqliteStore } from '../src/store/sqlite/store.ts';
 import { startBaselineServer } from './baseline.ts';
 import { comparer } from './compare.ts';
-import { buildDataset } from './dataset.ts';
+import { buildDataset, COMMON_LABEL, RARE_LABEL } from './dataset.ts';
 import { load, peakRssMiB, rssMiB } from './load.ts';
 import { printTable, type Row, writeReport } from './report.ts';
 import { postgresBench } from './postgres.ts';
@@ -122,7 +122,7 @@ log(`paddock serve on ${base} (pid ${pid}), RSS ${rssMiB(pid).toFixed(0)} MiB`);
 
 const rows: Row[] = [];
 const selected = (name: string) => values.only === undefined || name.includes(values.only);
-const { compare, compareTo, laterPage } = comparer({ dir, base, pid, duration, rows, log, selected });
+const { compare, compareTo, laterPage, versus } = comparer({ dir, base, pid, duration, rows, log, selected });
 // The list pages' baseline: a raw server doing the same session check, query and render (bench/page_baseline_server.ts).
 const pageBaseline = () =>
   startBaselineServer(new URL('./page_baseline_server.ts', import.meta.url).pathname, [
@@ -166,10 +166,36 @@ for (const path of ['/audit', '/audit?event=run.deleted', '/audit?actor=oidc%3Aa
   const later = await laterPage(path, adminCookie, 10);
   if (later !== path) await page(`GET ${path} later page, admin`, later, adminCookie);
 }
+// A rare label (a thousandth of the devices) and a common one (every device), at five labels a
+// device (docs/contract.md section 12): each first page against the plain list on the same server,
+// and against a raw node:http server answering the same bytes.
+for (const [what, label] of [
+  ['rare', RARE_LABEL],
+  ['common', COMMON_LABEL],
+] as const) {
+  const path = `/devices?label=${encodeURIComponent(label)}`;
+  await versus(
+    `GET /devices?label=${label} first page (${what}), admin, vs the plain list`,
+    path,
+    '/devices',
+    adminCookie,
+    {
+      minRatio: 0.8,
+      maxP99: 15,
+    },
+  );
+  await page(`GET /devices?label=${label} first page (${what}), admin`, path, adminCookie);
+}
 // The same lists as JSON through the API, with a bearer token (its last use is written at most once
 // a minute), against a minimal server doing the same token lookup, query and JSON render.
 const apiBaseline = () => startBaselineServer(new URL('./api_baseline_server.ts', import.meta.url).pathname, [dataDir]);
-for (const path of ['/api/v1/devices', '/api/v1/devices?status=active&sort=last_seen', '/api/v1/runs?privacy=minimal'])
+for (const path of [
+  '/api/v1/devices',
+  '/api/v1/devices?status=active&sort=last_seen',
+  `/api/v1/devices?label=${encodeURIComponent(RARE_LABEL)}`,
+  `/api/v1/devices?label=${encodeURIComponent(COMMON_LABEL)}`,
+  '/api/v1/runs?privacy=minimal',
+])
   await compareTo(`GET ${path} first page, admin token`, path, `Bearer ${apiToken}`, { minRatio: 0.9 }, apiBaseline);
 await compare('GET /runs/{device}/{id} 8 KiB', `/runs/${dataset.smallRun.device}/${dataset.smallRun.id}`, adminCookie, {
   minRatio: 0.8,

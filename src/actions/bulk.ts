@@ -6,6 +6,7 @@
 import type { Actor } from '../domain/accounts.ts';
 import type { ActionDeps } from './deps.ts';
 import { deleteDevice, revokeDevice } from './devices.ts';
+import { labelDevice } from './labels.ts';
 import { deleteRun } from './runs.ts';
 
 /** What a bulk action did, item by item. */
@@ -18,9 +19,11 @@ export interface BulkCounts {
   notRevoked: number;
   /** Not found, or not visible to this account: changed nothing. */
   unknown: number;
+  /** Devices that already carry 20 labels: the label was not added. */
+  full: number;
 }
 
-const none = (): BulkCounts => ({ done: 0, unchanged: 0, notRevoked: 0, unknown: 0 });
+const none = (): BulkCounts => ({ done: 0, unchanged: 0, notRevoked: 0, unknown: 0, full: 0 });
 
 export async function bulkDevices(
   deps: ActionDeps<'deviceVisibleTo' | 'revokeDevice' | 'deleteDevice'>,
@@ -36,6 +39,29 @@ export async function bulkDevices(
       const outcome = await deleteDevice(deps, actor, id);
       counts[outcome === 'deleted' ? 'done' : outcome === 'not-revoked' ? 'notRevoked' : 'unknown']++;
     }
+  }
+  return counts;
+}
+
+/**
+ * Sets one label (`label`) or removes one key (`unlabel`) on each device, each device's change on
+ * its own as the device page's would be (one transaction, one event): a stop between two devices
+ * leaves each either changed or not. The label was checked by the door.
+ */
+export async function bulkLabel(
+  deps: ActionDeps<'deviceVisibleTo' | 'changeLabels'>,
+  actor: Actor,
+  input:
+    | { action: 'label'; key: string; value: string; ids: readonly string[] }
+    | { action: 'unlabel'; key: string; ids: readonly string[] },
+): Promise<BulkCounts> {
+  const counts = none();
+  const change = input.action === 'label' ? { set: { [input.key]: input.value } } : { remove: [input.key] };
+  for (const id of input.ids) {
+    const outcome = await labelDevice(deps, actor, { id, change: { ok: true, value: change } });
+    counts[
+      outcome === 'unknown' ? 'unknown' : !outcome.ok ? 'full' : outcome.changed.length > 0 ? 'done' : 'unchanged'
+    ]++;
   }
   return counts;
 }

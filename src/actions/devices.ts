@@ -5,7 +5,7 @@
  */
 import { DEVICE_ID } from '../domain/ids.ts';
 import { DEVICE_NAME } from '../domain/names.ts';
-import type { Device } from '../domain/devices.ts';
+import type { LabelledDevice } from '../domain/devices.ts';
 import type { Actor } from '../domain/accounts.ts';
 import { actedBy, type ActionDeps } from './deps.ts';
 import { EVENTS } from '../events/catalogue.ts';
@@ -14,7 +14,7 @@ import { note } from '../events/note.ts';
 /** 'unknown' covers what does not exist and what the actor may not see: scoping reveals nothing. */
 export type RevokeOutcome = 'revoked' | 'already-revoked' | 'unknown';
 export type DeleteDeviceOutcome = 'deleted' | 'not-revoked' | 'unknown';
-export type RenameOutcome = Device | 'bad-name' | 'unknown';
+export type RenameOutcome = LabelledDevice | 'bad-name' | 'unknown';
 
 export async function revokeDevice(
   deps: ActionDeps<'deviceVisibleTo' | 'revokeDevice'>,

@@ -5,9 +5,11 @@
 import { EXPIRES_IN_MAX, EXPIRES_IN_MIN, NOTE_MAX, USES_MAX, USES_MIN } from '../domain/enroll_tokens.ts';
 import { DEVICE_NAME, VISIBLE_CHAR } from '../domain/names.ts';
 import { isPrivacyLevel, type PrivacyLevel } from '../domain/privacy.ts';
+import { parseLabelLines, type Labels } from '../domain/labels.ts';
 
 /** The mint's failures, each the name of its plain-text 400 (http/failures.ts) and of a field in the API. */
-export type MintFailure = 'badOwner' | 'badExpiresIn' | 'badUses' | 'badDeviceName' | 'badNote' | 'badMaxPrivacy';
+export type MintFailure =
+  'badOwner' | 'badExpiresIn' | 'badUses' | 'badDeviceName' | 'badNote' | 'badMaxPrivacy' | 'badLabels';
 
 export interface MintFields {
   expiresInSeconds: number;
@@ -16,6 +18,8 @@ export interface MintFields {
   name: string;
   note: string;
   maxPrivacy: PrivacyLevel;
+  /** The labels every device it enrolls starts with (docs/contract.md section 12). */
+  labels: Labels;
 }
 
 const NOTE = new RegExp(`^${VISIBLE_CHAR}{0,${NOTE_MAX}}$`, 'u');
@@ -31,7 +35,7 @@ function wholeNumber(text: string, min: number, max: number): number | undefined
 export function readMintFields(
   form: ReadonlyMap<string, string>,
   defaultTtlSeconds: number,
-): { ok: true; fields: MintFields } | { ok: false; failure: Exclude<MintFailure, 'badOwner'> } {
+): { ok: true; fields: MintFields } | { ok: false; failure: Exclude<MintFailure, 'badOwner'>; detail?: string } {
   const field = (name: string) => (form.get(name) ?? '').trim();
   const expiresIn = field('expires_in');
   const expiresInSeconds =
@@ -46,5 +50,8 @@ export function readMintFields(
   if (!NOTE.test(note)) return { ok: false, failure: 'badNote' };
   const privacy = field('max_privacy') || 'full';
   if (!isPrivacyLevel(privacy)) return { ok: false, failure: 'badMaxPrivacy' };
-  return { ok: true, fields: { expiresInSeconds, uses, name, note, maxPrivacy: privacy } };
+  // One key=value a line, as on the device page; the refusal names the label.
+  const labels = parseLabelLines(form.get('labels') ?? '');
+  if (!labels.ok) return { ok: false, failure: 'badLabels', detail: labels.error };
+  return { ok: true, fields: { expiresInSeconds, uses, name, note, maxPrivacy: privacy, labels: labels.value } };
 }

@@ -12,7 +12,8 @@ import { type MintFailure, readMintFields } from './enroll_token_fields.ts';
 import { EVENTS } from '../events/catalogue.ts';
 import { note as noteOf } from '../events/note.ts';
 
-export type MintOutcome = { ok: true; token: EnrollToken; link: string } | { ok: false; failure: MintFailure };
+export type MintOutcome =
+  { ok: true; token: EnrollToken; link: string } | { ok: false; failure: MintFailure; detail?: string };
 
 export interface MintDeps extends ActionDeps<'createEnrollToken'> {
   linkBuilder: LinkBuilder;
@@ -33,7 +34,7 @@ export async function mintEnrollToken(
   if (!SUBJECT.test(owner)) return { ok: false, failure: 'badOwner' };
   const read = readMintFields(fields, deps.config.enrollTokenTtlSeconds);
   if (!read.ok) return read;
-  const { expiresInSeconds, uses, name, note, maxPrivacy } = read.fields;
+  const { expiresInSeconds, uses, name, note, maxPrivacy, labels } = read.fields;
   const token = randomToken(32);
   const now = deps.clock.now();
   const minted = (t: EnrollToken) => ({
@@ -54,6 +55,7 @@ export async function mintEnrollToken(
       name,
       note,
       maxPrivacy,
+      labels,
     },
     (t) => noteOf(EVENTS.enrollTokenMinted, minted(t), now),
   );

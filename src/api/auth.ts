@@ -85,18 +85,18 @@ function accountRefusal(
 
 /**
  * An API operation: the token is checked, then the query's parameters (only `parameters`, each at
- * most once), then `admin` operations refuse other accounts' tokens with a 403 problem, logged as
+ * most once but for `repeatable` ones, which the list's parser counts), then `admin` operations refuse other accounts' tokens with a 403 problem, logged as
  * the console's refusal is; `handle` runs only when all have passed.
  */
 export function apiOperation(
   ctx: Ctx,
-  opts: { parameters?: readonly string[]; admin?: string },
+  opts: { parameters?: readonly string[]; repeatable?: readonly string[]; admin?: string },
   handle: (c: Context<UiEnv>, actor: Actor) => Promise<Response>,
 ): Handler<UiEnv> {
   return async function apiOperationHandler(c) {
     const viewer = await apiViewer(ctx, c);
     if (viewer instanceof Response) return viewer;
-    const strict = strictParameters(c, opts.parameters ?? []);
+    const strict = strictParameters(c, opts.parameters ?? [], opts.repeatable);
     if (strict) return strict;
     if (opts.admin !== undefined && !viewer.admin) {
       await ctx.logger.emit(EVENTS.accessAdminRefused, { account: viewer.subject, path: c.req.path });

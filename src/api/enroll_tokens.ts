@@ -26,6 +26,7 @@ export const MINT_FIELDS: Record<string, FieldType> = {
   name: 'string',
   note: 'string',
   max_privacy: 'string',
+  labels: 'labels',
 };
 
 const FIELD: Record<MintFailure, string> = {
@@ -35,6 +36,7 @@ const FIELD: Record<MintFailure, string> = {
   badDeviceName: 'name',
   badNote: 'note',
   badMaxPrivacy: 'max_privacy',
+  badLabels: 'labels',
 };
 
 /** An enrollment token as the API shows it: never the token or its hash. */
@@ -50,6 +52,7 @@ export function enrollTokenJson(t: EnrollToken) {
     name: t.name,
     note: t.note,
     max_privacy: t.maxPrivacy,
+    labels: { ...t.labels },
   };
 }
 
@@ -68,7 +71,7 @@ export function apiEnrollTokenMint(ctx: Ctx): Handler<UiEnv> {
     const body = await jsonFields(c, MINT_FIELDS);
     if (!body.ok) return body.response;
     const minted = await mintEnrollToken(ctx, actor, body.fields);
-    if (!minted.ok) return badField(c, minted.failure, FIELD);
+    if (!minted.ok) return badField(c, minted.failure, FIELD, minted.detail);
     return c.json({ token: enrollTokenJson(minted.token), link: minted.link }, 201);
   });
 }

@@ -11,10 +11,16 @@ import type { Context } from 'hono';
 import { BodyTooLarge, readStream, TooSlow } from '../http/body.ts';
 import { FORM_RATE } from '../http/form.ts';
 import { problem } from './problem.ts';
+import { labelKeysFromJson, labelLines, labelsFromJson } from '../domain/labels.ts';
 
 export const JSON_LIMIT = 8192;
 
-export type FieldType = 'string' | 'integer';
+/**
+ * A field's JSON type. `labels` is an object of label values, `keys` an array of label keys
+ * (docs/contract.md section 12): each checked here against the label rules, naming the label at
+ * fault, and handed on as a form would give it (one `key=value`, or one key, a line).
+ */
+export type FieldType = 'string' | 'integer' | 'labels' | 'keys';
 
 export type JsonFields = { ok: true; fields: Map<string, string> } | { ok: false; response: Response };
 
@@ -48,6 +54,11 @@ export async function jsonFields(
   } catch {
     return refuse(400, 'malformed body', 'the body is not JSON');
   }
+  // JSON.parse keeps the last of two members of one name: a body that gives one twice (two values
+  // for one label) is refused, not read as the last.
+  const twice = repeatedName(text);
+  if (twice !== undefined)
+    return refuse(400, 'malformed body', `the name ${JSON.stringify(twice)} is given twice in one object`);
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     return refuse(400, 'malformed body', 'the body must be a JSON object');
   const fields = new Map<string, string>();
@@ -58,8 +69,49 @@ export async function jsonFields(
       return refuse(400, 'bad field', `${name} must be a string`, name);
     if (type === 'integer' && !Number.isSafeInteger(value))
       return refuse(400, 'bad field', `${name} must be a whole number`, name);
+    if (type === 'labels' || type === 'keys') {
+      const read = type === 'labels' ? labelsFromJson(value, name) : labelKeysFromJson(value, name);
+      if (!read.ok) return refuse(400, 'bad field', read.error, name);
+      fields.set(name, Array.isArray(read.value) ? read.value.join('\n') : labelLines(read.value));
+      continue;
+    }
     fields.set(name, String(value));
   }
   for (const name of required) if (!fields.has(name)) return refuse(400, 'missing field', `${name} is required`, name);
   return { ok: true, fields };
+}
+
+/**
+ * The first member name given twice in one object of a JSON text (which JSON.parse has already
+ * accepted, so the text is well formed), or undefined.
+ */
+export function repeatedName(text: string): string | undefined {
+  // Per open bracket: the names seen when it is an object, undefined for an array.
+  const stack: Array<Set<string> | undefined> = [];
+  let expectName = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      if (expectName) {
+        const name = JSON.parse(text.slice(i, end + 1)) as string;
+        const names = stack.at(-1);
+        if (names?.has(name)) return name;
+        names?.add(name);
+        expectName = false;
+      }
+      i = end;
+    } else if (ch === '{') {
+      stack.push(new Set());
+      expectName = true;
+    } else if (ch === '[') {
+      stack.push(undefined);
+      expectName = false;
+    } else if (ch === '}' || ch === ']') {
+      stack.pop();
+      expectName = false;
+    } else if (ch === ',') expectName = stack.at(-1) !== undefined;
+  }
+  return undefined;
 }

@@ -12,6 +12,7 @@ import { RUNS } from '../lists/runs.ts';
 import { JSON_LIMIT } from './json_body.ts';
 import { SCHEMAS } from './openapi_schemas.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
+import { MAX_LABELS } from '../domain/labels.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { liveSession } from '../context/session_cookie.ts';
 import { version } from '../version.ts';
@@ -48,7 +49,15 @@ const bodyErrors = {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 /** A list's query parameters, as its declaration gives them (lists/). */
 const listParameters = (list: { parameters: Parameters }) =>
-  Object.entries(list.parameters).map(([name, p]) => query(name, p.kind.schema, p.about));
+  Object.entries(list.parameters).map(([name, p]) =>
+    p.repeat === undefined
+      ? query(name, p.kind.schema, p.about)
+      : {
+          ...query(name, { type: 'array', items: p.kind.schema, maxItems: p.repeat.max }, p.about),
+          style: 'form',
+          explode: true,
+        },
+  );
 const id = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
 const jsonBody = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
 const page = (item: string) => ({
@@ -73,7 +82,7 @@ export const OPENAPI = {
   // Relative: the API is served by the server that serves this document, on the console's host.
   servers: [{ url: '/', description: 'This Paddock server' }],
   tags: [
-    { name: 'Devices', description: 'Enrolled devices: list, view, rename, revoke and delete' },
+    { name: 'Devices', description: 'Enrolled devices: list, view, rename, label, revoke and delete' },
     { name: 'Runs', description: 'Uploaded runs: list, describe, download and delete' },
     { name: 'Enrollment tokens', description: 'Single- or multi-use tokens that enroll devices (administrators)' },
     { name: 'Audit', description: 'The append-only audit trail (administrators)' },
@@ -176,6 +185,22 @@ export const OPENAPI = {
         responses: {
           '200': { description: 'A page of runs', content: { 'application/json': { schema: page('Run') } } },
           ...errors,
+        },
+      },
+    },
+    '/api/v1/devices/{id}/labels': {
+      post: {
+        operationId: 'labelDevice',
+        summary: "Set and remove a device's labels (its owner or an administrator)",
+        description: `Sets the labels of \`set\` (added, or given the new value) and removes the keys of \`remove\`; the device's other labels stay. A device has at most ${MAX_LABELS} labels. A bad label, a key both set and removed, a key given twice or a change past ${MAX_LABELS} is a 400 problem that names the label, and nothing changes. A change is audited as \`${EVENTS.deviceLabelled.name}\` with the keys changed.`,
+        tags: ['Devices'],
+        parameters: [id('id')],
+        requestBody: jsonBody(ref('LabelChange')),
+        responses: {
+          '200': { description: 'The device with its labels', content: { 'application/json': { schema: device } } },
+          ...notFound,
+          ...errors,
+          ...bodyErrors,
         },
       },
     },

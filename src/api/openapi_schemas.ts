@@ -12,9 +12,12 @@ import {
   TOKEN_SCOPE_DEFAULT,
   TOKEN_SCOPES,
 } from '../domain/access_tokens.ts';
+import { LABEL_KEY, LABEL_VALUE, MAX_LABELS } from '../domain/labels.ts';
 
 const time = { type: ['string', 'null'], format: 'date-time' } as const;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+/** A label key (docs/contract.md section 12), as the parsers check it. */
+const labelKey = { type: 'string', pattern: LABEL_KEY.source } as const;
 
 export const SCHEMAS = {
   Device: {
@@ -30,6 +33,7 @@ export const SCHEMAS = {
       'last_upload_at',
       'revoked_at',
       'max_privacy',
+      'labels',
     ],
     properties: {
       id: { type: 'string' },
@@ -41,6 +45,24 @@ export const SCHEMAS = {
       last_upload_at: time,
       revoked_at: time,
       max_privacy: { enum: PRIVACY_LEVELS },
+      labels: ref('Labels'),
+    },
+  },
+  Labels: {
+    type: 'object',
+    description: `Labels, key to value: at most ${MAX_LABELS}, one value per key`,
+    maxProperties: MAX_LABELS,
+    propertyNames: labelKey,
+    additionalProperties: { type: 'string', pattern: LABEL_VALUE.source },
+  },
+  LabelChange: {
+    type: 'object',
+    additionalProperties: false,
+    description:
+      'Labels to set (added, or given a new value) and keys to remove; the others stay. A key may not be both set and removed',
+    properties: {
+      set: ref('Labels'),
+      remove: { type: 'array', items: labelKey, uniqueItems: true },
     },
   },
   Run: {
@@ -75,6 +97,7 @@ export const SCHEMAS = {
       name: { type: 'string', maxLength: 128, description: 'empty: the device names itself' },
       note: { type: 'string', maxLength: NOTE_MAX },
       max_privacy: { enum: PRIVACY_LEVELS },
+      labels: { ...ref('Labels'), description: 'every device the token enrolls starts with these' },
     },
   },
   Minted: {
@@ -97,6 +120,7 @@ export const SCHEMAS = {
       'name',
       'note',
       'max_privacy',
+      'labels',
     ],
     properties: {
       id: { type: 'string' },
@@ -109,6 +133,7 @@ export const SCHEMAS = {
       name: { type: 'string' },
       note: { type: 'string' },
       max_privacy: { enum: PRIVACY_LEVELS },
+      labels: ref('Labels'),
     },
   },
   AuditRecord: {

@@ -17,8 +17,12 @@ import {
 import { problem } from './problem.ts';
 
 /** A problem for the first unknown or repeated parameter, or undefined when all are known, once. */
-export function strictParameters(c: Context, known: readonly string[]): Response | undefined {
-  const fault = strictFault(known, new URL(c.req.url).searchParams);
+export function strictParameters(
+  c: Context,
+  known: readonly string[],
+  repeatable: readonly string[] = [],
+): Response | undefined {
+  const fault = strictFault(known, new URL(c.req.url).searchParams, repeatable);
   return fault && parameterProblem(c, fault);
 }
 
@@ -34,11 +38,20 @@ export function parameterProblem(c: Context, fault: Fault): Response {
   if (fault.problem === 'unknown')
     return problem(c, 400, 'unknown parameter', `${fault.parameter} is not a parameter of this list`, field);
   if (fault.problem === 'repeated')
-    return problem(c, 400, 'repeated parameter', `${fault.parameter} is given more than once`, field);
-  return problem(c, 400, 'bad parameter', FAILURES[fault.failure].message, field);
+    return fault.failure === 'repeatedParameter'
+      ? problem(c, 400, 'repeated parameter', `${fault.parameter} is given more than once`, field)
+      : problem(c, 400, 'repeated parameter', FAILURES[fault.failure].message, field);
+  const detail = fault.detail === undefined ? '' : `: ${fault.detail}`;
+  return problem(c, 400, 'bad parameter', `${FAILURES[fault.failure].message}${detail}`, field);
 }
 
 /** The 400 problem for a body field the console's checks refused, with the console's message. */
-export function badField(c: Context, failure: FailureName, field: Partial<Record<FailureName, string>>): Response {
-  return problem(c, 400, 'bad field', FAILURES[failure].message, { field: field[failure] ?? '' });
+export function badField(
+  c: Context,
+  failure: FailureName,
+  field: Partial<Record<FailureName, string>>,
+  detail?: string,
+): Response {
+  const message = detail === undefined ? FAILURES[failure].message : `${FAILURES[failure].message}: ${detail}`;
+  return problem(c, 400, 'bad field', message, { field: field[failure] ?? '' });
 }

@@ -5,12 +5,14 @@
  * logged and audited alike.
  */
 import type { Handler } from 'hono';
-import { deviceStatus, type Device } from '../domain/devices.ts';
+import { deviceStatus, type LabelledDevice } from '../domain/devices.ts';
+import { parseLabelLines } from '../domain/labels.ts';
 import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
 import type { Page } from '../domain/paging.ts';
 import type { RunSummary } from '../domain/runs.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { deleteDevice, renameDevice, revokeDevice } from '../actions/devices.ts';
+import { labelDevice } from '../actions/labels.ts';
 import { deleteRun, downloadRun } from '../actions/runs.ts';
 import { runDownloadResponse } from '../http/download.ts';
 import { apiOperation } from './auth.ts';
@@ -21,7 +23,7 @@ import { problem } from './problem.ts';
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** A device as the API shows it, in the list and alone. */
-export function deviceJson(d: Device, staleBefore: number) {
+export function deviceJson(d: LabelledDevice, staleBefore: number) {
   return {
     id: d.id,
     name: d.name,
@@ -32,6 +34,7 @@ export function deviceJson(d: Device, staleBefore: number) {
     last_upload_at: iso(d.lastUploadAt),
     revoked_at: iso(d.revokedAt),
     max_privacy: d.maxPrivacy,
+    labels: { ...d.labels },
   };
 }
 
@@ -76,6 +79,31 @@ export function apiDeviceRename(ctx: Ctx): Handler<UiEnv> {
     if (renamed === 'unknown') return problem(c, 404, 'not found', noDevice);
     return c.json(deviceJson(renamed, ctx.clock.now() - ctx.config.staleAfterMs));
   });
+}
+
+/**
+ * POST /api/v1/devices/{id}/labels, JSON `{"set": {"k": "v"}, "remove": ["k"]}` (either may be
+ * left out; docs/contract.md section 12): the owner or an admin; 200 with the device. A bad label
+ * is a 400 problem naming it and its field, and nothing changes.
+ */
+export function apiDeviceLabels(ctx: Ctx): Handler<UiEnv> {
+  return apiOperation(ctx, {}, async (c, actor) => {
+    const body = await jsonFields(c, { set: 'labels', remove: 'keys' });
+    if (!body.ok) return body.response;
+    // Each field was checked and handed on as a form's lines: these readings cannot fail.
+    const set = parseLabelLines(body.fields.get('set') ?? '');
+    const remove = (body.fields.get('remove') ?? '').split('\n').filter((k) => k !== '');
+    const change = set.ok ? { ok: true as const, value: { set: set.value, remove } } : set;
+    const labelled = await labelDevice(ctx, actor, { id: c.req.param('id') ?? '', change });
+    if (labelled === 'unknown') return problem(c, 404, 'not found', noDevice);
+    if (!labelled.ok) return problem(c, 400, 'bad field', labelled.error, { field: labelField(labelled.error) });
+    return c.json(deviceJson(labelled.device, ctx.clock.now() - ctx.config.staleAfterMs));
+  });
+}
+
+/** The field a refused change names: `remove` when a removal is at fault, else `set`. */
+function labelField(error: string): string {
+  return / is both set and removed$/.test(error) ? 'remove' : 'set';
 }
 
 /** POST /api/v1/devices/{id}/revoke: admin tokens only, as in the console; 204. */

@@ -59,7 +59,8 @@ export async function adminCommand(verb: string, args: string[]): Promise<number
       process.stdout.write(adminHelp(verb));
       return EXIT.ok;
     }
-    if (positionals.length !== sub.positionals) throw new CliFailure(`usage: paddock ${verb} ${sub.usage}`, EXIT.usage);
+    if (sub.more ? positionals.length < sub.positionals : positionals.length !== sub.positionals)
+      throw new CliFailure(`usage: paddock ${verb} ${sub.usage}`, EXIT.usage);
     const output = await sub.run(apiClient(process.env), positionals, values);
     const shown = values.json ? asJson(output) : asText(output);
     if (shown) process.stdout.write(shown);

@@ -12,19 +12,22 @@ import { AUDIT } from '../lists/audit.ts';
 import { DEVICES } from '../lists/devices.ts';
 import { ENROLL_TOKENS } from '../lists/pages.ts';
 import type { ListDeclaration, Parameters } from '../lists/parameters.ts';
+import { parseLabel, parseLabelKey } from '../domain/labels.ts';
 import { RUNS } from '../lists/runs.ts';
-import { type ApiClient, CliFailure, EXIT } from './api_client.ts';
-import { printable } from './table.ts';
+import { type ApiClient, CliFailure, EXIT, type Query } from './api_client.ts';
+import { pairs, printable } from './table.ts';
 
-export type Values = Record<string, string | boolean | undefined>;
+export type Values = Record<string, string | boolean | string[] | undefined>;
 export type Item = Record<string, unknown>;
 export type Page = { items: Item[]; next?: string };
 
 export interface SubCommand {
   /** After `paddock <verb> <name>`: positional arguments and options. */
   usage: string;
+  /** How many positional arguments; with `more`, at least that many. */
   positionals: number;
-  options: Record<string, { type: 'string' | 'boolean' }>;
+  more?: true;
+  options: Record<string, { type: 'string' | 'boolean'; multiple?: true }>;
   run(api: ApiClient, args: string[], values: Values): Promise<Output>;
 }
 
@@ -37,6 +40,30 @@ export type Columns = ReadonlyArray<readonly [header: string, field: (i: Item) =
 
 const path = (...segments: string[]) => segments.map(encodeURIComponent).join('/');
 const text = (v: Values, name: string) => (typeof v[name] === 'string' ? (v[name] as string) : undefined);
+/** A repeatable option's values, in the order given. */
+const texts = (v: Values, name: string): string[] => {
+  const given = v[name];
+  return Array.isArray(given) ? given : typeof given === 'string' ? [given] : [];
+};
+
+/**
+ * `key=value` arguments as a labels object, checked before anything is sent: a bad one is a usage
+ * mistake naming the label (the server checks again).
+ */
+function labelArguments(given: readonly string[], what: string): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const text of given) {
+    const read = parseLabel(text);
+    if (!read.ok) throw new CliFailure(`${what}: ${read.error}`, EXIT.usage);
+    if (Object.hasOwn(labels, read.value.key))
+      throw new CliFailure(
+        `${what}: label ${JSON.stringify(text)}: the key ${read.value.key} is given twice`,
+        EXIT.usage,
+      );
+    labels[read.value.key] = read.value.value;
+  }
+  return labels;
+}
 
 /** A parameter's flag: its name, `_` written `-`. */
 const flag = (name: string) => name.replaceAll('_', '-');
@@ -48,7 +75,10 @@ const flag = (name: string) => name.replaceAll('_', '-');
 export function listFlags(declared: { parameters: Parameters }): SubCommand['options'] {
   const options: SubCommand['options'] = {};
   for (const [name, p] of Object.entries(declared.parameters))
-    options[flag(name)] = { type: p.kind.kind === 'yes' ? 'boolean' : 'string' };
+    options[flag(name)] =
+      p.repeat === undefined
+        ? { type: p.kind.kind === 'yes' ? 'boolean' : 'string' }
+        : { type: 'string', multiple: true };
   return { ...options, all: { type: 'boolean' } };
 }
 
@@ -58,7 +88,10 @@ function listUsage(declared: { parameters: Parameters }): string {
   let line = usage.length;
   for (const [name, p] of Object.entries(declared.parameters)) {
     if (p.kind.kind === 'cursor') continue;
-    const item = p.kind.kind === 'yes' ? `[--${flag(name)}]` : `[--${flag(name)} ${p.kind.meta}]`;
+    const item =
+      p.kind.kind === 'yes'
+        ? `[--${flag(name)}]`
+        : `[--${flag(name)} ${p.kind.meta}]${p.repeat === undefined ? '' : '…'}`;
     const wrap = line + 1 + item.length > 70;
     usage += (wrap ? '\n' : ' ') + item;
     line = wrap ? item.length : line + 1 + item.length;
@@ -67,11 +100,14 @@ function listUsage(declared: { parameters: Parameters }): string {
 }
 
 /** The API query of the filters given as flags (the cursor is added by `list`). */
-function listQuery(declared: { parameters: Parameters }, v: Values): Record<string, string | undefined> {
-  const query: Record<string, string | undefined> = {};
+function listQuery(declared: { parameters: Parameters }, v: Values): Query {
+  const query: Query = {};
   for (const [name, p] of Object.entries(declared.parameters)) {
     if (p.kind.kind === 'cursor') continue;
-    query[name] = p.kind.kind === 'yes' ? (v[flag(name)] ? 'yes' : undefined) : text(v, flag(name));
+    if (p.repeat !== undefined) {
+      const given = texts(v, flag(name));
+      query[name] = given.length === 0 ? undefined : given;
+    } else query[name] = p.kind.kind === 'yes' ? (v[flag(name)] ? 'yes' : undefined) : text(v, flag(name));
   }
   return query;
 }
@@ -92,7 +128,7 @@ const outputExists = (output: string) =>
     EXIT.refused,
   );
 
-async function list(api: ApiClient, at: string, query: Record<string, string | undefined>, v: Values): Promise<Page> {
+async function list(api: ApiClient, at: string, query: Query, v: Values): Promise<Page> {
   const first = (await api.get(at, { ...query, before: text(v, 'before') })) as Page;
   if (!v.all) return first;
   const items = [...first.items];
@@ -110,7 +146,11 @@ const DEVICE_COLUMNS: Columns = [
   ['OWNER', (d) => d.owner],
   ['STATUS', (d) => d.status],
   ['LAST SEEN', (d) => d.last_seen_at],
+  ['LABELS', (d) => labelsText(d.labels)],
 ];
+
+/** A labels object as `k=v,k2=v2`, or `-` for none. */
+const labelsText = (labels: unknown) => pairs(labels ?? {});
 const RUN_COLUMNS: Columns = [
   ['DEVICE', (r) => r.device],
   ['ID', (r) => r.id],
@@ -127,6 +167,7 @@ const TOKEN_COLUMNS: Columns = [
   ['MAX PRIVACY', (t) => t.max_privacy],
   ['NAME', (t) => t.name || '-'],
   ['NOTE', (t) => t.note || '-'],
+  ['LABELS', (t) => labelsText(t.labels)],
 ];
 const AUDIT_COLUMNS: Columns = [
   ['TIME', (r) => r.time],
@@ -162,6 +203,26 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
         item: (await api.send('POST', `/api/v1/devices/${path(id)}/rename`, { name })) as Item,
       }),
     },
+    label: {
+      usage: 'label ID [key=value…] [--remove KEY]…   (sets and removes labels; the others stay)',
+      positionals: 1,
+      more: true,
+      options: { remove: { type: 'string', multiple: true } },
+      run: async (api, [id = '', ...pairs], v) => {
+        const set = labelArguments(pairs, 'devices label');
+        const remove = texts(v, 'remove');
+        for (const key of remove) {
+          const read = parseLabelKey(key);
+          if (!read.ok) throw new CliFailure(`devices label: --remove ${read.error}`, EXIT.usage);
+        }
+        if (pairs.length === 0 && remove.length === 0)
+          throw new CliFailure('usage: paddock devices label ID key=value… [--remove KEY]…', EXIT.usage);
+        return {
+          kind: 'one',
+          item: (await api.send('POST', `/api/v1/devices/${path(id)}/labels`, { set, remove })) as Item,
+        };
+      },
+    },
     revoke: {
       usage: 'revoke ID',
       positionals: 1,
@@ -186,7 +247,7 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
     mint: {
       usage:
         'mint [--uses N] [--expires-in SECONDS] [--name NAME] [--note TEXT]\n' +
-        '[--max-privacy full|redacted|minimal] [--owner SUBJECT]',
+        '[--max-privacy full|redacted|minimal] [--owner SUBJECT] [--label key=value]…',
       positionals: 0,
       options: {
         uses: { type: 'string' },
@@ -195,9 +256,11 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
         note: { type: 'string' },
         'max-privacy': { type: 'string' },
         owner: { type: 'string' },
+        label: { type: 'string', multiple: true },
       },
       run: async (api, _, v) => {
-        const body = Object.fromEntries(
+        const labels = texts(v, 'label');
+        const body: Record<string, unknown> = Object.fromEntries(
           Object.entries({
             uses: wholeNumber(v, 'uses'),
             expires_in: wholeNumber(v, 'expires-in'),
@@ -207,6 +270,7 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
             owner: text(v, 'owner'),
           }).filter(([, value]) => value !== undefined),
         );
+        if (labels.length > 0) body.labels = labelArguments(labels, 'enroll-tokens mint');
         const minted = (await api.send('POST', '/api/v1/enroll-tokens', body)) as { token: Item; link: string };
         const t = minted.token;
         return {

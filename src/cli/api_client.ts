@@ -23,9 +23,12 @@ export class CliFailure extends Error {
 /** How long one request may take before the server counts as unreachable. */
 const TIMEOUT_MS = 30_000;
 
+/** A query: each parameter once, several times (a list of values) or not at all (undefined). */
+export type Query = Record<string, string | readonly string[] | undefined>;
+
 export interface ApiClient {
-  /** GET a JSON resource; `query` values that are undefined are left out. */
-  get(path: string, query?: Record<string, string | undefined>): Promise<unknown>;
+  /** GET a JSON resource; `query` values that are undefined are left out, a list's each given. */
+  get(path: string, query?: Query): Promise<unknown>;
   /** POST (a JSON body when given) or DELETE; the JSON answer, or undefined for 204. */
   send(method: 'POST' | 'DELETE', path: string, json?: Record<string, unknown>): Promise<unknown>;
   /** GET a resource's bytes as a stream. */
@@ -65,7 +68,9 @@ export function apiClient(env: NodeJS.ProcessEnv): ApiClient {
   return {
     async get(path, query = {}) {
       const params = new URLSearchParams();
-      for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, value);
+      for (const [name, value] of Object.entries(query))
+        for (const one of value === undefined ? [] : typeof value === 'string' ? [value] : value)
+          params.append(name, one);
       return json(await call('GET', path, { query: params }));
     },
     async send(method, path, body) {

@@ -28,6 +28,15 @@ export function table(headers: readonly string[], rows: ReadonlyArray<readonly u
 export function record(fields: Record<string, unknown>): string {
   const width = Math.max(...Object.keys(fields).map((k) => k.length));
   return Object.entries(fields)
-    .map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${printable(v)}\n`)
+    .map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${printable(pairs(v))}\n`)
     .join('');
+}
+
+/** An object (a device's labels) as `key=value,key=value`, `-` when empty; anything else as it is. */
+export function pairs(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const text = Object.entries(value)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(',');
+  return text === '' ? '-' : text;
 }

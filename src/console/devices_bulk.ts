@@ -1,13 +1,16 @@
 /**
- * POST /devices/bulk: admin only. Form `action` (revoke or delete) and one `device` field per
- * checked box; each device is acted on exactly as alone (actions/bulk.ts), and the summary says
- * what happened to how many, including those that changed nothing. 303 to /devices.
+ * POST /devices/bulk: admin only. Form `action` (revoke, delete, label or unlabel), one `device`
+ * field per checked box and, for the label actions, `label` (`key=value` to set, `key` to remove:
+ * docs/contract.md section 12, checked before any device is touched). Each device is acted on
+ * exactly as alone (actions/bulk.ts), and the summary says what happened to how many, including
+ * those that changed nothing. 303 to /devices.
  */
 import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { bulkDevices } from '../actions/bulk.ts';
+import { bulkDevices, bulkLabel } from '../actions/bulk.ts';
+import { parseLabel, parseLabelKey } from '../domain/labels.ts';
 import { setNotice } from './notice.ts';
 import { actor } from './page_helpers.ts';
 
@@ -15,8 +18,21 @@ export function devicesBulk(ctx: Ctx): Handler<UiEnv> {
   return async function devicesBulkHandler(c) {
     const form = c.get('form');
     const action = form.get('action');
-    if (action !== 'revoke' && action !== 'delete') return fail(c, 'badBulkAction');
+    if (action !== 'revoke' && action !== 'delete' && action !== 'label' && action !== 'unlabel')
+      return fail(c, 'badBulkAction');
     const ids = [...new Set(form.all('device'))];
+    if (action === 'label' || action === 'unlabel') {
+      const text = (form.get('label') ?? '').trim();
+      const read = action === 'label' ? parseLabel(text) : parseLabelKey(text);
+      if (!read.ok) return fail(c, 'badLabels', read.error);
+      if (ids.length === 0) return fail(c, 'noneSelected');
+      const counts =
+        typeof read.value === 'string'
+          ? await bulkLabel(ctx, actor(c), { action: 'unlabel', key: read.value, ids })
+          : await bulkLabel(ctx, actor(c), { action: 'label', ...read.value, ids });
+      setNotice(ctx, c, { kind: action === 'label' ? 'bulk-label' : 'bulk-unlabel', ...counts });
+      return seeOther(c, '/devices');
+    }
     if (ids.length === 0) return fail(c, 'noneSelected');
     const counts = await bulkDevices(ctx, actor(c), { action, ids });
     setNotice(ctx, c, { kind: action === 'revoke' ? 'bulk-revoke' : 'bulk-delete', ...counts });

@@ -13,7 +13,7 @@ import { actor, chrome } from './page_helpers.ts';
 export function enrollTokenMint(ctx: Ctx): Handler<UiEnv> {
   return async function enrollTokenMintHandler(c) {
     const minted = await mintEnrollToken(ctx, actor(c), c.get('form'));
-    if (!minted.ok) return fail(c, minted.failure);
+    if (!minted.ok) return fail(c, minted.failure, minted.detail);
     return page(c, mintResultPage(chrome(ctx, c), { link: minted.link, token: minted.token }));
   };
 }

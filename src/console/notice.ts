@@ -11,6 +11,7 @@ import type { BulkCounts } from '../actions/bulk.ts';
 import { TOKEN_PUBLIC_ID } from '../domain/enroll_tokens.ts';
 import { ACCESS_TOKEN_PUBLIC_ID } from '../domain/access_tokens.ts';
 import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
+import { MAX_LABELS } from '../domain/labels.ts';
 
 export const NOTICE_COOKIE = 'service_notice';
 
@@ -24,9 +25,10 @@ export type Notice =
   | { kind: 'totp-disabled' }
   | { kind: 'session-ended' | 'account-enabled' }
   | { kind: 'sessions-ended' | 'account-disabled'; count: number }
-  | ({ kind: 'bulk-revoke' | 'bulk-delete' | 'bulk-delete-runs' } & BulkCounts);
+  | { kind: 'labelled'; device: string }
+  | ({ kind: 'bulk-revoke' | 'bulk-delete' | 'bulk-delete-runs' | 'bulk-label' | 'bulk-unlabel' } & BulkCounts);
 
-const COUNT_KEYS = ['done', 'unchanged', 'notRevoked', 'unknown'] as const;
+const COUNT_KEYS = ['done', 'unchanged', 'notRevoked', 'unknown', 'full'] as const;
 
 function fieldsOf(notice: Notice): unknown[] {
   switch (notice.kind) {
@@ -34,6 +36,7 @@ function fieldsOf(notice: Notice): unknown[] {
       return [notice.kind, notice.device, notice.run];
     case 'revoked':
     case 'renamed':
+    case 'labelled':
     case 'device-deleted':
       return [notice.kind, notice.device];
     case 'token-revoked':
@@ -99,19 +102,24 @@ function noticeText(fields: unknown[]): string | undefined {
   if (fields.length === 2 && isDevice(device)) {
     if (kind === 'revoked') return `Device ${device} was revoked: its uploads are now refused.`;
     if (kind === 'renamed') return `Device ${device} was renamed.`;
+    if (kind === 'labelled') return `The labels of device ${device} were saved.`;
     if (kind === 'device-deleted') return `Device ${device} and its runs were deleted.`;
   }
   if (kind === 'deleted' && fields.length === 3 && isDevice(device) && typeof run === 'string' && RUN_ID.test(run))
     return `Run ${run} of device ${device} was deleted.`;
   const counts = fields.slice(1);
   if (fields.length !== 1 + COUNT_KEYS.length || !counts.every(isCount)) return undefined;
-  const [done, unchanged, notRevoked, unknown] = counts as number[] as [number, number, number, number];
+  const [done, unchanged, notRevoked, unknown, full] = counts as number[] as [number, number, number, number, number];
   const parts: string[] = [];
   if (kind === 'bulk-revoke') parts.push(`${plural(done, 'device', 'devices')} revoked`);
   else if (kind === 'bulk-delete') parts.push(`${plural(done, 'device', 'devices')} deleted with their runs`);
   else if (kind === 'bulk-delete-runs') parts.push(`${plural(done, 'run', 'runs')} deleted`);
+  else if (kind === 'bulk-label') parts.push(`${plural(done, 'device', 'devices')} labelled`);
+  else if (kind === 'bulk-unlabel') parts.push(`${plural(done, 'device', 'devices')} unlabelled`);
   else return undefined;
-  if (unchanged > 0) parts.push(`${unchanged} already revoked`);
+  if (unchanged > 0 && (kind === 'bulk-label' || kind === 'bulk-unlabel')) parts.push(`${unchanged} already so`);
+  else if (unchanged > 0) parts.push(`${unchanged} already revoked`);
+  if (full > 0) parts.push(`${full} not labelled: already ${MAX_LABELS} labels`);
   if (notRevoked > 0) parts.push(`${notRevoked} not deleted: revoke first`);
   if (unknown > 0) parts.push(`${unknown} not found or not yours: nothing done`);
   return `${parts.join('; ')}.`;

@@ -18,6 +18,7 @@ import { authCallback } from './auth_callback.ts';
 import { authStart } from './auth_start.ts';
 import { dashboard } from './dashboard.ts';
 import { deviceDelete } from './device_delete.ts';
+import { deviceLabels } from './device_labels.ts';
 import { deviceRename } from './device_rename.ts';
 import { deviceRevoke } from './device_revoke.ts';
 import { deviceShow } from './device_show.ts';
@@ -53,6 +54,7 @@ export const consoleRoutes: readonly DoorRoute<'none' | 'guarded' | 'admin'>[] =
   { method: 'POST', path: '/devices/bulk', access: 'admin', handler: devicesBulk },
   { method: 'GET', path: '/devices/:id', access: 'guarded', handler: deviceShow },
   { method: 'POST', path: '/devices/:id/rename', access: 'guarded', handler: deviceRename },
+  { method: 'POST', path: '/devices/:id/labels', access: 'guarded', handler: deviceLabels },
   { method: 'POST', path: '/devices/:id/revoke', access: 'admin', handler: deviceRevoke },
   { method: 'POST', path: '/devices/:id/delete', access: 'admin', handler: deviceDelete },
   { method: 'POST', path: '/enroll-tokens', access: 'admin', handler: enrollTokenMint },

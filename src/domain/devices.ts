@@ -3,6 +3,7 @@
  * the control API for PADDOCK_STALE_AFTER; else active. The store filters by the same rule
  * (store/devices.ts, filteredDevices).
  */
+import type { LabelSelector, Labels } from './labels.ts';
 import type { PrivacyLevel } from './privacy.ts';
 
 export function deviceStatus(d: Pick<Device, 'revokedAt' | 'lastSeenAt'>, staleBefore: number): DeviceStatus {
@@ -26,6 +27,14 @@ export interface Device {
   maxPrivacy: PrivacyLevel;
 }
 
+/**
+ * A device as the console and the API read it: with its labels (docs/contract.md section 12). The
+ * control path reads a Device alone, so an upload never pays for the labels.
+ */
+export interface LabelledDevice extends Device {
+  labels: Labels;
+}
+
 /** A device's statuses, in the order the console offers them. */
 export const DEVICE_STATUSES = ['active', 'stale', 'revoked'] as const;
 export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
@@ -41,6 +50,8 @@ export interface DeviceFilter {
   owner?: string | undefined;
   status?: DeviceStatus | undefined;
   sort?: DeviceSort | undefined;
+  /** Labels every device shown carries (`key=value`, or `key` with any value); at most 5. */
+  labels?: readonly LabelSelector[] | undefined;
   /** Devices not seen since this instant are stale (now − PADDOCK_STALE_AFTER). */
   staleBefore: number;
 }

@@ -3,6 +3,7 @@
  * identifier: the one place every form check, message and view reads them.
  */
 import { randomToken } from '../crypto/random.ts';
+import type { Labels } from './labels.ts';
 import type { PrivacyLevel } from './privacy.ts';
 
 /** `expires_in`, seconds. */
@@ -57,6 +58,8 @@ export interface NewEnrollToken {
   name?: string | undefined;
   note?: string | undefined;
   maxPrivacy?: PrivacyLevel | undefined;
+  /** The labels every device it enrolls starts with (docs/contract.md section 12). */
+  labels?: Labels | undefined;
 }
 
 /** A token record as the tokens page shows it: never the token or its hash. */
@@ -73,4 +76,5 @@ export interface EnrollToken {
   note: string;
   maxPrivacy: PrivacyLevel;
   revokedAt: number | null;
+  labels: Labels;
 }

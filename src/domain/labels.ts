@@ -139,3 +139,40 @@ function sortedLabels(set: ReadonlyMap<string, string>): Labels {
   for (const key of [...set.keys()].sort()) out[key] = set.get(key) as string;
   return out;
 }
+
+/**
+ * The labels of a JSON body (the API's `set`, a mint's `labels`): an object of strings, each
+ * checked; or the error naming the label at fault. Absent is no labels.
+ */
+export function labelsFromJson(value: unknown, field: string): LabelsRead<Labels> {
+  if (value === undefined) return labelSet([]);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, error: `${field} must be an object of key: value labels` };
+  const pairs: Array<[string, string]> = [];
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v !== 'string') return { ok: false, error: `label ${shown(key)}: its value must be a string` };
+    pairs.push([key, v]);
+  }
+  return labelSet(pairs);
+}
+
+/** The keys of a JSON body's `remove`: an array of keys, each checked, none twice. */
+export function labelKeysFromJson(value: unknown, field: string): LabelsRead<string[]> {
+  if (value === undefined) return { ok: true, value: [] };
+  if (!Array.isArray(value)) return { ok: false, error: `${field} must be an array of label keys` };
+  const keys: string[] = [];
+  for (const key of value as unknown[]) {
+    if (typeof key !== 'string') return { ok: false, error: `${field} must be an array of label keys` };
+    const read = parseLabelKey(key);
+    if (!read.ok) return read;
+    if (keys.includes(key)) return { ok: false, error: `label ${shown(key)}: the key ${key} is given twice` };
+    keys.push(key);
+  }
+  return { ok: true, value: keys };
+}
+
+/** A change that both sets and removes a key asks for two values of it: the error naming it, or undefined. */
+export function conflictingChange(set: Labels, remove: readonly string[]): string | undefined {
+  const key = remove.find((k) => Object.hasOwn(set, k));
+  return key === undefined ? undefined : `label ${shown(key)}: the key ${key} is both set and removed`;
+}

@@ -152,6 +152,14 @@ export const EVENTS = {
     help: 'a revoked device and its runs were deleted',
     webhook: 'all',
   }),
+  // docs/contract.md section 12.
+  deviceLabelled: event({
+    name: 'device.labelled',
+    level: 'info',
+    fields: { ...ACTOR, device: 'string', keys: 'string' },
+    audited: true,
+    help: "a device's labels were changed (`keys`: the keys added, changed or removed, comma-separated)",
+  }),
   enrollTokenRevoked: event({
     name: 'enroll_token.revoked',
     level: 'info',

@@ -8,6 +8,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { RUN_ID_RULE, SUBJECT_RULE } from '../domain/ids.ts';
 import { EXPIRES_IN_RULE, NOTE_RULE, USES_RULE } from '../domain/enroll_tokens.ts';
 import { DEVICE_NAME_RULE } from '../domain/names.ts';
+import { MAX_LABEL_FILTERS } from '../domain/labels.ts';
 import { ACCESS_EXPIRES_IN_RULE, ACCESS_TOKEN_NAME_RULE, TOKEN_SCOPE_RULE } from '../domain/access_tokens.ts';
 import { PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
 import { RECEIPT_RULE } from '../domain/receipt.ts';
@@ -52,9 +53,13 @@ export const FAILURES = {
   badPrivacyFilter: { status: 400, message: `privacy must be ${PRIVACY_LEVELS_TEXT}` },
   badDate: { status: 400, message: 'since and until must be days written YYYY-MM-DD (UTC)' },
   badDateRange: { status: 400, message: 'since must be a day before or equal to until' },
+  // Labels (docs/contract.md section 12): the detail names the label at fault and its rule.
+  badLabelFilter: { status: 400, message: 'label must be key=value or key' },
+  tooManyLabelFilters: { status: 400, message: `label may be given at most ${MAX_LABEL_FILTERS} times` },
+  badLabels: { status: 400, message: 'labels refused, nothing changed' },
   badBulkAction: {
     status: 400,
-    message: 'action must be one the form offers (devices: revoke or delete; runs: delete)',
+    message: 'action must be one the form offers (devices: revoke, delete, label or unlabel; runs: delete)',
   },
   noneSelected: { status: 400, message: 'select at least one item' },
   deviceNotRevoked: { status: 409, message: 'revoke the device before deleting it' },

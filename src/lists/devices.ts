@@ -1,8 +1,18 @@
 /** The device list's parameters (docs/contract.md sections 9 and 11): GET /devices and GET /api/v1/devices. */
 import { DEVICE_SORTS, DEVICE_STATUSES, type DeviceFilter } from '../domain/devices.ts';
+import { MAX_LABEL_FILTERS, parseLabelSelector, type LabelSelector } from '../domain/labels.ts';
 import { VISIBLE_CHAR } from '../domain/names.ts';
 import { SEQ_CURSOR } from '../domain/paging.ts';
-import { cursor, cursorParameter, declareList, oneOf, subject, text, type Values } from './parameters.ts';
+import {
+  cursor,
+  cursorParameter,
+  declareList,
+  labelSelector,
+  oneOf,
+  subject,
+  text,
+  type Values,
+} from './parameters.ts';
 
 /**
  * A search needs three characters: both indexes are of trigrams, and a shorter pattern would
@@ -34,6 +44,15 @@ export const DEVICES = declareList({
       label: 'Status',
       shown: 'status',
     },
+    label: {
+      kind: labelSelector(),
+      failure: 'badLabelFilter',
+      about: 'a label every device shown carries: key=value, or key for any value; up to 5, all must hold',
+      label: 'Label (key=value, or key for any value)',
+      placeholder: 'site=berlin',
+      shown: 'labelled',
+      repeat: { max: MAX_LABEL_FILTERS, failure: 'tooManyLabelFilters' },
+    },
     sort: {
       kind: oneOf(DEVICE_SORTS),
       failure: 'badSort',
@@ -53,5 +72,13 @@ export type DeviceQuery = Values<typeof DEVICES.parameters>;
 
 /** The store's device filter for a parsed query. */
 export function deviceFilter(q: DeviceQuery, staleBefore: number): DeviceFilter {
-  return { q: q.q, owner: q.owner, status: q.status, sort: q.sort, staleBefore };
+  return { q: q.q, owner: q.owner, status: q.status, sort: q.sort, labels: selectors(q.label), staleBefore };
+}
+
+/** The label filters as the store reads them (each value was checked by the parser). */
+function selectors(given: readonly string[] | undefined): LabelSelector[] | undefined {
+  return given?.flatMap((text) => {
+    const read = parseLabelSelector(text);
+    return read.ok ? [read.value] : [];
+  });
 }

@@ -8,6 +8,7 @@
  * or a fault the doors turn into their answers.
  */
 import { DEVICE_ID, SUBJECT } from '../domain/ids.ts';
+import { parseLabelSelector } from '../domain/labels.ts';
 
 /**
  * The failures a list parameter can be, by the name http/failures.ts gives its status and
@@ -26,12 +27,16 @@ export type ListFailure =
   | 'badDateRange'
   | 'badFlaggedFilter'
   | 'badAuditActor'
-  | 'badAuditEvent';
+  | 'badAuditEvent'
+  | 'badLabelFilter'
+  | 'tooManyLabelFilters';
 
 /** What a parameter's value is: how it is checked, described (JSON Schema) and shown. */
 export interface Kind<V extends string = string> {
-  readonly kind: 'text' | 'enum' | 'subject' | 'device' | 'day' | 'yes' | 'cursor';
+  readonly kind: 'text' | 'enum' | 'subject' | 'device' | 'day' | 'yes' | 'cursor' | 'label';
   test(value: string): value is V;
+  /** Why a value is refused, when the kind can say more than its failure (the label at fault). */
+  explain?(value: string): string | undefined;
   /** The value's JSON Schema, for the OpenAPI document. */
   readonly schema: Readonly<Record<string, unknown>>;
   /** The CLI's placeholder (`--owner SUBJECT`); the yes kind is a flag without one. */
@@ -59,14 +64,32 @@ export interface Parameter<V extends string = string> {
   readonly default?: V;
   /** Only administrators are offered the field in the form. */
   readonly adminOnly?: boolean;
+  /**
+   * A parameter that may be given more than once (each value must hold): at most `max` times,
+   * more is `failure`. Its value is then the list of values given, in order.
+   */
+  readonly repeat?: { readonly max: number; readonly failure: ListFailure };
 }
 
 export type Parameters = Readonly<Record<string, Parameter>>;
 
 /** A parsed query: each parameter's value when given and not blank. */
 export type Values<P extends Parameters> = {
-  -readonly [K in keyof P]?: P[K] extends { kind: Kind<infer V> } ? V : never;
+  -readonly [K in keyof P]?: P[K] extends { kind: Kind<infer V> }
+    ? P[K] extends { repeat: object }
+      ? readonly V[]
+      : V
+    : never;
 };
+
+/** Any list's values, as the shared parts (forms, links) read them. */
+type AnyValues = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/** A parameter's values as a list: none, the one given, or each of a repeated one's. */
+export function valuesOf(values: object, name: string): readonly string[] {
+  const value = (values as AnyValues)[name];
+  return value === undefined ? [] : typeof value === 'string' ? [value] : value;
+}
 
 export interface ListDeclaration<P extends Parameters = Parameters> {
   readonly parameters: P;
@@ -143,6 +166,18 @@ export const day = (): Kind =>
 export const yes = (): Kind<'yes'> =>
   kind<'yes'>({ kind: 'yes', schema: { const: 'yes' }, meta: '' }, (v) => v === 'yes');
 
+/** A label filter (docs/contract.md section 12): `key=value`, or `key` for any value. */
+export const labelSelector = (): Kind => ({
+  ...kind(
+    { kind: 'label', schema: { type: 'string', minLength: 1, maxLength: 127 }, meta: 'KEY[=VALUE]', maxLength: 127 },
+    (v) => parseLabelSelector(v).ok,
+  ),
+  explain: (v) => {
+    const read = parseLabelSelector(v);
+    return read.ok ? undefined : read.error;
+  },
+});
+
 export const cursor = (pattern: RegExp): Kind =>
   kind({ kind: 'cursor', schema: { type: 'string', pattern: pattern.source }, meta: 'CURSOR' }, (v) => pattern.test(v));
 
@@ -152,7 +187,7 @@ export const cursor = (pattern: RegExp): Kind =>
 export type Fault =
   | { problem: 'unknown'; parameter: string }
   | { problem: 'repeated'; parameter: string; failure: ListFailure }
-  | { problem: 'bad'; parameter: string; failure: ListFailure };
+  | { problem: 'bad'; parameter: string; failure: ListFailure; detail?: string };
 
 /** The console's faults: it ignores parameters a list does not declare. */
 export type ValueFault = Exclude<Fault, { problem: 'unknown' }>;
@@ -164,13 +199,28 @@ export function parameterNames(list: { parameters: Parameters }): string[] {
   return Object.keys(list.parameters);
 }
 
-/** The first parameter not among `known`, or given more than once: the API refuses both. */
-export function strictFault(known: readonly string[], params: URLSearchParams): Fault | undefined {
+/**
+ * The first parameter not among `known`, or given more than once (unless `repeatable`, which the
+ * list's parser counts): the API refuses both.
+ */
+export function strictFault(
+  known: readonly string[],
+  params: URLSearchParams,
+  repeatable: readonly string[] = [],
+): Fault | undefined {
   for (const name of params.keys()) {
     if (!known.includes(name)) return { problem: 'unknown', parameter: name };
-    if (params.getAll(name).length > 1) return { problem: 'repeated', parameter: name, failure: 'repeatedParameter' };
+    if (params.getAll(name).length > 1 && !repeatable.includes(name))
+      return { problem: 'repeated', parameter: name, failure: 'repeatedParameter' };
   }
   return undefined;
+}
+
+/** The parameters a list lets a query give more than once. */
+export function repeatableNames(list: { parameters: Parameters }): string[] {
+  return Object.entries(list.parameters)
+    .filter(([, p]) => p.repeat !== undefined)
+    .map(([name]) => name);
 }
 
 /**
@@ -181,28 +231,41 @@ export function parseConsole<P extends Parameters>(
   list: ListDeclaration<P>,
   params: URLSearchParams,
 ): Parsed<P, ValueFault> {
-  for (const name of parameterNames(list))
-    if (params.getAll(name).length > 1)
-      return { ok: false, fault: { problem: 'repeated', parameter: name, failure: list.repeated.failure } };
+  for (const [name, p] of Object.entries(list.parameters)) {
+    const given = params.getAll(name).length;
+    if (p.repeat === undefined ? given > 1 : given > p.repeat.max)
+      return {
+        ok: false,
+        fault: { problem: 'repeated', parameter: name, failure: p.repeat?.failure ?? list.repeated.failure },
+      };
+  }
   return values(list, params);
 }
 
 /** The API's parser: as the console's, and a parameter the list does not declare is refused too. */
 export function parseApi<P extends Parameters>(list: ListDeclaration<P>, params: URLSearchParams): Parsed<P> {
-  const strict = strictFault(parameterNames(list), params);
+  const strict = strictFault(parameterNames(list), params, repeatableNames(list));
   if (strict) return { ok: false, fault: strict };
   return parseConsole(list, params);
 }
 
 function values<P extends Parameters>(list: ListDeclaration<P>, params: URLSearchParams): Parsed<P, ValueFault> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string | string[]> = {};
   for (const [name, p] of Object.entries(list.parameters)) {
-    const given = params.get(name);
-    if (given === null) continue;
-    const value = list.trim ? given.trim() : given;
-    if (value === '' && list.blank === 'absent') continue;
-    if (!p.kind.test(value)) return { ok: false, fault: { problem: 'bad', parameter: name, failure: p.failure } };
-    out[name] = value;
+    const read: string[] = [];
+    for (const given of params.getAll(name)) {
+      const value = list.trim ? given.trim() : given;
+      if (value === '' && list.blank === 'absent') continue;
+      if (!p.kind.test(value)) {
+        const detail = p.kind.explain?.(value);
+        return {
+          ok: false,
+          fault: { problem: 'bad', parameter: name, failure: p.failure, ...(detail === undefined ? {} : { detail }) },
+        };
+      }
+      read.push(value);
+    }
+    if (read.length > 0) out[name] = p.repeat === undefined ? (read[0] as string) : read;
   }
   const parsed = out as Values<P>;
   const across = list.across?.(parsed);
@@ -216,6 +279,7 @@ export function consoleFailure(
   fault: ValueFault,
 ): { failure: ListFailure; detail?: string } {
   if (fault.problem === 'repeated' && list.repeated.named) return { failure: fault.failure, detail: fault.parameter };
+  if (fault.problem === 'bad' && fault.detail !== undefined) return { failure: fault.failure, detail: fault.detail };
   return { failure: fault.failure };
 }
 
@@ -229,10 +293,8 @@ export function listQueryString<P extends Parameters>(
   before?: string,
 ): string {
   const set: Array<[string, string]> = [];
-  for (const [name, p] of Object.entries(list.parameters)) {
-    const value = (values as Record<string, string | undefined>)[name];
-    if (p.kind.kind !== 'cursor' && value !== undefined && value !== '') set.push([name, value]);
-  }
+  for (const [name, p] of Object.entries(list.parameters))
+    if (p.kind.kind !== 'cursor') for (const value of valuesOf(values, name)) if (value !== '') set.push([name, value]);
   if (before !== undefined) set.push(['before', before]);
   return set.length === 0 ? '' : `?${new URLSearchParams(set).toString()}`;
 }

@@ -3,11 +3,13 @@
  * enrollDevice needs a transaction, so each backend writes it in its own devices.ts, with the
  * statements below.
  */
-import { cursor, deviceFrom, page } from './rows.ts';
+import { cursor, deviceFrom } from './rows.ts';
+import { labelConditions, labelsFrom, labelsSql, withLabels } from './labels.ts';
 import { type Param, type Row, scope, type Sql } from './sql.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
 import type { DevicesStore } from './store.ts';
 import type { Device, DeviceFilter, DeviceSort } from '../domain/devices.ts';
+import type { LabelSelector } from '../domain/labels.ts';
 import type { EnrollInput } from '../domain/enroll_tokens.ts';
 import type { PageRequest } from '../domain/paging.ts';
 import type { Viewer } from '../domain/accounts.ts';
@@ -44,8 +46,14 @@ export function substringPattern(q: string): string {
 }
 
 /**
- * The filtered device list (docs/contract.md section 9): scope or owner, substring search, status, then
- * the sort's keyset condition. Each part maps to an index (see the 'fleet-lists' migrations).
+ * The filtered device list (docs/contract.md sections 9 and 12): scope or owner, substring search,
+ * status, labels, then the sort's keyset condition. Each part maps to an index (see the
+ * 'fleet-lists' and 'labels' migrations).
+ *
+ * Labels: an administrator's list, newest first and of every owner, is read from the label index
+ * itself (labelDriven), so the first page of a rare label and of a common one both read about a
+ * page of index entries; any other list walks its own index and checks each label by an EXISTS
+ * on device_labels' primary key.
  */
 export function filteredDevices(
   db: Sql,
@@ -68,7 +76,13 @@ export function filteredDevices(
   if (filter.status === 'revoked') where.push('revoked_at IS NOT NULL');
   else if (filter.status === 'active') add('revoked_at IS NULL AND coalesce(last_seen_at, 0) >= ?', filter.staleBefore);
   else if (filter.status === 'stale') add('revoked_at IS NULL AND coalesce(last_seen_at, 0) < ?', filter.staleBefore);
-  const sort = sorts[filter.sort ?? 'newest'];
+  const sortName = filter.sort ?? 'newest';
+  const labels = filter.labels ?? [];
+  if (labels.length > 0 && owner === undefined && sortName === 'newest') return labelDriven(labels, where, params, req);
+  const checks = labelConditions(labels);
+  where.push(...checks.sql);
+  params.push(...checks.params);
+  const sort = sorts[sortName];
   // The cursor fills each placeholder of the sort's condition.
   if (req.before !== undefined)
     add(
@@ -85,6 +99,34 @@ export function filteredDevices(
   };
 }
 
+/**
+ * The list read from the label index: one selector's index entries (key=value in
+ * device_labels_value, a key alone in device_labels_key) walked backwards from the cursor, each
+ * joined to its device by the primary key and checked against the other conditions. A selector
+ * with a value drives when there is one (it is never less selective than its key alone).
+ * CROSS JOIN keeps SQLite from putting devices first; PostgreSQL plans it as any inner join.
+ */
+function labelDriven(
+  labels: readonly LabelSelector[],
+  where: string[],
+  whereParams: Param[],
+  req: PageRequest,
+): { sql: string; params: Param[] } {
+  const drive = labels.find((s) => s.value !== undefined) ?? (labels[0] as LabelSelector);
+  const others = labelConditions(labels.filter((s) => s !== drive));
+  const on = drive.value === undefined ? ['dl.key = ?'] : ['dl.key = ?', 'dl.value = ?'];
+  const params: Param[] = drive.value === undefined ? [drive.key] : [drive.key, drive.value];
+  on.push('dl.device_seq < ?');
+  params.push(cursor(req.before));
+  const conditions = [...on, 'devices.seq = dl.device_seq', ...where, ...others.sql];
+  params.push(...whereParams, ...others.params, req.limit + 1);
+  return {
+    sql: `SELECT devices.seq, ${columns} FROM device_labels dl CROSS JOIN devices
+      WHERE ${conditions.join(' AND ')} ORDER BY dl.device_seq DESC LIMIT ?`,
+    params,
+  };
+}
+
 export const devicesSql = {
   /**
    * The conditional UPDATE is the use count: each enrollment takes one use, and none once
@@ -94,13 +136,13 @@ export const devicesSql = {
    */
   consumeToken: `UPDATE enroll_tokens SET uses_left = uses_left - 1, used_at = ?
     WHERE hash = ? AND uses_left > 0 AND revoked_at IS NULL AND expires_at > ?
-    RETURNING owner, created_by, name, note, max_privacy`,
+    RETURNING owner, created_by, name, note, max_privacy, labels`,
   insertDevice: `INSERT INTO devices
     (id, name, name_key, owner, credential_hash, enrolled_at, last_seen_at, enrolled_by, enroll_note, max_privacy)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    RETURNING ${columns}`,
+    RETURNING seq, ${columns}`,
   byCredential: `SELECT ${columns}, credential_hash FROM devices WHERE credential_hash = ?`,
-  visible: `SELECT ${columns} FROM devices WHERE id = ? AND (? OR owner = ?)`,
+  visible: `SELECT seq, ${columns} FROM devices WHERE id = ? AND (? OR owner = ?)`,
   revoke: 'UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND (? OR owner = ?) RETURNING id',
   rename: 'UPDATE devices SET name = ?, name_key = ? WHERE id = ? AND (? OR owner = ?) RETURNING id',
   revokedState: 'SELECT revoked_at FROM devices WHERE id = ? AND (? OR owner = ?)',
@@ -134,7 +176,7 @@ export function changed(note: Note | undefined): (rows: Row[]) => Note[] {
 /** Last seen is written at most this often per device, so control calls stay cheap. */
 export const SEEN_EVERY_MS = 60_000;
 
-export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
+export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice' | 'changeLabels'> {
   return {
     async deviceByCredential(hash) {
       const row = await db.get(devicesSql.byCredential, hash);
@@ -142,7 +184,8 @@ export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
     },
     async deviceVisibleTo(viewer, id) {
       const row = await db.get(devicesSql.visible, id, ...scope(viewer));
-      return row && deviceFrom(row);
+      if (!row) return undefined;
+      return { ...deviceFrom(row), labels: labelsFrom(await db.all(labelsSql.ofSeq, Number(row.seq))) };
     },
     async devicesVisibleTo(viewer, req, filter) {
       if (
@@ -150,15 +193,16 @@ export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice'> {
         (filter.q !== undefined ||
           filter.owner !== undefined ||
           filter.status !== undefined ||
+          (filter.labels ?? []).length > 0 ||
           (filter.sort ?? 'newest') !== 'newest')
       ) {
         const { sql, params } = filteredDevices(db, viewer, req, filter);
-        return page(await db.arrays(sql, ...params), req.limit, deviceFromArray);
+        return withLabels(db, await db.arrays(sql, ...params), req.limit, deviceFromArray);
       }
       const rows = viewer.admin
         ? await db.arrays(deviceLists.allDevices, cursor(req.before), req.limit + 1)
         : await db.arrays(deviceLists.ownDevices, viewer.subject, cursor(req.before), req.limit + 1);
-      return page(rows, req.limit, deviceFromArray);
+      return withLabels(db, rows, req.limit, deviceFromArray);
     },
     async revokeDevice(viewer, id, at, note) {
       return (await db.noted(changed(note), devicesSql.revoke, at, id, ...scope(viewer))).length === 1;

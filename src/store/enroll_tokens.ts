@@ -7,11 +7,13 @@ import { LONGEST_TOKEN_LIFETIME_MS, newTokenPublicId, type EnrollToken } from '.
 import type { PrivacyLevel } from '../domain/privacy.ts';
 import { page } from './rows.ts';
 import type { Row, Sql } from './sql.ts';
+import { tokenLabelsFrom, tokenLabelsJson } from './labels.ts';
+import type { Labels } from '../domain/labels.ts';
 import type { EnrollTokensStore } from './store.ts';
 
 /** The columns of an EnrollToken, public id first (the list's keyset cursor), as tokenFrom reads them. */
 const columns =
-  'public_id, owner, created_by, created_at, expires_at, uses, uses_left, name, note, max_privacy, revoked_at';
+  'public_id, owner, created_by, created_at, expires_at, uses, uses_left, name, note, max_privacy, revoked_at, labels';
 
 /**
  * Outstanding: uses left, not revoked (the partial index enroll_tokens_outstanding holds just
@@ -32,8 +34,8 @@ export const enrollTokenLists = {
 
 export const enrollTokensSql = {
   create: `INSERT INTO enroll_tokens
-    (hash, public_id, owner, created_by, created_at, expires_at, uses, uses_left, name, note, max_privacy)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING public_id`,
+    (hash, public_id, owner, created_by, created_at, expires_at, uses, uses_left, name, note, max_privacy, labels)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING public_id`,
   /** Only an outstanding token is revoked: a used-up or expired one is already of no use. */
   revoke: `UPDATE enroll_tokens SET revoked_at = ?
     WHERE public_id = ? AND revoked_at IS NULL AND uses_left > 0 AND expires_at > ? RETURNING public_id`,
@@ -54,6 +56,7 @@ export function enrollTokensStore(db: Sql): EnrollTokensStore {
         note: t.note ?? '',
         maxPrivacy: t.maxPrivacy ?? 'full',
         revokedAt: null,
+        labels: t.labels ?? (Object.create(null) as Labels),
       };
       await db.noted(
         () => (note ? [note(token)] : []),
@@ -69,6 +72,7 @@ export function enrollTokensStore(db: Sql): EnrollTokensStore {
         token.name,
         token.note,
         token.maxPrivacy,
+        tokenLabelsJson(token.labels),
       );
       return token;
     },
@@ -100,5 +104,6 @@ function tokenFrom(r: unknown[]): EnrollToken {
     note: r[8] as string,
     maxPrivacy: r[9] as PrivacyLevel,
     revokedAt: r[10] === null ? null : Number(r[10]),
+    labels: tokenLabelsFrom(r[11]),
   };
 }

@@ -4,10 +4,12 @@
  * changes; each backend writes that transaction in its own labels.ts with these statements.
  */
 import { changedLabels, type Labels, type LabelSelector, type LabelsRead } from '../domain/labels.ts';
-import type { Param, Row } from './sql.ts';
+import type { Page } from '../domain/paging.ts';
+import { page } from './rows.ts';
+import type { Param, Row, Sql } from './sql.ts';
 
 export const labelsSql = {
-  /** A device's seq in the viewer's scope; the transaction's first statement (locks the row on PostgreSQL). */
+  /** A device's seq in the viewer's scope; the transaction's first statement (PostgreSQL adds FOR UPDATE). */
   device: 'SELECT seq FROM devices WHERE id = ? AND (? OR owner = ?)',
   ofSeq: 'SELECT key, value FROM device_labels WHERE device_seq = ? ORDER BY key',
   put: `INSERT INTO device_labels (device_seq, key, value) VALUES (?, ?, ?)
@@ -15,22 +17,49 @@ export const labelsSql = {
   remove: 'DELETE FROM device_labels WHERE device_seq = ? AND key = ?',
 } as const;
 
-/** The labels of up to a page of devices, by device id, through the ids' unique index and the primary key. */
-export function labelsOfDevicesSql(count: number): string {
-  return `SELECT d.id, l.key, l.value FROM devices d JOIN device_labels l ON l.device_seq = d.seq
-    WHERE d.id IN (${Array.from({ length: count }, () => '?').join(', ')}) ORDER BY d.id, l.key`;
+/**
+ * The labels of up to a page of devices, by their seqs (the first column of every list query):
+ * one statement that reads the primary key of device_labels only.
+ */
+export function labelsOfSeqsSql(count: number): string {
+  return `SELECT device_seq, key, value FROM device_labels
+    WHERE device_seq IN (${Array.from({ length: count }, () => '?').join(', ')}) ORDER BY device_seq, key`;
 }
 
-/** Rows of (id, key, value) as each device's labels; a device without labels gets an empty set. */
-export function labelsByDevice(ids: readonly string[], rows: readonly Row[]): Map<string, Labels> {
-  const out = new Map<string, Record<string, string>>(
-    ids.map((id) => [id, Object.create(null) as Record<string, string>]),
+/** Rows of (device_seq, key, value) as each seq's labels; a device without labels gets an empty set. */
+export function labelsBySeq(seqs: readonly number[], rows: readonly Row[]): Map<number, Labels> {
+  const out = new Map<number, Record<string, string>>(
+    seqs.map((seq) => [seq, Object.create(null) as Record<string, string>]),
   );
   for (const r of rows) {
-    const set = out.get(r.id as string);
+    const set = out.get(Number(r.device_seq));
     if (set) set[r.key as string] = r.value as string;
   }
   return out;
+}
+
+/**
+ * A page's devices with their labels: the list read its rows (seq first) and this one more
+ * statement reads every label of the page. Nothing on the control path calls it.
+ */
+export async function withLabels<T>(
+  db: Sql,
+  rows: readonly (readonly unknown[])[],
+  limit: number,
+  map: (row: unknown[]) => T,
+): Promise<Page<T & { labels: Labels }>> {
+  const shown = rows.slice(0, limit);
+  const seqs = shown.map((r) => Number(r[0]));
+  const sets =
+    seqs.length === 0
+      ? new Map<number, Labels>()
+      : labelsBySeq(seqs, await db.all(labelsOfSeqsSql(seqs.length), ...seqs));
+  return page(rows as unknown[][], limit, (r) => ({ ...map(r), labels: sets.get(Number(r[0])) ?? noLabels() }));
+}
+
+/** An empty set that no key can be inherited from. */
+export function noLabels(): Labels {
+  return Object.create(null) as Labels;
 }
 
 /** Rows of (key, value) as one set. */

@@ -9,7 +9,7 @@
 
 import type { Viewer, Account, AccountState, AccountSummary, SignIn } from '../domain/accounts.ts';
 import type { NewSessionRecord, SessionRecord } from '../domain/sessions.ts';
-import type { Device, DeviceFilter } from '../domain/devices.ts';
+import type { Device, DeviceFilter, LabelledDevice } from '../domain/devices.ts';
 import type { Findings } from '../domain/redaction.ts';
 import type { RunSummary, Run, StoredRun, RunFilter, PutRunResult, RunsAndBytes } from '../domain/runs.ts';
 import type { PageRequest, Page } from '../domain/paging.ts';
@@ -20,6 +20,7 @@ import type { PrivacyLevel } from '../domain/privacy.ts';
 import type { TotpFactor } from '../domain/totp.ts';
 import type { AttemptResult, ClaimedDelivery, NewWebhook, Webhook, WebhookAttempt } from '../domain/webhooks.ts';
 import type { Note } from '../events/note.ts';
+import type { LabelChange, LabelChangeOutcome } from './labels.ts';
 
 /** Settings shared by every instance on this store, and the self-test's probe (store/settings.ts). */
 export interface SettingsStore {
@@ -96,17 +97,26 @@ export interface EnrollTokensStore {
   revokeEnrollToken(publicId: string, at: number, note?: Note): Promise<boolean>;
 }
 
-/** Devices (store/devices.ts; enrollDevice in each backend's devices.ts). */
+/** Devices (store/devices.ts and labels.ts; enrollDevice and changeLabels in each backend's devices.ts). */
 export interface DevicesStore {
   /**
-   * Consumes one use of a token with uses left, unexpired and unrevoked, and creates its device in
-   * one transaction; undefined when the token is not valid.
+   * Consumes one use of a token with uses left, unexpired and unrevoked, and creates its device
+   * with the token's labels in one transaction; undefined when the token is not valid.
    */
   enrollDevice(input: EnrollInput, note?: (device: Device) => Note): Promise<Device | undefined>;
   /** The device whose credential hashes to `hash`, revoked or not. */
   deviceByCredential(hash: string): Promise<(Device & { credentialHash: string }) | undefined>;
-  deviceVisibleTo(viewer: Viewer, id: string): Promise<Device | undefined>;
-  devicesVisibleTo(viewer: Viewer, page: PageRequest, filter?: DeviceFilter): Promise<Page<Device>>;
+  /** A device and its labels, when the viewer can see it. */
+  deviceVisibleTo(viewer: Viewer, id: string): Promise<LabelledDevice | undefined>;
+  /** A page of devices, with their labels (one more statement for the page). */
+  devicesVisibleTo(viewer: Viewer, page: PageRequest, filter?: DeviceFilter): Promise<Page<LabelledDevice>>;
+  /**
+   * Changes the labels of a device the viewer can see, in one transaction that holds the device
+   * (its row lock on PostgreSQL), so the limit of 20 holds against concurrent changes: 'changed'
+   * with the new set and the keys whose value changed (none when nothing did), 'refused' (nothing
+   * changed; the error names the label) or 'unknown'.
+   */
+  changeLabels(viewer: Viewer, id: string, change: LabelChange): Promise<LabelChangeOutcome>;
   /** Marks the device revoked; false when it is not visible to the viewer or already revoked. */
   revokeDevice(viewer: Viewer, id: string, at: number, note?: Note): Promise<boolean>;
   /** Renames a device the viewer can see; false when it cannot. */

@@ -1,5 +1,5 @@
 /** The device page (docs/contract.md section 9): what an operator asks about one device, its runs and actions. */
-import { deviceStatus, type Device } from '../domain/devices.ts';
+import { deviceStatus, type LabelledDevice } from '../domain/devices.ts';
 import type { Page } from '../domain/paging.ts';
 import type { RunSummary } from '../domain/runs.ts';
 import { listQueryString } from '../lists/parameters.ts';
@@ -9,6 +9,7 @@ import { html, type Html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
 import { devicePath } from './devices.ts';
 import { bulkForm, runsTable } from './runs.ts';
+import { labelsField, labelsShown } from './labels.ts';
 
 const statusText = {
   active: 'active: it has called Paddock recently',
@@ -19,7 +20,7 @@ const statusText = {
 export function devicePage(
   chrome: Chrome,
   opts: {
-    device: Device;
+    device: LabelledDevice;
     storedBytes: number;
     runs: Page<RunSummary>;
     before: string | undefined;
@@ -54,6 +55,8 @@ export function devicePage(
         <dd>${size(opts.storedBytes)} in its runs</dd>
         <dt>Privacy ceiling</dt>
         <dd>${d.maxPrivacy}: the most revealing level this device may upload at</dd>
+        <dt>Labels</dt>
+        <dd>${labelsShown(d.labels)}</dd>
       </dl>
       <h2>Actions</h2>
       ${actions(chrome, d, path)}
@@ -65,7 +68,7 @@ export function devicePage(
   );
 }
 
-function actions(chrome: Chrome, d: Device, path: string): Html {
+function actions(chrome: Chrome, d: LabelledDevice, path: string): Html {
   const admin = chrome.session.admin;
   return html`<form method="post" action="${path}/rename">
       <input type="hidden" name="csrf" value="${chrome.csrf}" />
@@ -74,6 +77,11 @@ function actions(chrome: Chrome, d: Device, path: string): Html {
         <input id="name" name="name" value="${d.name}" required maxlength="128" />
         <button type="submit">Rename</button>
       </p>
+    </form>
+    <form method="post" action="${path}/labels">
+      <input type="hidden" name="csrf" value="${chrome.csrf}" />
+      ${labelsField('labels', d.labels, 'Labels (the new set replaces the old)')}
+      <p><button type="submit">Save labels</button></p>
     </form>
     ${admin && d.revokedAt === null ? actionButton(`${path}/revoke`, chrome.csrf, 'Revoke this device') : ''}
     ${admin && d.revokedAt !== null ? actionButton(`${path}/delete`, chrome.csrf, 'Delete this device and its runs') : ''}

@@ -2,7 +2,7 @@
  * The device list: the filter form (GET, works without script), the table with a checkbox per
  * device for the bulk form, and paging links that keep the filters (docs/contract.md section 9).
  */
-import { deviceStatus, type Device } from '../domain/devices.ts';
+import { deviceStatus, type LabelledDevice } from '../domain/devices.ts';
 import type { Page } from '../domain/paging.ts';
 import { type DeviceQuery, DEVICES } from '../lists/devices.ts';
 import { listQueryString } from '../lists/parameters.ts';
@@ -10,12 +10,16 @@ import { time } from './format.ts';
 import { html, type Html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
 import { filterFields, filterSummary } from './list_parts.ts';
+import { labelsShown } from './labels.ts';
 
 export function devicePath(id: string): string {
   return `/devices/${encodeURIComponent(id)}`;
 }
 
-export function devicesPage(chrome: Chrome, opts: { page: Page<Device>; query: DeviceQuery; staleBefore: number }) {
+export function devicesPage(
+  chrome: Chrome,
+  opts: { page: Page<LabelledDevice>; query: DeviceQuery; staleBefore: number },
+) {
   const admin = chrome.session.admin;
   const { items, next } = opts.page;
   const q = opts.query;
@@ -46,7 +50,7 @@ function filterForm(q: DeviceQuery, admin: boolean): Html {
   </form>`;
 }
 
-function table(chrome: Chrome, items: Device[], staleBefore: number): Html {
+function table(chrome: Chrome, items: LabelledDevice[], staleBefore: number): Html {
   const admin = chrome.session.admin;
   return html`<table>
     <caption>
@@ -62,6 +66,7 @@ function table(chrome: Chrome, items: Device[], staleBefore: number): Html {
         <th scope="col">Last seen</th>
         <th scope="col">Last upload</th>
         <th scope="col">Status</th>
+        <th scope="col">Labels</th>
         ${admin ? html`<th scope="col">Action</th>` : ''}
       </tr>
     </thead>
@@ -83,6 +88,7 @@ function table(chrome: Chrome, items: Device[], staleBefore: number): Html {
           <td>${time(d.lastSeenAt, chrome.now)}</td>
           <td>${time(d.lastUploadAt, chrome.now)}</td>
           <td>${status === 'revoked' ? html`revoked ${time(d.revokedAt, chrome.now)}` : status}</td>
+          <td>${labelsShown(d.labels)}</td>
           ${
             admin
               ? html`<td>
@@ -111,7 +117,15 @@ function bulkForm(csrf: string): Html {
         <select id="bulk-action" name="action">
           <option value="revoke">Revoke</option>
           <option value="delete">Delete (revoked devices only, with their runs)</option>
+          <option value="label">Set a label (key=value)</option>
+          <option value="unlabel">Remove a label (key)</option>
         </select>
+      </p>
+      <p>
+        <label for="bulk-label">Label, for setting (key=value) or removing (key)</label><br />
+        <input id="bulk-label" name="label" maxlength="127" placeholder="site=berlin" />
+      </p>
+      <p>
         <button type="submit">Apply to selected devices</button>
       </p>
     </fieldset>

@@ -19,6 +19,7 @@ import { html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
 import { listQueryString } from '../lists/parameters.ts';
 import { ENROLL_TOKENS } from '../lists/pages.ts';
+import { labelsField, labelsShown } from './labels.ts';
 
 export function enrollTokensPage(
   chrome: Chrome,
@@ -50,6 +51,7 @@ export function enrollTokensPage(
                   <th scope="col">Note</th>
                   <th scope="col">Device name</th>
                   <th scope="col">Privacy ceiling</th>
+                  <th scope="col">Labels</th>
                   <th scope="col">Action</th>
                 </tr>
               </thead>
@@ -66,6 +68,7 @@ export function enrollTokensPage(
                       <td>${t.note}</td>
                       <td>${t.name === '' ? 'chosen by the device' : t.name}</td>
                       <td>${t.maxPrivacy}</td>
+                      <td>${labelsShown(t.labels)}</td>
                       <td>
                         ${actionButton(`/enroll-tokens/${encodeURIComponent(t.publicId)}/revoke`, chrome.csrf, `Revoke ${t.publicId}`)}
                       </td>
@@ -118,6 +121,7 @@ function mintForm(csrf: string, accounts: Account[], defaultTtlSeconds: number) 
           ${PRIVACY_LEVELS.map((level) => html`<option value="${level}">${level}</option>`)}
         </select>
       </p>
+      ${labelsField('labels', {}, 'Labels every device it enrolls starts with (empty: none)')}
       <p><button type="submit">Mint enrollment link</button></p>
     </form>`;
 }

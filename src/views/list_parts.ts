@@ -2,7 +2,7 @@
  * Parts the filtered lists share, each drawn from the list's declaration (lists/): the filter
  * form's fields, the filters that apply, and select options.
  */
-import type { ListDeclaration, Parameter, Parameters, Values } from '../lists/parameters.ts';
+import { type ListDeclaration, type Parameter, type Parameters, type Values, valuesOf } from '../lists/parameters.ts';
 import { html, type Html } from './html.ts';
 
 /** The filters that apply, each as the page names it with its value (none for a yes filter). */
@@ -11,11 +11,9 @@ export function appliedFilters<P extends Parameters>(
   values: Values<P>,
 ): Array<[shown: string, value: string | undefined]> {
   const out: Array<[string, string | undefined]> = [];
-  for (const [name, p] of Object.entries(list.parameters)) {
-    const value = (values as Record<string, string | undefined>)[name];
-    if (p.shown !== undefined && value !== undefined && value !== '')
-      out.push([p.shown, p.kind.kind === 'yes' ? undefined : value]);
-  }
+  for (const [name, p] of Object.entries(list.parameters))
+    for (const value of valuesOf(values, name))
+      if (p.shown !== undefined && value !== '') out.push([p.shown, p.kind.kind === 'yes' ? undefined : value]);
   return out;
 }
 
@@ -28,8 +26,9 @@ export function filterSummary<P extends Parameters>(list: ListDeclaration<P>, va
 
 /**
  * The filter form's fields, one per parameter the declaration labels, in its order: a select for
- * an enumeration, a check box for a yes filter, a text field otherwise. `idPrefix` keeps the ids
- * of two forms on one page apart.
+ * an enumeration, a check box for a yes filter, a text field otherwise. A repeatable parameter has
+ * a field per value given and one more blank one while fewer than its most are given (each field
+ * labelled with its number). `idPrefix` keeps the ids of two forms on one page apart.
  */
 export function filterFields<P extends Parameters>(
   list: ListDeclaration<P>,
@@ -40,8 +39,15 @@ export function filterFields<P extends Parameters>(
   for (const [name, p] of Object.entries(list.parameters)) {
     if (p.label === undefined || (p.adminOnly === true && !opts.admin)) continue;
     const id = `${opts.idPrefix ?? ''}${name}`;
-    const value = (values as Record<string, string | undefined>)[name] ?? '';
-    fields.push(field(id, name, p, p.label, value));
+    if (p.repeat === undefined) {
+      fields.push(field(id, name, p, p.label, valuesOf(values, name)[0] ?? ''));
+      continue;
+    }
+    const given = valuesOf(values, name);
+    const shown = given.length < p.repeat.max ? [...given, ''] : given;
+    shown.forEach((value, i) =>
+      fields.push(field(`${id}-${i + 1}`, name, p, `${p.label}, ${i + 1} of up to ${p.repeat?.max}`, value)),
+    );
   }
   return fields;
 }

@@ -7,6 +7,7 @@ import { time } from './format.ts';
 import { html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
 import { qrSvg } from './qr_svg.ts';
+import { labelsShown } from './labels.ts';
 
 export function mintResultPage(chrome: Chrome, opts: { link: string; token: EnrollToken }) {
   const { token } = opts;
@@ -35,6 +36,8 @@ export function mintResultPage(chrome: Chrome, opts: { link: string; token: Enro
         <dd>${token.note === '' ? 'none' : token.note}</dd>
         <dt>Privacy ceiling</dt>
         <dd>${token.maxPrivacy}</dd>
+        <dt>Labels</dt>
+        <dd>${labelsShown(token.labels)}</dd>
       </dl>
       <p><a href="/enroll-tokens">Back to enrollment tokens</a></p>`,
   );

@@ -52,12 +52,14 @@ test('bulk devices: each item as alone, counted by outcome, one record per chang
       unchanged: 1,
       notRevoked: 0,
       unknown: 3,
+      full: 0,
     });
     assert.deepEqual(await bulkDevices(w, ADMIN, { action: 'delete', ids }), {
       done: 2,
       unchanged: 0,
       notRevoked: 1,
       unknown: 2,
+      full: 0,
     });
     assert.deepEqual(
       w.records().map((r) => [r.event, r.account, r.device]),
@@ -78,7 +80,7 @@ test('bulk runs: `{device}/{id}` items; what the actor may not delete is counted
     await w.run('d1', 'r2', 'b');
     await w.run('d2', 'r3', 'c');
     const counts = await bulkDeleteRuns(w, ANN, ['d1/r1', 'd2/r3', '/r2', 'd1', 'd1/r2']);
-    assert.deepEqual(counts, { done: 2, unchanged: 0, notRevoked: 0, unknown: 3 });
+    assert.deepEqual(counts, { done: 2, unchanged: 0, notRevoked: 0, unknown: 3, full: 0 });
     assert.equal(await w.store.runStored('d2', 'r3'), true, "another account's run stays");
     assert.deepEqual(
       w.records().map((r) => [r.event, r.account, r.client, r.device, r.run]),

@@ -338,6 +338,155 @@ const rows: Row[] = [
     status: 403,
     events: ['access_token.used', 'access.admin_refused'],
   },
+  // Labels (docs/contract.md section 12): on device objects, the filter, the change.
+  {
+    name: 'devices carry their labels',
+    path: '/api/v1/devices/{mine}',
+    as: 'user',
+    status: 200,
+    check: (_w, body) => assert.deepEqual((body as { labels: unknown }).labels, { line: '3', site: 'berlin' }),
+  },
+  {
+    name: 'the label filter, key=value: every account, for an admin',
+    path: '/api/v1/devices?label=site%3Dberlin',
+    as: 'admin',
+    status: 200,
+    check: (w, body) => assert.deepEqual(ids(body), [w.ids.mine, w.ids.theirs].sort()),
+  },
+  {
+    name: 'the label filter, scoped for a user',
+    path: '/api/v1/devices?label=site%3Dberlin',
+    as: 'user',
+    status: 200,
+    check: (w, body) => assert.deepEqual(ids(body), [w.ids.mine]),
+  },
+  {
+    name: 'the label filter given twice: both must hold; a key alone is any value',
+    path: '/api/v1/devices?label=site&label=line',
+    as: 'admin',
+    status: 200,
+    check: (w, body) => assert.deepEqual(ids(body), [w.ids.mine]),
+  },
+  {
+    name: 'a bad label filter names the label',
+    path: '/api/v1/devices?label=Site%3Dberlin',
+    as: 'admin',
+    status: 400,
+    field: 'label',
+    check: (_w, body) => assert.match((body as { detail: string }).detail, /label "Site=berlin": a label key/),
+  },
+  {
+    name: 'more than five label filters',
+    path: `/api/v1/devices?${Array.from({ length: 6 }, (_, i) => `label=k${i}`).join('&')}`,
+    as: 'admin',
+    status: 400,
+    field: 'label',
+  },
+  {
+    name: 'the owner sets and removes labels; the device is answered',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/labels',
+    as: 'user',
+    json: { set: { rack: 'a-7', site: 'paris' }, remove: ['line', 'absent'] },
+    status: 200,
+    events: ['access_token.used', 'device.labelled'],
+    audited: [['device.labelled', ACCOUNTS.user.subject]],
+    check: async (w, body) => {
+      assert.deepEqual((body as { labels: unknown }).labels, { rack: 'a-7', site: 'paris' });
+      assert.deepEqual(
+        { ...(await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.mine))?.labels },
+        {
+          rack: 'a-7',
+          site: 'paris',
+        },
+      );
+      await w.h.flushAudit();
+      const [record] = (await w.h.store.auditPage({ event: 'device.labelled' }, { limit: 5 })).items;
+      assert.match(record?.detail ?? '', /line,rack,site/, 'the keys changed');
+    },
+  },
+  {
+    name: 'a change that changes nothing is answered and not audited',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/labels',
+    as: 'user',
+    json: { set: { site: 'berlin' } },
+    status: 200,
+    events: ['access_token.used'],
+  },
+  {
+    name: "labels of another account's device",
+    method: 'POST',
+    path: '/api/v1/devices/{theirs}/labels',
+    as: 'user',
+    json: { set: { site: 'mine' } },
+    status: 404,
+    events: ['access_token.used'],
+    check: async (w) =>
+      assert.deepEqual(
+        { ...(await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.theirs))?.labels },
+        { site: 'berlin' },
+      ),
+  },
+  {
+    name: 'an admin labels any device',
+    method: 'POST',
+    path: '/api/v1/devices/{theirs}/labels',
+    as: 'admin',
+    json: { remove: ['site'] },
+    status: 200,
+    events: ['access_token.used', 'device.labelled'],
+    check: (_w, body) => assert.deepEqual((body as { labels: unknown }).labels, {}),
+  },
+  ...[
+    ['a bad key', { set: { Site: 'x' } }, 'set', /label "Site=x": a label key/],
+    ['a bad value', { set: { site: 'a b' } }, 'set', /label "site=a b": a label value/],
+    ['a value not a string', { set: { site: 3 } }, 'set', /label "site": its value must be a string/],
+    ['set not an object', { set: ['site=x'] }, 'set', /set must be an object/],
+    ['a bad key to remove', { remove: ['-x'] }, 'remove', /label "-x": a label key/],
+    ['a key removed twice', { remove: ['site', 'site'] }, 'remove', /the key site is given twice/],
+    ['a key both set and removed', { set: { site: 'x' }, remove: ['site'] }, 'remove', /both set and removed/],
+    ['an unknown field', { labels: { site: 'x' } }, 'labels', /not a field/],
+    [
+      'more than 20 labels',
+      { set: Object.fromEntries(Array.from({ length: 19 }, (_, i) => [`k${i}`, 'v'])) },
+      'set',
+      /label "k[0-9]+=v": a device has at most 20 labels/,
+    ],
+  ].map(([what, json, field, detail]): Row => ({
+    name: `labels: ${String(what)}, nothing changed`,
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/labels',
+    as: 'user',
+    json,
+    status: 400,
+    field: field as string,
+    events: ['access_token.used'],
+    check: async (w, body) => {
+      assert.match((body as { detail: string }).detail, detail as RegExp);
+      assert.deepEqual(
+        { ...(await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.mine))?.labels },
+        {
+          line: '3',
+          site: 'berlin',
+        },
+      );
+    },
+  })),
+  {
+    name: 'labels: one key given twice in the JSON, nothing changed',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/labels',
+    as: 'user',
+    body: '{"set": {"site": "a", "site": "b"}}',
+    headers: { 'content-type': 'application/json' },
+    status: 400,
+    events: ['access_token.used'],
+    check: async (w, body) => {
+      assert.match((body as { detail: string }).detail, /"site" is given twice/);
+      assert.equal((await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.mine))?.labels.site, 'berlin');
+    },
+  },
   // Enrollment tokens.
   { name: 'a user may not list enrollment tokens', path: '/api/v1/enroll-tokens', as: 'user', status: 403 },
   {
@@ -359,6 +508,7 @@ const rows: Row[] = [
       name: 'bench unit',
       expires_in: 7200,
       owner: ACCOUNTS.other.subject,
+      labels: { site: 'oslo', line: '4' },
     },
     status: 201,
     events: ['access_token.used', 'enroll_token.minted'],
@@ -390,6 +540,16 @@ const rows: Row[] = [
         [(await enroll('a')).status, (await enroll('b')).status, (await enroll('c')).status],
         [201, 201, 401],
       );
+      assert.deepEqual((minted.token as unknown as { labels: unknown }).labels, { line: '4', site: 'oslo' });
+      const labelled = await w.h.store.devicesVisibleTo(
+        ACCOUNTS.admin,
+        { limit: 10 },
+        {
+          staleBefore: 0,
+          labels: [{ key: 'site', value: 'oslo' }],
+        },
+      );
+      assert.equal(labelled.items.length, 2, 'both devices it enrolled start with its labels');
     },
   },
   ...[
@@ -400,6 +560,8 @@ const rows: Row[] = [
     ['a bad owner', { owner: 'no such form' }, 'owner'],
     ['an unknown level', { max_privacy: 'secret' }, 'max_privacy'],
     ['an unknown field', { token: 'mine' }, 'token'],
+    ['a bad label', { labels: { site: 'a/b' } }, 'labels'],
+    ['labels not an object', { labels: 'site=x' }, 'labels'],
   ].map(([what, json, field]): Row => ({
     name: `mint: ${String(what)}`,
     method: 'POST',
@@ -616,6 +778,10 @@ async function world(store?: Store): Promise<World> {
   await upload(h, theirs.credential, 't1', 'their run');
   await upload(h, gone.credential, 'g1', 'an old run');
   await h.store.revokeDevice(ACCOUNTS.admin, gone.device, now);
+  // Labels (docs/contract.md section 12): two sites; line 3 on the user's active device only.
+  await h.store.changeLabels(ACCOUNTS.admin, mine.device, { replace: { site: 'berlin', line: '3' } });
+  await h.store.changeLabels(ACCOUNTS.admin, theirs.device, { replace: { site: 'berlin' } });
+  await h.store.changeLabels(ACCOUNTS.admin, gone.device, { replace: { site: 'paris' } });
   const enroll = await h.store.createEnrollToken({
     hash: secretHash('an outstanding token'),
     owner: ACCOUNTS.user.subject,

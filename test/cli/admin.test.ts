@@ -72,14 +72,14 @@ test('mint a link, enroll with it, then list, get, rename, revoke and delete dev
   const listed = await cli(['enroll-tokens', 'list']);
   assert.match(
     listed.stdout,
-    new RegExp(`^ID +OWNER +USES LEFT[^\\n]*\\n${record.id} +local:admin +3/3 .* bench\\n`, 'm'),
+    new RegExp(`^ID +OWNER +USES LEFT[^\\n]*\\n${record.id} +local:admin +3/3 .* bench +-\\n`, 'm'),
   );
 
   const one = await enroll(link, 'first');
   const two = await enroll(link, 'second');
   const table = await cli(['devices', 'list']);
   assert.equal(table.code, 0, table.stderr);
-  assert.match(table.stdout, /^ID +NAME +OWNER +STATUS +LAST SEEN\n/);
+  assert.match(table.stdout, /^ID +NAME +OWNER +STATUS +LAST SEEN +LABELS\n/);
   for (const [id, name] of [
     [one.device, 'first'],
     [two.device, 'second'],
@@ -122,6 +122,91 @@ test('mint a link, enroll with it, then list, get, rename, revoke and delete dev
 
   const trail = await cli(['audit', '--event', 'device.revoked']);
   assert.match(trail.stdout, new RegExp(`^20\\S+ +device\\.revoked +local:admin +${two.device} `, 'm'));
+});
+
+test('labels: minted on a token, listed and filtered by, set and removed, each refusal named', async () => {
+  const minted = await cli([
+    'enroll-tokens',
+    'mint',
+    '--uses',
+    '2',
+    '--label',
+    'site=berlin',
+    '--label',
+    'line=3',
+    '--json',
+  ]);
+  assert.equal(minted.code, 0, minted.stderr);
+  const { token: record, link } = JSON.parse(minted.stdout) as { token: { id: string; labels: unknown }; link: string };
+  assert.deepEqual(record.labels, { line: '3', site: 'berlin' });
+  assert.match((await cli(['enroll-tokens', 'list'])).stdout, new RegExp(`^${record.id} .* line=3,site=berlin\n`, 'm'));
+  const one = await enroll(link, 'line 3 a');
+  const two = await enroll(link, 'line 3 b');
+  const plain = await enroll(
+    JSON.parse((await cli(['enroll-tokens', 'mint', '--json'])).stdout).link as string,
+    'plain',
+  );
+
+  const listed = await cli(['devices', 'list', '--label', 'site=berlin', '--label', 'line']);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.deepEqual(
+    listed.stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => [l.split(/ +/)[0], l.split(/ +/).at(-1)]),
+    [
+      [two.device, 'line=3,site=berlin'],
+      [one.device, 'line=3,site=berlin'],
+    ],
+  );
+  assert.doesNotMatch(listed.stdout, new RegExp(plain.device));
+
+  const changed = await cli(['devices', 'label', one.device, 'rack=a-7', 'site=paris', '--remove', 'line']);
+  assert.equal(changed.code, 0, changed.stderr);
+  assert.match(changed.stdout, /^labels: +rack=a-7,site=paris$/m);
+  const got = JSON.parse((await cli(['devices', 'get', one.device, '--json'])).stdout) as { labels: unknown };
+  assert.deepEqual(got.labels, { rack: 'a-7', site: 'paris' });
+  const removed = await cli(['devices', 'label', two.device, '--remove', 'line', '--remove', 'site', '--json']);
+  assert.deepEqual((JSON.parse(removed.stdout) as { labels: unknown }).labels, {});
+  assert.match(
+    (await cli(['audit', '--event', 'device.labelled'])).stdout,
+    new RegExp(`^20\\S+ +device\\.labelled +local:admin +${one.device} .*keys=line,rack,site`, 'm'),
+  );
+
+  // Refusals: bad shapes are usage mistakes named before anything is sent; the server names the rest.
+  for (const [args, says] of [
+    [['devices', 'label', one.device, 'Site=x'], /devices label: label "Site=x": a label key/],
+    [['devices', 'label', one.device, 'site'], /devices label: label "site": write it as key=value/],
+    [['devices', 'label', one.device, 'a=1', 'a=2'], /label "a=2": the key a is given twice/],
+    [['devices', 'label', one.device, '--remove', 'A'], /--remove label "A": a label key/],
+    [['devices', 'label', one.device], /usage: paddock devices label ID key=value/],
+    [['enroll-tokens', 'mint', '--label', 'site=a b'], /enroll-tokens mint: label "site=a b": a label value/],
+  ] as const) {
+    const refused = await cli([...args]);
+    assert.equal(refused.code, 2, `${args.join(' ')}: ${refused.stderr}`);
+    assert.match(refused.stderr, says);
+  }
+  const many = await cli(['devices', 'label', one.device, ...Array.from({ length: 19 }, (_, i) => `k${i}=v`)]);
+  assert.deepEqual(
+    [many.code, many.stderr],
+    [1, 'paddock devices: 400 bad field: label "k0=v": a device has at most 20 labels (field: set)\n'],
+  );
+  const badFilter = await cli(['devices', 'list', '--label', 'Site']);
+  assert.deepEqual(
+    [badFilter.code, badFilter.stderr],
+    [
+      1,
+      'paddock devices: 400 bad parameter: label must be key=value or key: label "Site": a label key is 1 to 63 of a-z, 0-9, -, _ and ., starting with a letter or digit (field: label)\n',
+    ],
+  );
+  assert.deepEqual(
+    (JSON.parse((await cli(['devices', 'get', one.device, '--json'])).stdout) as { labels: unknown }).labels,
+    {
+      rack: 'a-7',
+      site: 'paris',
+    },
+  );
 });
 
 test('runs: a page or every page, one run, its exact bytes, and a delete', async () => {

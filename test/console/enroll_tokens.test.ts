@@ -64,7 +64,7 @@ const badFields: Array<[field: string, value: string]> = [
 
 runScenarios('enroll tokens', [
   {
-    name: 'mint with every field: the link once, uses, name, note and ceiling shown; logged without the token',
+    name: 'mint with every field: the link once, uses, name, note, ceiling and labels shown; logged without the token',
     method: 'POST',
     path: '/enroll-tokens',
     as: 'admin',
@@ -76,6 +76,7 @@ runScenarios('enroll tokens', [
       name: 'Line 4 scanner',
       note: 'bench <4>',
       max_privacy: 'redacted',
+      labels: 'site=berlin\r\n\r\n  line=3  \r\n',
     },
     status: 200,
     events: ['enroll_token.minted'],
@@ -88,6 +89,8 @@ runScenarios('enroll tokens', [
       'bench &lt;4&gt;',
       '<dd>redacted</dd>',
       '<dd>3</dd>',
+      '<code>line=3</code>',
+      '<code>site=berlin</code>',
       'href="/enroll-tokens"',
     ],
     notContains: ['<script', 'style='],
@@ -107,7 +110,7 @@ runScenarios('enroll tokens', [
       assert.equal(h.logs[0]?.token, listed?.publicId, 'the record names the token by its public id');
       assert.doesNotMatch(body, /t_[A-Za-z0-9_-]{16}/, 'the result page needs no public id');
       assert.deepEqual(
-        { ...listed, publicId: '' },
+        { ...listed, publicId: '', labels: { ...listed?.labels } },
         {
           publicId: '',
           owner: 'oidc:user-1',
@@ -120,6 +123,7 @@ runScenarios('enroll tokens', [
           note: 'bench <4>',
           maxPrivacy: 'redacted',
           revokedAt: null,
+          labels: { line: '3', site: 'berlin' },
         },
       );
       const devices: string[] = [];
@@ -135,6 +139,7 @@ runScenarios('enroll tokens', [
         assert.equal(d?.enrollNote, 'bench <4>');
         assert.equal(d?.maxPrivacy, 'redacted');
         assert.equal(d?.enrolledBy, 'local:admin');
+        assert.deepEqual({ ...d?.labels }, { line: '3', site: 'berlin' }, 'each device starts with the labels');
       }
       const logged = JSON.stringify(h.logs);
       assert.ok(!logged.includes(token) && !logged.includes(secretHash(token)), 'no token or hash in a log record');

@@ -19,6 +19,7 @@ test('a link from the default builder parses back to its parts', () => {
     note: '',
     maxPrivacy: 'full',
     revokedAt: null,
+    labels: {},
   });
   assert.deepEqual(parseEnrollmentLink(link), { server: 'paddock.example:8443', pin, token: 'abc_-1' });
 });

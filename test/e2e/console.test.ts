@@ -238,6 +238,43 @@ if (!available) {
       await w.context.close();
     });
 
+    test('labels: set on the device page with the keyboard, a bad one refused by name, then the list filtered by them', async () => {
+      const phone = devices['alice-phone'];
+      assert.ok(phone);
+      await alice.page.goto(`${origin}/devices/${phone.device}`);
+      await alice.page.focus('#labels');
+      await alice.page.keyboard.type('site=berlin\nline=3');
+      await alice.page.keyboard.press('Tab');
+      assert.ok(
+        await alice.page.locator('button:has-text("Save labels")').evaluate((b) => b === b.ownerDocument.activeElement),
+      );
+      await alice.page.keyboard.press('Enter');
+      await alice.page.waitForURL(`${origin}/devices/${phone.device}`);
+      assert.match((await alice.page.textContent('[role=status]')) ?? '', /The labels of device .+ were saved\./);
+      assert.equal(await alice.page.inputValue('#labels'), 'line=3\nsite=berlin');
+      assert.match((await alice.page.textContent('dl')) ?? '', /line=3\s*site=berlin/);
+      await audit(alice, origin, 'device-labels');
+      const csrf = await alice.page.inputValue('input[name=csrf] >> nth=0');
+      const refused = await alice.page.request.post(`${origin}/devices/${phone.device}/labels`, {
+        form: { csrf, labels: 'Site=<b>' },
+        maxRedirects: 0,
+      });
+      assert.equal(refused.status(), 400);
+      assert.match(await refused.text(), /^labels refused, nothing changed: label "Site=<b>": a label key/);
+
+      await alice.page.goto(`${origin}/devices`);
+      await alice.page.fill('#label-1', 'site=berlin');
+      await alice.page.focus('#label-1');
+      await alice.page.keyboard.press('Enter');
+      await alice.page.waitForURL(/label=site%3Dberlin/);
+      const listed = (await alice.page.textContent('main')) ?? '';
+      assert.match(listed, /Showing 1 device, labelled “site=berlin”/);
+      assert.match(listed, /alice-phone/);
+      assert.doesNotMatch(listed, /bob-laptop/);
+      assert.equal(await alice.page.inputValue('#label-1'), 'site=berlin');
+      await audit(alice, origin, 'devices-label-filter');
+    });
+
     test('an administrator revokes a device with the keyboard; its next upload is refused; sign out', async () => {
       const bob = devices['bob-laptop'];
       assert.ok(bob);

@@ -25,6 +25,7 @@ import { sessionsContract } from './sessions_contract.ts';
 import { auditContract } from './audit_contract.ts';
 import { storeContract } from './contract.ts';
 import { totpContract } from './totp_contract.ts';
+import { labelsContract } from './labels_contract.ts';
 
 const available = await postgresAvailable();
 after(() => (available ? dropSchemas() : undefined));
@@ -119,6 +120,7 @@ if (!available) {
       await store.close();
     }
   });
+  labelsContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
 
   test('postgres: several instances migrating at once apply each migration once', async () => {
     const schema = freshSchema();

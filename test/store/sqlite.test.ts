@@ -14,12 +14,14 @@ import { auditContract } from './audit_contract.ts';
 import { storeContract } from './contract.ts';
 import { totpContract } from './totp_contract.ts';
 import { sessionsContract } from './sessions_contract.ts';
+import { labelsContract } from './labels_contract.ts';
 
 storeContract('sqlite', async () => openSqliteStore(':memory:'));
 accessTokensContract('sqlite', async () => openSqliteStore(':memory:'));
 auditContract('sqlite', async () => openSqliteStore(':memory:'));
 totpContract('sqlite', async () => openSqliteStore(':memory:'));
 sessionsContract('sqlite', async () => openSqliteStore(':memory:'));
+labelsContract('sqlite', async () => openSqliteStore(':memory:'));
 
 test('sqlite: the data directory is created 0700, WAL is on, migrations are recorded and not rerun', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'paddock-store-'));

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventName } from '../../src/events/catalogue.ts';
+import type { Store } from '../../src/store/store.ts';
 import { type Harness, type HarnessOptions, harness } from './harness.ts';
 
 export type Who = 'nobody' | 'admin' | 'user' | 'other';
@@ -20,8 +21,11 @@ export interface Scenario {
   method?: string;
   path: string | ((h: Harness, fixture: Record<string, string>) => string);
   as?: Who;
-  /** Form fields; `'$csrf'` is replaced by the session's token, `'$fixture.x'` by the fixture's x. */
-  form?: Record<string, string>;
+  /**
+   * Form fields (a list: the field repeated); `'$csrf'` is replaced by the session's token,
+   * `'$fixture.x'` by the fixture's x.
+   */
+  form?: Record<string, string | string[]>;
   body?: string;
   headers?: Record<string, string>;
   client?: string;
@@ -47,10 +51,19 @@ export interface Scenario {
   after?: (h: Harness, res: Response, body: string, fixture: Record<string, string>) => Promise<void> | void;
 }
 
-export function runScenarios(title: string, scenarios: Scenario[]): void {
+/**
+ * Runs each scenario on a fresh harness: on an in-memory SQLite store, or on the store `backend`
+ * opens (fresh for each scenario; skipped with its reason when it is not available).
+ */
+export function runScenarios(
+  title: string,
+  scenarios: Scenario[],
+  backend?: { name: string; open: () => Promise<Store>; skip?: string | false },
+): void {
   for (const s of scenarios) {
-    test(`${title}: ${s.name}`, async () => {
-      const h = await harness(s.harness);
+    const name = backend ? `${title} (${backend.name}): ${s.name}` : `${title}: ${s.name}`;
+    test(name, { skip: backend?.skip ?? false }, async () => {
+      const h = await harness(backend ? { ...s.harness, store: await backend.open() } : s.harness);
       try {
         const fixture = (await s.setup?.(h)) ?? {};
         const headers: Record<string, string> = { ...s.headers };
@@ -63,11 +76,10 @@ export function runScenarios(title: string, scenarios: Scenario[]): void {
         let body: string | undefined = s.body;
         if (s.form) {
           headers['content-type'] ??= 'application/x-www-form-urlencoded';
-          const fields = Object.fromEntries(
-            Object.entries(s.form).map(([k, v]) => [
-              k,
-              v === '$csrf' ? csrf : v.startsWith('$fixture.') ? (fixture[v.slice(9)] ?? '') : v,
-            ]),
+          const value = (v: string) =>
+            v === '$csrf' ? csrf : v.startsWith('$fixture.') ? (fixture[v.slice(9)] ?? '') : v;
+          const fields = Object.entries(s.form).flatMap(([k, v]) =>
+            (typeof v === 'string' ? [v] : v).map((one): [string, string] => [k, value(one)]),
           );
           body = new URLSearchParams(fields).toString();
         }

@@ -18,6 +18,7 @@ const minted = {
   note: 'a note',
   maxPrivacy: 'full',
   revokedAt: null,
+  labels: {},
 } as const;
 
 test('the link carries the public name (host and non-default port of BaseURL), the pin and the token', () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { OPENAPI } from '../../src/api/openapi.ts';
 import { type Values as CliValues, VERBS } from '../../src/cli/admin_commands.ts';
-import type { ApiClient } from '../../src/cli/api_client.ts';
+import type { ApiClient, Query } from '../../src/cli/api_client.ts';
 import { FAILURES } from '../../src/http/failures.ts';
 import { AUDIT } from '../../src/lists/audit.ts';
 import { DEVICES } from '../../src/lists/devices.ts';
@@ -13,6 +13,8 @@ import { ACCESS_TOKENS, ACCOUNTS, DEVICE_RUNS, ENROLL_TOKENS } from '../../src/l
 import {
   type Kind,
   type ListDeclaration,
+  type Parameters,
+  type Values,
   listQueryString,
   parameterNames,
   parseApi,
@@ -54,8 +56,20 @@ function sample(kind: Kind): string {
 /** A value no kind accepts: a control character. */
 const BAD = '\u0001';
 
-function samples(list: ListDeclaration): Record<string, string> {
-  return Object.fromEntries(Object.entries(list.parameters).map(([name, p]) => [name, sample(p.kind)]));
+/** A valid value of each parameter: a repeatable one's is a list of one. */
+function samples(list: ListDeclaration): Record<string, string | string[]> {
+  return Object.fromEntries(
+    Object.entries(list.parameters).map(([name, p]) => [name, p.repeat ? [sample(p.kind)] : sample(p.kind)]),
+  );
+}
+
+/** A query of these values, a list's each given. */
+function query(values: Record<string, string | readonly string[] | undefined>): URLSearchParams {
+  return new URLSearchParams(
+    Object.entries(values).flatMap(([name, v]) =>
+      (v === undefined ? [] : typeof v === 'string' ? [v] : v).map((one): [string, string] => [name, one]),
+    ),
+  );
 }
 
 for (const { name, list, api, cli, form } of LISTS) {
@@ -66,16 +80,25 @@ for (const { name, list, api, cli, form } of LISTS) {
       // Every declared parameter is read: a bad value of each is refused, naming it and its failure.
       for (const [param, p] of Object.entries(list.parameters)) {
         const parsed = parse(list, new URLSearchParams({ [param]: BAD }));
-        assert.deepEqual(parsed, { ok: false, fault: { problem: 'bad', parameter: param, failure: p.failure } });
+        const detail = p.kind.explain?.(BAD);
+        assert.deepEqual(parsed, {
+          ok: false,
+          fault: { problem: 'bad', parameter: param, failure: p.failure, ...(detail === undefined ? {} : { detail }) },
+        });
         assert.ok(p.failure in FAILURES, p.failure);
+        if (p.repeat) assert.ok(p.repeat.failure in FAILURES, p.repeat.failure);
       }
       // All of them at once, each valid, parse to exactly those values.
       const given = samples(list);
-      const parsed = parse(list, new URLSearchParams(given));
+      const parsed = parse(list, query(given));
       assert.deepEqual(parsed, { ok: true, values: given });
       // And back: the paging link's query string carries every one of them.
       const { before, ...filters } = given;
-      const link = listQueryString(list, filters, before);
+      const link = listQueryString(
+        list,
+        filters as Values<Parameters>,
+        typeof before === 'string' ? before : undefined,
+      );
       assert.deepEqual(parse(list, new URLSearchParams(link)), { ok: true, values: given });
     }
     // Nothing more: a parameter the list does not declare is ignored by the console, refused by the API.
@@ -106,7 +129,7 @@ for (const { name, list, api, cli, form } of LISTS) {
       const flags: CliValues = Object.fromEntries(
         Object.entries(list.parameters).map(([param, p]) => [param, p.kind.kind === 'yes' ? true : given[param]]),
       );
-      const asked: Array<Record<string, string | undefined>> = [];
+      const asked: Query[] = [];
       const client: ApiClient = {
         get: async (_path, query) => (asked.push(query ?? {}), { items: [] }),
         send: async () => assert.fail('a list only reads'),
@@ -115,7 +138,7 @@ for (const { name, list, api, cli, form } of LISTS) {
       await command.run(client, [], flags);
       assert.equal(asked.length, 1);
       assert.deepEqual(asked[0], given);
-      assert.deepEqual(parseApi(list, new URLSearchParams(asked[0] as Record<string, string>)), {
+      assert.deepEqual(parseApi(list, query(asked[0] ?? {})), {
         ok: true,
         values: given,
       });
@@ -124,6 +147,7 @@ for (const { name, list, api, cli, form } of LISTS) {
   test(`${name}: the filter form asks for every declared filter and nothing else`, () => {
     const fields = html`${filterFields(list, {}, { admin: true })}`.value;
     const asked = [...fields.matchAll(/ name="([^"]+)"/g)].map((m) => m[1]);
+    // A repeatable filter has one blank field while none is given.
     const filters = Object.entries(list.parameters)
       .filter(([, p]) => p.kind.kind !== 'cursor')
       .map(([param]) => param);
@@ -168,4 +192,35 @@ test('a day range: until before since is refused, naming until', () => {
     });
     assert.equal(parseApi(list, new URLSearchParams('since=2026-02-02&until=2026-02-02')).ok, true);
   }
+});
+
+test('a repeatable parameter (label): up to its most, each checked and named, kept in order by the paging link', () => {
+  const labels = (...values: string[]) => new URLSearchParams(values.map((v): [string, string] => ['label', v]));
+  for (const parse of [parseConsole, parseApi]) {
+    assert.deepEqual(parse(DEVICES, labels('site=berlin', 'line')), {
+      ok: true,
+      values: { label: ['site=berlin', 'line'] },
+    });
+    assert.deepEqual(parse(DEVICES, labels('a', 'b', 'c', 'd', 'e', 'f')), {
+      ok: false,
+      fault: { problem: 'repeated', parameter: 'label', failure: 'tooManyLabelFilters' },
+    });
+    const bad = parse(DEVICES, labels('site=berlin', 'Site=x'));
+    assert.equal(bad.ok, false);
+    assert.match(
+      !bad.ok && bad.fault.problem === 'bad' ? (bad.fault.detail ?? '') : '',
+      /^label "Site=x": a label key/,
+    );
+  }
+  // Blank fields of the form are no filter; the link keeps the others, in order.
+  assert.deepEqual(parseConsole(DEVICES, labels('', 'line', '')), { ok: true, values: { label: ['line'] } });
+  assert.equal(listQueryString(DEVICES, { label: ['b=2', 'a'] }, '12'), '?label=b%3D2&label=a&before=12');
+  // The form: a field per label given and one more, each labelled with its number, until five.
+  const two = html`${filterFields(DEVICES, { label: ['b=2', 'a'] }, { admin: false })}`.value;
+  assert.deepEqual(
+    [...two.matchAll(/id="(label-[0-9])"/g)].map((m) => m[1]),
+    ['label-1', 'label-2', 'label-3'],
+  );
+  const five = html`${filterFields(DEVICES, { label: ['a', 'b', 'c', 'd', 'e'] }, { admin: false })}`.value;
+  assert.equal([...five.matchAll(/ name="label"/g)].length, 5);
 });

@@ -18,7 +18,7 @@ import { signInStore } from '../sign_in.ts';
 import type { Store } from '../store.ts';
 import { webhooksStore } from '../webhooks.ts';
 import { openPgDb } from './db.ts';
-import { pgEnroll } from './devices.ts';
+import { pgDeviceTransactions } from './devices.ts';
 import type { PgOptions } from './pool.ts';
 import { pgPutRun } from './runs.ts';
 
@@ -29,7 +29,7 @@ export async function openPostgresStore(url: string, opts: PgOptions = {}): Prom
     ...signInStore(db.sql),
     ...devicesStore(db.sql),
     ...enrollTokensStore(db.sql),
-    ...pgEnroll(db),
+    ...pgDeviceTransactions(db),
     ...runsStore(db.sql),
     ...pgPutRun(db),
     ...auditStore(db.sql),

@@ -16,7 +16,7 @@ import { signInStore } from '../sign_in.ts';
 import type { Store } from '../store.ts';
 import { webhooksStore } from '../webhooks.ts';
 import { openDb } from './db.ts';
-import { sqliteEnroll } from './devices.ts';
+import { sqliteDeviceTransactions } from './devices.ts';
 import { sqlitePutRun } from './runs.ts';
 
 /** Opens (creating if needed) `<dataDir>/paddock.db`; `:memory:` opens a private in-memory store. */
@@ -28,7 +28,7 @@ export function openSqliteStore(dataDir: string | ':memory:'): Store {
     ...signInStore(sql),
     ...devicesStore(sql),
     ...enrollTokensStore(sql),
-    ...sqliteEnroll(db),
+    ...sqliteDeviceTransactions(db),
     ...runsStore(sql),
     ...sqlitePutRun(db),
     ...auditStore(sql),
