@@ -10,6 +10,7 @@ import type { LabelledDevice } from '../domain/devices.ts';
 import { DEVICE_ID } from '../domain/ids.ts';
 import { conflictingChange, labelSet, parseLabelKey, type Labels, type LabelsRead } from '../domain/labels.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { note } from '../events/note.ts';
 import type { LabelChange } from '../store/labels.ts';
 import { actedBy, type ActionDeps } from './deps.ts';
 
@@ -29,11 +30,15 @@ export async function labelDevice(
   const change = input.change.value;
   const error = changeError(change);
   if (error !== undefined) return { ok: false, error };
-  const out = await deps.store.changeLabels(actor, id, change);
+  const fields = (changed: readonly string[]) => ({ ...actedBy(actor), device: id, keys: changed.join(',') });
+  // The webhooks' message commits with the change (docs/contract.md section 13).
+  const at = deps.clock.now();
+  const out = await deps.store.changeLabels(actor, id, change, (changed) =>
+    note(EVENTS.deviceLabelled, fields(changed), at),
+  );
   if (out.outcome === 'unknown') return 'unknown';
   if (out.outcome === 'refused') return { ok: false, error: out.error };
-  if (out.changed.length > 0)
-    await deps.logger.emit(EVENTS.deviceLabelled, { ...actedBy(actor), device: id, keys: out.changed.join(',') });
+  if (out.changed.length > 0) await deps.logger.emit(EVENTS.deviceLabelled, fields(out.changed));
   return { ok: true, device: { ...device, labels: out.labels }, changed: out.changed };
 }
 

@@ -159,6 +159,7 @@ export const EVENTS = {
     fields: { ...ACTOR, device: 'string', keys: 'string' },
     audited: true,
     help: "a device's labels were changed (`keys`: the keys added, changed or removed, comma-separated)",
+    webhook: 'all',
   }),
   enrollTokenRevoked: event({
     name: 'enroll_token.revoked',

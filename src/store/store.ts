@@ -116,7 +116,13 @@ export interface DevicesStore {
    * with the new set and the keys whose value changed (none when nothing did), 'refused' (nothing
    * changed; the error names the label) or 'unknown'.
    */
-  changeLabels(viewer: Viewer, id: string, change: LabelChange): Promise<LabelChangeOutcome>;
+  /** `note`: the device.labelled outbox message of the keys changed, written in the change's transaction. */
+  changeLabels(
+    viewer: Viewer,
+    id: string,
+    change: LabelChange,
+    note?: (changed: readonly string[]) => Note,
+  ): Promise<LabelChangeOutcome>;
   /** Marks the device revoked; false when it is not visible to the viewer or already revoked. */
   revokeDevice(viewer: Viewer, id: string, at: number, note?: Note): Promise<boolean>;
   /** Renames a device the viewer can see; false when it cannot. */

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { revokeDevice, renameDevice } from '../../src/actions/devices.ts';
+import { labelDevice } from '../../src/actions/labels.ts';
 import { rotateWebhookSecret, testWebhook, redeliverMessage } from '../../src/actions/webhooks.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
@@ -44,6 +45,33 @@ function suite(name: string, open: () => Promise<Store>, skip?: string | false) 
       assert.equal(attempt?.status, 'delivered');
       assert.equal((await store.webhook(hook.id))?.lastOutcome, '200');
       assert.deepEqual(await store.outboxDepth(), { pending: 0, oldest: null });
+      await r.close();
+      await store.close();
+    });
+
+    test('a label change is delivered as device.labelled, with the keys changed; a change that changes nothing sends nothing', async () => {
+      const store = await open();
+      let secret = '';
+      const r = await receiver(() => [secret]);
+      const hook = await endpoint(store, r.url, ['*']);
+      secret = hook.secret;
+      await enrolled(store, 'dev-bbbbbbbb');
+      const change = (set: Record<string, string>) =>
+        labelDevice(actionDeps(store), ADMIN, { id: 'dev-bbbbbbbb', change: { ok: true, value: { set } } });
+      assert.notEqual(await change({ site: 'berlin', line: '3' }), 'unknown');
+      assert.notEqual(await change({ site: 'berlin' }), 'unknown');
+      const { sender: s } = sender(store);
+      s.start();
+      const [got] = await r.waitFor(1);
+      await s.stop();
+      assert.equal(got?.payload.type, 'device.labelled');
+      assert.deepEqual(got?.payload.data, {
+        account: 'local:admin',
+        client: '192.0.2.1',
+        device: 'dev-bbbbbbbb',
+        keys: 'line,site',
+      });
+      assert.equal(r.received.length, 1, 'the second change changed nothing, and sent nothing');
       await r.close();
       await store.close();
     });

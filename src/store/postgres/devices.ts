@@ -29,7 +29,7 @@ export function pgDeviceTransactions(db: PgDb): Pick<DevicesStore, 'enrollDevice
         return device;
       });
     },
-    changeLabels(viewer, id, change) {
+    changeLabels(viewer, id, change, note) {
       return db.transaction(async (q) => {
         const [device] = await q(lockDevice, id, ...scope(viewer));
         if (!device) return { outcome: 'unknown' as const };
@@ -37,6 +37,8 @@ export function pgDeviceTransactions(db: PgDb): Pick<DevicesStore, 'enrollDevice
         const plan = planLabelChange(seq, labelsFrom(await q(labelsSql.ofSeq, seq)), change);
         if (!plan.ok) return { outcome: 'refused' as const, error: plan.error };
         for (const [sql, ...params] of plan.value.statements) await q(sql, ...params);
+        if (note && plan.value.changed.length > 0)
+          for (const [s, p] of noteStatements(note(plan.value.changed))) await q(s, ...p);
         return { outcome: 'changed' as const, labels: plan.value.labels, changed: plan.value.changed };
       });
     },

@@ -25,7 +25,7 @@ export function sqliteDeviceTransactions(db: Db): Pick<DevicesStore, 'enrollDevi
         return device;
       });
     },
-    async changeLabels(viewer, id, change) {
+    async changeLabels(viewer, id, change, note) {
       return db.transaction(() => {
         const device = db.get(labelsSql.device, id, ...scope(viewer));
         if (!device) return { outcome: 'unknown' as const };
@@ -33,6 +33,8 @@ export function sqliteDeviceTransactions(db: Db): Pick<DevicesStore, 'enrollDevi
         const plan = planLabelChange(seq, labelsFrom(db.all(labelsSql.ofSeq, seq)), change);
         if (!plan.ok) return { outcome: 'refused' as const, error: plan.error };
         for (const [sql, ...params] of plan.value.statements) db.run(sql, ...params);
+        if (note && plan.value.changed.length > 0)
+          for (const [s, p] of noteStatements(note(plan.value.changed))) db.run(s, ...p);
         return { outcome: 'changed' as const, labels: plan.value.labels, changed: plan.value.changed };
       });
     },
