@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { numbered, type Param } from '../../src/store/sql.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
-import { admin, freshSchema, PG_URL } from './postgres.ts';
+import { admin, databaseUrl, dropDatabase, freshDatabase } from './postgres.ts';
 
 /** SQLite's plan, its steps joined by `|`. */
 export function sqlitePlan(db: DatabaseSync, sql: string): string {
@@ -49,17 +49,21 @@ export async function withSqliteSchema(work: (db: DatabaseSync) => void | Promis
 }
 
 /**
- * Runs `work` with a connection on a freshly migrated PostgreSQL schema of its own. Other suites'
- * open transactions keep VACUUM from marking pages all-visible, which moves the planner's costs
- * at test sizes from run to run; with sequential scans priced out, a plan shows the index each
- * query is built for, whatever the suite next to it is doing.
+ * Runs `work` with a connection on a freshly migrated PostgreSQL store in a database of its own,
+ * dropped after. Another suite's open transaction in the same database keeps VACUUM from marking
+ * pages all-visible, which moves the planner's costs at test sizes from run to run; in a database
+ * of its own only this test's transactions count. With sequential scans priced out too, a plan
+ * shows the index each query is built for, whatever the suites next to it are doing.
  */
 export async function withPostgresSchema(work: (c: pg.Client) => Promise<void>): Promise<void> {
-  const schema = freshSchema();
-  await (await openPostgresStore(PG_URL, { schema })).close();
-  await admin(async (c) => {
-    await c.query(`SET search_path = "${schema}"`);
-    await c.query('SET enable_seqscan = off');
-    await work(c);
-  });
+  const database = await freshDatabase();
+  try {
+    await (await openPostgresStore(databaseUrl(database))).close();
+    await admin(async (c) => {
+      await c.query('SET enable_seqscan = off');
+      await work(c);
+    }, database);
+  } finally {
+    await dropDatabase(database);
+  }
 }
