@@ -129,6 +129,16 @@ export const FAILURES = {
   badAccessTokenName: { status: 400, message: ACCESS_TOKEN_NAME_RULE },
   badAccessTokenExpiresIn: { status: 400, message: ACCESS_EXPIRES_IN_RULE },
   accessTokenNotFound: { status: 404, message: 'access token not found or already revoked' },
+  // Webhook endpoints (docs/contract.md section 13): the add form's fields, and unknown ids.
+  badWebhookUrl: { status: 400, message: 'url is not a webhook target' },
+  badWebhookEvents: {
+    status: 400,
+    message: 'event must name events webhooks carry (those the form lists), or * for all of them',
+  },
+  badWebhookDescription: { status: 400, message: 'description is at most 200 characters on one line' },
+  tooManyWebhooks: { status: 409, message: 'there are as many webhook endpoints as allowed: delete one first' },
+  webhookNotFound: { status: 404, message: 'webhook endpoint not found' },
+  deliveryNotFound: { status: 404, message: 'delivery not found for this webhook endpoint' },
   // Every failure a list's parameter can be (lists/parameters.ts) is one of these.
 } as const satisfies Record<string, Failure> & Record<ListFailure, Failure>;
 
