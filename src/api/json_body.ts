@@ -20,9 +20,13 @@ export const JSON_LIMIT = 8192;
  * (docs/contract.md section 12): each checked here against the label rules, naming the label at
  * fault, and handed on as a form would give it (one `key=value`, or one key, a line).
  */
-export type FieldType = 'string' | 'integer' | 'labels' | 'keys';
+/** `strings`: an array of at most LIST_MAX strings (a webhook's events), given in `lists`. */
+export type FieldType = 'string' | 'integer' | 'labels' | 'keys' | 'strings';
 
-export type JsonFields = { ok: true; fields: Map<string, string> } | { ok: false; response: Response };
+export const LIST_MAX = 64;
+
+export type JsonFields =
+  { ok: true; fields: Map<string, string>; lists: Map<string, string[]> } | { ok: false; response: Response };
 
 const MEDIA_TYPE = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
 
@@ -62,6 +66,7 @@ export async function jsonFields(
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     return refuse(400, 'malformed body', 'the body must be a JSON object');
   const fields = new Map<string, string>();
+  const lists = new Map<string, string[]>();
   for (const [name, value] of Object.entries(body)) {
     const type = Object.hasOwn(schema, name) ? schema[name] : undefined;
     if (type === undefined) return refuse(400, 'unknown field', `${name} is not a field of this operation`, name);
@@ -75,10 +80,17 @@ export async function jsonFields(
       fields.set(name, Array.isArray(read.value) ? read.value.join('\n') : labelLines(read.value));
       continue;
     }
+    if (type === 'strings') {
+      if (!Array.isArray(value) || value.length > LIST_MAX || !value.every((v) => typeof v === 'string'))
+        return refuse(400, 'bad field', `${name} must be an array of at most ${LIST_MAX} strings`, name);
+      lists.set(name, value as string[]);
+      continue;
+    }
     fields.set(name, String(value));
   }
-  for (const name of required) if (!fields.has(name)) return refuse(400, 'missing field', `${name} is required`, name);
-  return { ok: true, fields };
+  for (const name of required)
+    if (!fields.has(name) && !lists.has(name)) return refuse(400, 'missing field', `${name} is required`, name);
+  return { ok: true, fields, lists };
 }
 
 /**

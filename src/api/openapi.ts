@@ -15,6 +15,7 @@ import { PAGE_SIZE } from '../domain/paging.ts';
 import { MAX_LABELS } from '../domain/labels.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { liveSession } from '../context/session_cookie.ts';
+import { ATTEMPTS_SHOWN, MAX_WEBHOOKS } from '../actions/webhooks.ts';
 import { version } from '../version.ts';
 import { apiViewer } from './auth.ts';
 import { EVENTS } from '../events/catalogue.ts';
@@ -76,7 +77,7 @@ export const OPENAPI = {
     title: 'Paddock API',
     version,
     description:
-      "What the Paddock console does, as JSON: devices, runs, enrollment tokens, the audit trail, accounts and access tokens, with the same scoping and audit records. Requests carry a personal access token (`Authorization: Bearer pdk_…`), which acts with its account's admin flag as its latest sign-in set it; a token of the `read` scope is refused (403) on every request that would change something. Errors are RFC 9457 problem details that name the field at fault.",
+      "What the Paddock console does, as JSON: devices, runs, enrollment tokens, the audit trail, accounts, access tokens and webhooks, with the same scoping and audit records. Requests carry a personal access token (`Authorization: Bearer pdk_…`), which acts with its account's admin flag as its latest sign-in set it; a token of the `read` scope is refused (403) on every request that would change something. Errors are RFC 9457 problem details that name the field at fault.",
     contact: { name: 'The administrators of this Paddock server' },
   },
   // Relative: the API is served by the server that serves this document, on the console's host.
@@ -88,6 +89,7 @@ export const OPENAPI = {
     { name: 'Audit', description: 'The append-only audit trail (administrators)' },
     { name: 'Accounts', description: 'Accounts that have signed in (administrators)' },
     { name: 'Access tokens', description: "The account's own personal access tokens, with their scope" },
+    { name: 'Webhooks', description: 'Endpoints that receive signed events, and their deliveries (administrators)' },
     { name: 'Document', description: 'This OpenAPI document' },
   ],
   security: [{ token: [] }],
@@ -353,6 +355,141 @@ export const OPENAPI = {
         tags: ['Access tokens'],
         parameters: [id('id')],
         responses: { '204': { description: 'Revoked' }, ...readOnly, ...notFound, ...errors },
+      },
+    },
+    '/api/v1/webhooks': {
+      get: {
+        operationId: 'listWebhooks',
+        summary: 'Webhook endpoints, newest first (administrators)',
+        description: `Lists every webhook endpoint (at most ${MAX_WEBHOOKS}) with its events, whether it is enabled, its last delivery and its failures in a row. No secret is ever shown again.`,
+        tags: ['Webhooks'],
+        responses: {
+          '200': {
+            description: 'The endpoints',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['items'],
+                  additionalProperties: false,
+                  properties: { items: { type: 'array', items: ref('Webhook') } },
+                },
+              },
+            },
+          },
+          ...forbidden,
+          ...errors,
+        },
+      },
+      post: {
+        operationId: 'createWebhook',
+        summary: 'Add a webhook endpoint (administrators); its signing secret is shown only here',
+        description: `Adds an endpoint that receives each event it subscribes to as a signed POST (Standard Webhooks). The target must be https:// and must not be a loopback, private, link-local, unique-local or multicast address unless PADDOCK_WEBHOOK_ALLOW_PRIVATE is set. The answer holds the signing secret; it is shown only here. Audited as \`${EVENTS.webhookCreated.name}\`.`,
+        tags: ['Webhooks'],
+        requestBody: jsonBody(ref('NewWebhook')),
+        responses: {
+          '201': { description: 'Added', content: { 'application/json': { schema: ref('CreatedWebhook') } } },
+          ...forbidden,
+          '409': failure(`There are already ${MAX_WEBHOOKS} endpoints`),
+          ...errors,
+          ...bodyErrors,
+        },
+      },
+    },
+    '/api/v1/webhooks/{id}': {
+      get: {
+        operationId: 'getWebhook',
+        summary: 'One webhook endpoint and its latest delivery attempts (administrators)',
+        description: `One endpoint, and its latest ${ATTEMPTS_SHOWN} delivery attempts, newest first: event, message id, time, status code or error, duration and the delivery's status.`,
+        tags: ['Webhooks'],
+        parameters: [id('id')],
+        responses: {
+          '200': {
+            description: 'The endpoint',
+            content: { 'application/json': { schema: ref('WebhookWithAttempts') } },
+          },
+          ...forbidden,
+          ...notFound,
+          ...errors,
+        },
+      },
+    },
+    '/api/v1/webhooks/{id}/test': {
+      post: {
+        operationId: 'testWebhook',
+        summary: 'Queue a test message for one endpoint (administrators)',
+        description: `Queues a \`${EVENTS.webhookTest.name}\` message for this endpoint alone; a disabled endpoint gets it once enabled. Audited as \`${EVENTS.webhookTest.name}\`.`,
+        tags: ['Webhooks'],
+        parameters: [id('id')],
+        responses: { '204': { description: 'Queued' }, ...forbidden, ...notFound, ...errors },
+      },
+    },
+    '/api/v1/webhooks/{id}/disable': {
+      post: {
+        operationId: 'disableWebhook',
+        summary: 'Disable an endpoint (administrators); its deliveries wait',
+        description: `Disables an endpoint: nothing is sent to it, and its pending deliveries wait until it is enabled. Disabling a disabled endpoint changes nothing. Audited as \`${EVENTS.webhookDisabled.name}\`.`,
+        tags: ['Webhooks'],
+        parameters: [id('id')],
+        responses: {
+          '200': { description: 'The endpoint now', content: { 'application/json': { schema: ref('Webhook') } } },
+          ...forbidden,
+          ...notFound,
+          ...errors,
+        },
+      },
+    },
+    '/api/v1/webhooks/{id}/enable': {
+      post: {
+        operationId: 'enableWebhook',
+        summary: 'Enable an endpoint (administrators); its failures count from zero again',
+        description: `Enables an endpoint: its pending deliveries are sent, and its failures in a row start again from zero. Enabling an enabled endpoint changes nothing. Audited as \`${EVENTS.webhookEnabled.name}\`.`,
+        tags: ['Webhooks'],
+        parameters: [id('id')],
+        responses: {
+          '200': { description: 'The endpoint now', content: { 'application/json': { schema: ref('Webhook') } } },
+          ...forbidden,
+          ...notFound,
+          ...errors,
+        },
+      },
+    },
+    '/api/v1/webhooks/{id}/delete': {
+      post: {
+        operationId: 'deleteWebhook',
+        summary: 'Delete an endpoint and its deliveries (administrators)',
+        description: `Deletes an endpoint with its deliveries and their attempts. Audited as \`${EVENTS.webhookDeleted.name}\`.`,
+        tags: ['Webhooks'],
+        parameters: [id('id')],
+        responses: { '204': { description: 'Deleted' }, ...forbidden, ...notFound, ...errors },
+      },
+    },
+    '/api/v1/webhooks/{id}/rotate-secret': {
+      post: {
+        operationId: 'rotateWebhookSecret',
+        summary: "Replace an endpoint's signing secret (administrators); the new one is shown only here",
+        description: `Replaces the signing secret. For 24 hours every message carries a signature with the old secret too, so a receiver can switch without losing one. The answer holds the new secret; it is shown only here. Audited as \`${EVENTS.webhookSecretRotated.name}\`.`,
+        tags: ['Webhooks'],
+        parameters: [id('id')],
+        responses: {
+          '200': { description: 'The new secret', content: { 'application/json': { schema: ref('WebhookSecret') } } },
+          ...forbidden,
+          ...notFound,
+          ...errors,
+        },
+      },
+    },
+    '/api/v1/webhooks/{id}/deliveries/{delivery}/redeliver': {
+      post: {
+        operationId: 'redeliverWebhookMessage',
+        summary: 'Send a delivery again, with the same message id (administrators)',
+        description: `Queues one of the endpoint's deliveries again from the start of the retry schedule; the receiver gets the same \`webhook-id\`, so it can tell a repeat. Audited as \`${EVENTS.webhookRedelivered.name}\`.`,
+        tags: ['Webhooks'],
+        parameters: [
+          id('id'),
+          { name: 'delivery', in: 'path', required: true, schema: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } },
+        ],
+        responses: { '204': { description: 'Queued again' }, ...forbidden, ...notFound, ...errors },
       },
     },
   },

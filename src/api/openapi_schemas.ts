@@ -13,6 +13,12 @@ import {
   TOKEN_SCOPES,
 } from '../domain/access_tokens.ts';
 import { LABEL_KEY, LABEL_VALUE, MAX_LABELS } from '../domain/labels.ts';
+import { LIST_MAX } from './json_body.ts';
+import { WEBHOOK_EVENTS } from '../events/catalogue.ts';
+
+const OPT_IN = WEBHOOK_EVENTS.filter((e) => e.webhook === 'opt-in')
+  .map((e) => `\`${e.name}\``)
+  .join(', ');
 
 const time = { type: ['string', 'null'], format: 'date-time' } as const;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -222,6 +228,94 @@ export const SCHEMAS = {
     properties: {
       token: { $ref: '#/components/schemas/AccessToken' },
       value: { type: 'string', description: 'The token (pdk_…): shown only here, stored only as a hash' },
+    },
+  },
+  Webhook: {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+      'id',
+      'url',
+      'events',
+      'description',
+      'enabled',
+      'created_at',
+      'created_by',
+      'rotated_at',
+      'failures',
+      'failing_since',
+      'last_attempt_at',
+      'last_outcome',
+    ],
+    properties: {
+      id: { type: 'string' },
+      url: { type: 'string', format: 'uri' },
+      events: { type: 'array', items: { type: 'string' }, description: '`*`: every event but the opt-in ones' },
+      description: { type: 'string' },
+      enabled: { type: 'boolean' },
+      created_at: { type: 'string', format: 'date-time' },
+      created_by: { type: 'string' },
+      rotated_at: time,
+      failures: { type: 'integer', minimum: 0, description: 'Failed attempts in a row' },
+      failing_since: time,
+      last_attempt_at: time,
+      last_outcome: { type: ['string', 'null'], description: 'The last status code, or the error (`timeout`, …)' },
+    },
+  },
+  WebhookAttempt: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['delivery', 'message', 'event', 'at', 'status_code', 'error', 'duration_ms', 'status'],
+    properties: {
+      delivery: { type: 'integer', minimum: 1, description: 'Pass as `delivery` to redeliver' },
+      message: { type: 'string', description: 'The `webhook-id` the receiver saw' },
+      event: { type: 'string' },
+      at: { type: 'string', format: 'date-time' },
+      status_code: { type: ['integer', 'null'] },
+      error: { type: ['string', 'null'] },
+      duration_ms: { type: 'integer', minimum: 0 },
+      status: { enum: ['pending', 'delivered', 'failed'], description: "The delivery's status now" },
+    },
+  },
+  WebhookWithAttempts: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['webhook', 'attempts'],
+    properties: { webhook: ref('Webhook'), attempts: { type: 'array', items: ref('WebhookAttempt') } },
+  },
+  NewWebhook: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['url', 'events'],
+    properties: {
+      url: {
+        type: 'string',
+        maxLength: 2048,
+        description: 'https:// (http:// too with PADDOCK_WEBHOOK_ALLOW_PRIVATE)',
+      },
+      events: {
+        type: 'array',
+        minItems: 1,
+        maxItems: LIST_MAX,
+        items: { type: 'string' },
+        description: `Event names webhooks carry, or \`*\` for all but the opt-in ones (${OPT_IN})`,
+      },
+      description: { type: 'string', maxLength: 200 },
+    },
+  },
+  WebhookSecret: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['secret'],
+    properties: { secret: { type: 'string', pattern: '^whsec_', description: 'Shown only in this answer' } },
+  },
+  CreatedWebhook: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['webhook', 'secret'],
+    properties: {
+      webhook: ref('Webhook'),
+      secret: { type: 'string', pattern: '^whsec_', description: 'Shown only in this answer' },
     },
   },
   Problem: {

@@ -22,6 +22,17 @@ import {
   apiRunRaw,
 } from './resources.ts';
 import { apiRunsList } from './runs_list.ts';
+import {
+  apiWebhookCreate,
+  apiWebhookDelete,
+  apiWebhookDisable,
+  apiWebhookEnable,
+  apiWebhookGet,
+  apiWebhookRedeliver,
+  apiWebhookRotate,
+  apiWebhooksList,
+  apiWebhookTest,
+} from './webhooks.ts';
 
 export const apiRoutes: readonly DoorRoute<'token'>[] = [
   { method: 'GET', path: '/api/v1/devices', access: 'token', handler: apiDevicesList },
@@ -42,5 +53,19 @@ export const apiRoutes: readonly DoorRoute<'token'>[] = [
   { method: 'GET', path: '/api/v1/tokens', access: 'token', handler: apiAccessTokensList },
   { method: 'POST', path: '/api/v1/tokens', access: 'token', handler: apiAccessTokenCreate },
   { method: 'POST', path: '/api/v1/tokens/:id/revoke', access: 'token', handler: apiAccessTokenRevoke },
+  { method: 'GET', path: '/api/v1/webhooks', access: 'token', handler: apiWebhooksList },
+  { method: 'POST', path: '/api/v1/webhooks', access: 'token', handler: apiWebhookCreate },
+  { method: 'GET', path: '/api/v1/webhooks/:id', access: 'token', handler: apiWebhookGet },
+  { method: 'POST', path: '/api/v1/webhooks/:id/test', access: 'token', handler: apiWebhookTest },
+  { method: 'POST', path: '/api/v1/webhooks/:id/disable', access: 'token', handler: apiWebhookDisable },
+  { method: 'POST', path: '/api/v1/webhooks/:id/enable', access: 'token', handler: apiWebhookEnable },
+  { method: 'POST', path: '/api/v1/webhooks/:id/delete', access: 'token', handler: apiWebhookDelete },
+  { method: 'POST', path: '/api/v1/webhooks/:id/rotate-secret', access: 'token', handler: apiWebhookRotate },
+  {
+    method: 'POST',
+    path: '/api/v1/webhooks/:id/deliveries/:delivery/redeliver',
+    access: 'token',
+    handler: apiWebhookRedeliver,
+  },
   { method: 'GET', path: '/api/v1/openapi.json', access: 'token', handler: apiDocument },
 ];

@@ -12,6 +12,7 @@ import { TOKEN_PUBLIC_ID } from '../domain/enroll_tokens.ts';
 import { ACCESS_TOKEN_PUBLIC_ID } from '../domain/access_tokens.ts';
 import { DEVICE_ID, RUN_ID } from '../domain/ids.ts';
 import { MAX_LABELS } from '../domain/labels.ts';
+import { WEBHOOK_ID } from '../domain/webhooks.ts';
 
 export const NOTICE_COOKIE = 'service_notice';
 
@@ -26,7 +27,19 @@ export type Notice =
   | { kind: 'session-ended' | 'account-enabled' }
   | { kind: 'sessions-ended' | 'account-disabled'; count: number }
   | { kind: 'labelled'; device: string }
+  | { kind: WebhookNoticeKind; webhook: string }
   | ({ kind: 'bulk-revoke' | 'bulk-delete' | 'bulk-delete-runs' | 'bulk-label' | 'bulk-unlabel' } & BulkCounts);
+
+/** What was done to a webhook endpoint, and the sentence that confirms it. */
+const WEBHOOK_NOTICES = {
+  'webhook-tested': (id: string) => `A test message for webhook ${id} was queued.`,
+  'webhook-enabled': (id: string) => `Webhook ${id} was enabled: its pending deliveries are sent again.`,
+  'webhook-disabled': (id: string) => `Webhook ${id} was disabled: its deliveries wait until it is enabled.`,
+  'webhook-unchanged': (id: string) => `Webhook ${id} was already so: nothing changed.`,
+  'webhook-deleted': (id: string) => `Webhook ${id} and its deliveries were deleted.`,
+  'webhook-redelivered': (id: string) => `The message was queued again for webhook ${id}, with the same message id.`,
+} as const;
+type WebhookNoticeKind = keyof typeof WEBHOOK_NOTICES;
 
 const COUNT_KEYS = ['done', 'unchanged', 'notRevoked', 'unknown', 'full'] as const;
 
@@ -50,6 +63,13 @@ function fieldsOf(notice: Notice): unknown[] {
     case 'sessions-ended':
     case 'account-disabled':
       return [notice.kind, notice.count];
+    case 'webhook-tested':
+    case 'webhook-enabled':
+    case 'webhook-disabled':
+    case 'webhook-unchanged':
+    case 'webhook-deleted':
+    case 'webhook-redelivered':
+      return [notice.kind, notice.webhook];
     default:
       return [notice.kind, ...COUNT_KEYS.map((k) => notice[k])];
   }
@@ -99,6 +119,14 @@ function noticeText(fields: unknown[]): string | undefined {
     ACCESS_TOKEN_PUBLIC_ID.test(device)
   )
     return `Access token ${device} was revoked: it is refused from now on.`;
+  if (
+    fields.length === 2 &&
+    typeof kind === 'string' &&
+    Object.hasOwn(WEBHOOK_NOTICES, kind) &&
+    typeof device === 'string' &&
+    WEBHOOK_ID.test(device)
+  )
+    return WEBHOOK_NOTICES[kind as WebhookNoticeKind](device);
   if (fields.length === 2 && isDevice(device)) {
     if (kind === 'revoked') return `Device ${device} was revoked: its uploads are now refused.`;
     if (kind === 'renamed') return `Device ${device} was renamed.`;

@@ -41,6 +41,15 @@ import { totpShow } from './totp_show.ts';
 import { sessionEnd } from './session_end.ts';
 import { sessionsEndOthers } from './sessions_end_others.ts';
 import { sessionsList } from './sessions_list.ts';
+import { webhookCreate } from './webhook_create.ts';
+import { webhookDelete } from './webhook_delete.ts';
+import { webhookDisable } from './webhook_disable.ts';
+import { webhookEnable } from './webhook_enable.ts';
+import { webhookRedeliver } from './webhook_redeliver.ts';
+import { webhookRotate } from './webhook_rotate.ts';
+import { webhookShow } from './webhook_show.ts';
+import { webhookTest } from './webhook_test.ts';
+import { webhooksList } from './webhooks_list.ts';
 
 /** No console row is checked by a bearer token: those are the API's and the service's. */
 export const consoleRoutes: readonly DoorRoute<'none' | 'guarded' | 'admin'>[] = [
@@ -74,6 +83,16 @@ export const consoleRoutes: readonly DoorRoute<'none' | 'guarded' | 'admin'>[] =
   { method: 'GET', path: '/tokens', access: 'guarded', handler: accessTokensList },
   { method: 'POST', path: '/tokens', access: 'guarded', handler: accessTokenCreate },
   { method: 'POST', path: '/tokens/:id/revoke', access: 'guarded', handler: accessTokenRevoke },
+  // docs/contract.md section 13.
+  { method: 'GET', path: '/webhooks', access: 'admin', handler: webhooksList },
+  { method: 'POST', path: '/webhooks', access: 'admin', handler: webhookCreate },
+  { method: 'GET', path: '/webhooks/:id', access: 'admin', handler: webhookShow },
+  { method: 'POST', path: '/webhooks/:id/test', access: 'admin', handler: webhookTest },
+  { method: 'POST', path: '/webhooks/:id/disable', access: 'admin', handler: webhookDisable },
+  { method: 'POST', path: '/webhooks/:id/enable', access: 'admin', handler: webhookEnable },
+  { method: 'POST', path: '/webhooks/:id/delete', access: 'admin', handler: webhookDelete },
+  { method: 'POST', path: '/webhooks/:id/rotate-secret', access: 'admin', handler: webhookRotate },
+  { method: 'POST', path: '/webhooks/:id/deliveries/:delivery/redeliver', access: 'admin', handler: webhookRedeliver },
   // The break-glass account's alone (docs/contract.md section 14): the handlers refuse other admins.
   { method: 'GET', path: '/totp', access: 'admin', handler: totpShow },
   { method: 'POST', path: '/totp', access: 'admin', handler: totpConfirm },

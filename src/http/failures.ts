@@ -146,6 +146,16 @@ export const FAILURES = {
     status: 403,
     message: 'this account is disabled: an administrator of this Paddock server can enable it',
   },
+  // Webhook endpoints (docs/contract.md section 13): the add form's fields, and unknown ids.
+  badWebhookUrl: { status: 400, message: 'url is not a webhook target' },
+  badWebhookEvents: {
+    status: 400,
+    message: 'event must name events webhooks carry (those the form lists), or * for all of them',
+  },
+  badWebhookDescription: { status: 400, message: 'description is at most 200 characters on one line' },
+  tooManyWebhooks: { status: 409, message: 'there are as many webhook endpoints as allowed: delete one first' },
+  webhookNotFound: { status: 404, message: 'webhook endpoint not found' },
+  deliveryNotFound: { status: 404, message: 'delivery not found for this webhook endpoint' },
   // Every failure a list's parameter can be (lists/parameters.ts) is one of these.
 } as const satisfies Record<string, Failure> & Record<ListFailure, Failure>;
 

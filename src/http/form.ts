@@ -2,7 +2,8 @@
  * Strict `application/x-www-form-urlencoded` parsing (WHATWG URL standard, section 5.1), stricter
  * than URLSearchParams: a bad percent escape, bytes that are not UTF-8 or a repeated field make
  * the whole form malformed instead of being silently repaired. Only the fields that name the items
- * of a bulk action (docs/contract.md section 9: `device`, `run`) may repeat, one per checked box.
+ * of a bulk action (docs/contract.md section 9: `device`, `run`) and a webhook's events (section
+ * 13: `event`) may repeat, one per checked box.
  */
 import { BodyTooLarge, readStream, TooSlow } from './body.ts';
 
@@ -16,8 +17,8 @@ export const FORM_LIMIT = 65_536;
 export const FORM_RATE = { graceMs: 10_000, bytesPerSecond: 1024 };
 const MAX_FIELDS = 64;
 
-/** The fields that a form may repeat: the checked items of a bulk action. */
-const REPEATABLE: ReadonlySet<string> = new Set(['device', 'run']);
+/** The fields that a form may repeat: the checked items of a bulk action, a webhook's events. */
+const REPEATABLE: ReadonlySet<string> = new Set(['device', 'run', 'event']);
 
 /** The form's fields: `get` gives a field's first value, `all` every value of a repeatable one. */
 export class FormFields extends Map<string, string> {

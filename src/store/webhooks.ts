@@ -41,10 +41,12 @@ export const webhooksSql = {
     UPDATE webhook_deliveries SET attempts = attempts + 1, claimed_until = ?
     WHERE seq IN (SELECT seq FROM due) AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= ?)
     RETURNING seq, attempts`,
-  claimed: `SELECT d.seq, d.attempts, d.message_id, m.event, m.data, m.created_at, e.id AS endpoint, e.url,
-      e.secret, e.previous_secret, e.rotated_at
+  /** The claimed deliveries, all in one query: `n` placeholders for their seqs. */
+  claimed: (n: number) => `SELECT d.seq, d.attempts, d.message_id, m.event, m.data, m.created_at, e.id AS endpoint,
+      e.url, e.secret, e.previous_secret, e.rotated_at
     FROM webhook_deliveries d JOIN webhook_messages m ON m.id = d.message_id
-      JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.seq = ?`,
+      JOIN webhook_endpoints e ON e.id = d.endpoint_id
+    WHERE d.seq IN (${Array.from({ length: n }, () => '?').join(', ')}) ORDER BY d.next_attempt_at, d.seq`,
   attempt: `INSERT INTO webhook_attempts (delivery_seq, endpoint_id, at, status_code, error, duration_ms)
     VALUES (?, ?, ?, ?, ?, ?)`,
   // Only the claim's own attempt is finished: a redelivery or another sender's claim since is left alone.
@@ -171,12 +173,10 @@ export function webhooksStore(db: Sql): WebhooksStore {
     },
     async claimDeliveries(now, limit, claimMs) {
       const rows = await db.all(webhooksSql.claim(db.skipLocked), now, now, limit, now + claimMs, now);
-      const claimed: ClaimedDelivery[] = [];
-      for (const r of rows) {
-        const full = await db.get(webhooksSql.claimed, Number(r.seq));
-        if (full) claimed.push(claimedFrom(full));
-      }
-      return claimed;
+      if (rows.length === 0) return [];
+      // One query for the claim's rows, not one per delivery: each upload's run.stored fans out.
+      const seqs = rows.map((r) => Number(r.seq));
+      return (await db.all(webhooksSql.claimed(seqs.length), ...seqs)).map(claimedFrom);
     },
     async finishAttempt(a, next) {
       const record: [string, Array<string | number | null>] = [

@@ -4,7 +4,11 @@
 // response is also checked against the served OpenAPI document.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { randomBytes } from 'node:crypto';
 import { secretHash } from '../../src/crypto/random.ts';
+import { createWebhook, testWebhook } from '../../src/actions/webhooks.ts';
+import { CLAIM_MS } from '../../src/domain/webhooks.ts';
+import { memoryLogger } from '../../src/log/logger.ts';
 import type { EventName } from '../../src/events/catalogue.ts';
 import { newAccessToken } from '../../src/domain/access_tokens.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
@@ -24,14 +28,14 @@ interface World {
   h: Harness;
   tokens: Record<Token, string>;
   /** The user's device (runs r1, flagged, and r2), the other account's (run t1), the user's revoked one (run g1). */
-  ids: { mine: string; theirs: string; gone: string; enroll: string; readId: string };
+  ids: { mine: string; theirs: string; gone: string; enroll: string; readId: string; hook: string; delivery: string };
 }
 
 interface Row {
   name: string;
   as?: Token;
   method?: 'GET' | 'POST' | 'DELETE';
-  /** `{mine}`, `{theirs}`, `{gone}` and `{enroll}` stand for the world's ids. */
+  /** `{mine}`, `{theirs}`, `{gone}`, `{enroll}`, `{hook}` and `{delivery}` stand for the world's ids. */
   path: string;
   json?: unknown;
   body?: string;
@@ -49,6 +53,8 @@ interface Row {
 type Listed = { items: Array<Record<string, unknown>>; next?: string };
 const ids = (body: unknown, key = 'id') => (body as Listed).items.map((i) => i[key]).sort();
 const RUN_BYTES = 'a full run\nline two\n';
+
+const secretIn = (body: unknown) => JSON.stringify(body).match(/whsec_[A-Za-z0-9+/=]+/)?.[0];
 
 const rows: Row[] = [
   // docs/contract.md section 14: rights follow the account; a read token changes nothing.
@@ -716,6 +722,240 @@ const rows: Row[] = [
   },
   { name: 'a user may not list the accounts', path: '/api/v1/accounts', as: 'user', status: 403 },
   { name: 'a bad accounts cursor', path: '/api/v1/accounts?before=x', as: 'admin', status: 400, field: 'before' },
+  // Webhooks (docs/contract.md section 13): administrators only.
+  {
+    name: 'an admin lists the webhook endpoints, with no secret',
+    path: '/api/v1/webhooks',
+    as: 'admin',
+    status: 200,
+    events: ['access_token.used'],
+    check: (w, body) => {
+      assert.deepEqual(ids(body), [w.ids.hook]);
+      assert.equal(secretIn(body), undefined);
+      assert.equal((body as Listed).items[0]?.last_outcome, '500');
+    },
+  },
+  {
+    name: 'a user may not list the webhook endpoints',
+    path: '/api/v1/webhooks',
+    as: 'user',
+    status: 403,
+    events: ['access_token.used', 'access.admin_refused'],
+  },
+  {
+    name: 'an unknown parameter of the webhooks',
+    path: '/api/v1/webhooks?limit=5',
+    as: 'admin',
+    status: 400,
+    field: 'limit',
+  },
+  {
+    name: 'an admin adds an endpoint: 201 with the secret, shown only here',
+    method: 'POST',
+    path: '/api/v1/webhooks',
+    as: 'admin',
+    json: {
+      url: 'https://hooks.example.com/in',
+      events: ['device.enrolled', 'run.stored'],
+      description: 'provisioning',
+    },
+    status: 201,
+    events: ['access_token.used', 'webhook.created'],
+    audited: [['webhook.created', ACCOUNTS.admin.subject]],
+    check: async (w, body) => {
+      const secret = secretIn(body);
+      assert.match(secret ?? '', /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/);
+      assert.ok(!JSON.stringify(w.h.logs).includes(secret ?? 'x'), 'no log record holds the secret');
+      const made = (body as { webhook: { id: string; events: string[] } }).webhook;
+      assert.deepEqual((await w.h.store.webhook(made.id))?.events, ['device.enrolled', 'run.stored']);
+    },
+  },
+  {
+    name: 'an http:// target is refused, naming url',
+    method: 'POST',
+    path: '/api/v1/webhooks',
+    as: 'admin',
+    json: { url: 'http://hooks.example.com/in', events: ['*'] },
+    status: 400,
+    field: 'url',
+    events: ['access_token.used'],
+  },
+  {
+    name: 'a private address is refused, naming url',
+    method: 'POST',
+    path: '/api/v1/webhooks',
+    as: 'admin',
+    json: { url: 'https://[fd00::1]/in', events: ['*'] },
+    status: 400,
+    field: 'url',
+    check: (_w, body) => assert.match((body as { detail: string }).detail, /unique-local/),
+  },
+  {
+    name: 'an unknown event is refused, naming events',
+    method: 'POST',
+    path: '/api/v1/webhooks',
+    as: 'admin',
+    json: { url: 'https://hooks.example.com/in', events: ['device.exploded'] },
+    status: 400,
+    field: 'events',
+  },
+  {
+    name: 'events that are not an array are refused',
+    method: 'POST',
+    path: '/api/v1/webhooks',
+    as: 'admin',
+    json: { url: 'https://hooks.example.com/in', events: '*' },
+    status: 400,
+    field: 'events',
+  },
+  {
+    name: 'events missing',
+    method: 'POST',
+    path: '/api/v1/webhooks',
+    as: 'admin',
+    json: { url: 'https://hooks.example.com/in' },
+    status: 400,
+    field: 'events',
+  },
+  {
+    name: 'an unknown body field (a secret chosen by the caller) is refused',
+    method: 'POST',
+    path: '/api/v1/webhooks',
+    as: 'admin',
+    json: { url: 'https://hooks.example.com/in', events: ['*'], secret: 'whsec_mine' },
+    status: 400,
+    field: 'secret',
+    check: async (w) => assert.equal((await w.h.store.webhooks(10)).length, 1),
+  },
+  {
+    name: 'a description on two lines',
+    method: 'POST',
+    path: '/api/v1/webhooks',
+    as: 'admin',
+    json: { url: 'https://hooks.example.com/in', events: ['*'], description: 'a\nb' },
+    status: 400,
+    field: 'description',
+  },
+  {
+    name: 'a user may not add an endpoint',
+    method: 'POST',
+    path: '/api/v1/webhooks',
+    as: 'user',
+    json: { url: 'https://hooks.example.com/in', events: ['*'] },
+    status: 403,
+    events: ['access_token.used', 'access.admin_refused'],
+  },
+  {
+    name: 'one endpoint and its attempts',
+    path: '/api/v1/webhooks/{hook}',
+    as: 'admin',
+    status: 200,
+    events: ['access_token.used'],
+    check: (w, body) => {
+      const { webhook, attempts } = body as { webhook: { id: string }; attempts: Array<Record<string, unknown>> };
+      assert.equal(webhook.id, w.ids.hook);
+      assert.deepEqual(
+        attempts.map((a) => [a.delivery, a.event, a.status_code, a.status]),
+        [[Number(w.ids.delivery), 'webhook.test', 500, 'pending']],
+      );
+    },
+  },
+  {
+    name: 'an unknown endpoint',
+    path: '/api/v1/webhooks/wh_AAAAAAAAAAAAAAAA',
+    as: 'admin',
+    status: 404,
+    events: ['access_token.used'],
+  },
+  {
+    name: 'a test message',
+    method: 'POST',
+    path: '/api/v1/webhooks/{hook}/test',
+    as: 'admin',
+    status: 204,
+    events: ['access_token.used', 'webhook.test'],
+    audited: [['webhook.test', ACCOUNTS.admin.subject]],
+    check: async (w) => assert.equal((await w.h.store.outboxDepth()).pending, 2),
+  },
+  {
+    name: 'disable: the endpoint as it is now',
+    method: 'POST',
+    path: '/api/v1/webhooks/{hook}/disable',
+    as: 'admin',
+    status: 200,
+    events: ['access_token.used', 'webhook.disabled'],
+    audited: [['webhook.disabled', ACCOUNTS.admin.subject]],
+    check: (_w, body) => assert.equal((body as { enabled: boolean }).enabled, false),
+  },
+  {
+    name: 'enable an enabled endpoint: unchanged, nothing emitted',
+    method: 'POST',
+    path: '/api/v1/webhooks/{hook}/enable',
+    as: 'admin',
+    status: 200,
+    events: ['access_token.used'],
+    check: (_w, body) => assert.equal((body as { enabled: boolean }).enabled, true),
+  },
+  {
+    name: 'a user may not disable an endpoint',
+    method: 'POST',
+    path: '/api/v1/webhooks/{hook}/disable',
+    as: 'user',
+    status: 403,
+    events: ['access_token.used', 'access.admin_refused'],
+    check: async (w) => assert.equal((await w.h.store.webhook(w.ids.hook))?.enabled, true),
+  },
+  {
+    name: 'delete an endpoint',
+    method: 'POST',
+    path: '/api/v1/webhooks/{hook}/delete',
+    as: 'admin',
+    status: 204,
+    events: ['access_token.used', 'webhook.deleted'],
+    check: async (w) => assert.equal(await w.h.store.webhook(w.ids.hook), undefined),
+  },
+  {
+    name: 'delete an unknown endpoint',
+    method: 'POST',
+    path: '/api/v1/webhooks/wh_AAAAAAAAAAAAAAAA/delete',
+    as: 'admin',
+    status: 404,
+    events: ['access_token.used'],
+  },
+  {
+    name: 'rotate the secret: the new one, shown only here',
+    method: 'POST',
+    path: '/api/v1/webhooks/{hook}/rotate-secret',
+    as: 'admin',
+    status: 200,
+    events: ['access_token.used', 'webhook.secret_rotated'],
+    check: async (w, body) => {
+      assert.match(secretIn(body) ?? '', /^whsec_/);
+      assert.ok(!JSON.stringify(w.h.logs).includes(secretIn(body) ?? 'x'));
+      assert.equal((await w.h.store.webhook(w.ids.hook))?.rotatedAt, w.h.clock.now());
+    },
+  },
+  {
+    name: 'redeliver: the same message is due again',
+    method: 'POST',
+    path: '/api/v1/webhooks/{hook}/deliveries/{delivery}/redeliver',
+    as: 'admin',
+    status: 204,
+    events: ['access_token.used', 'webhook.redelivered'],
+    audited: [['webhook.redelivered', ACCOUNTS.admin.subject]],
+    check: async (w) => {
+      const [again] = await w.h.store.claimDeliveries(w.h.clock.now(), 10, CLAIM_MS);
+      assert.deepEqual([again?.seq, again?.attempt], [Number(w.ids.delivery), 1]);
+    },
+  },
+  {
+    name: 'redeliver a delivery that does not exist',
+    method: 'POST',
+    path: '/api/v1/webhooks/{hook}/deliveries/999999/redeliver',
+    as: 'admin',
+    status: 404,
+    events: ['access_token.used'],
+  },
   // A use from a new client address is audited.
   {
     name: 'a token used from a new address',
@@ -789,8 +1029,37 @@ async function world(store?: Store): Promise<World> {
     createdAt: now,
     expiresAt: now + 3_600_000,
   });
+  // A webhook endpoint with one delivery whose first attempt got a 500 (a retry is due later).
+  const hookDeps = {
+    store: h.store,
+    logger: memoryLogger(),
+    clock: h.clock,
+    sealKey: randomBytes(32),
+    allowPrivate: false,
+  };
+  const actor = { ...ACCOUNTS.admin, client: null };
+  const hook = await createWebhook(hookDeps, actor, {
+    url: 'https://hooks.example.com/p',
+    events: ['*'],
+    description: '',
+  });
+  assert.ok(hook.ok);
+  await testWebhook(hookDeps, actor, hook.webhook.id);
+  const [claimed] = await h.store.claimDeliveries(now, 10, CLAIM_MS);
+  assert.ok(claimed);
+  const attempt = {
+    seq: claimed.seq,
+    attempt: 1,
+    endpoint: hook.webhook.id,
+    at: now,
+    statusCode: 500,
+    error: null,
+    durationMs: 7,
+  };
+  await h.store.finishAttempt(attempt, { kind: 'retry', at: now + 3_600_000, disableIfFailingSince: 0 });
   await h.levelCheck.idle();
   h.clock.advance(10);
+  const hookIds = { hook: hook.webhook.id, delivery: String(claimed.seq) };
   return {
     h,
     tokens,
@@ -800,6 +1069,7 @@ async function world(store?: Store): Promise<World> {
       gone: gone.device,
       enroll: enroll.publicId,
       readId: read.publicId,
+      ...hookIds,
     },
   };
 }
@@ -816,7 +1086,10 @@ const checkResponse = responseChecker();
 async function play(row: Row, store?: Store): Promise<void> {
   const w = await world(store);
   try {
-    const path = row.path.replace(/\{(mine|theirs|gone|enroll|readId)\}/g, (_, k: keyof World['ids']) => w.ids[k]);
+    const path = row.path.replace(
+      /\{(mine|theirs|gone|enroll|readId|hook|delivery)\}/g,
+      (_, k: keyof World['ids']) => w.ids[k],
+    );
     const headers: Record<string, string> = { ...row.headers };
     if (row.as) headers.authorization = `Bearer ${w.tokens[row.as]}`;
     let body = row.body;

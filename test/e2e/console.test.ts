@@ -1,6 +1,7 @@
 // The console in a real browser against a real OpenID provider (oidc-provider): sign-in through
 // the provider's own pages, break-glass sign-in, the dashboard, minting (the QR code decodes to the
-// link), a non-admin account's view and refusal, delete, revoke and sign-out; every page audited.
+// link), a non-admin account's view and refusal, delete, revoke and sign-out, the webhook pages;
+// every page audited.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -403,6 +404,60 @@ if (!available) {
     });
 
     // Last: once enrolled, the break-glass account needs a code, which the first test does not send.
+    test('the webhook pages with the keyboard: add an endpoint (its secret shown once), test it, disable it', async () => {
+      const w = await watchedContext(browser);
+      await w.page.goto(`${origin}/login`);
+      await w.page.fill('#username', 'admin');
+      await w.page.fill('#password', PASSWORD);
+      await w.page.focus('#password');
+      await w.page.keyboard.press('Enter');
+      await w.page.waitForURL(`${origin}/`);
+      await w.page.focus('nav >> text=Webhooks');
+      await w.page.keyboard.press('Enter');
+      await w.page.waitForURL(`${origin}/webhooks`);
+      assert.match((await w.page.textContent('main')) ?? '', /There are no endpoints\./);
+      await audit(w, origin, 'webhooks-empty');
+      await w.page.fill('#url', 'https://hooks.example.com/paddock');
+      for (const event of ['device.revoked', 'device.stale']) {
+        await w.page.focus(`[id="event-${event}"]`);
+        await w.page.keyboard.press('Space');
+      }
+      await w.page.fill('#description', 'pager <b>duty</b>');
+      await w.page.focus('button:has-text("Add endpoint")');
+      await w.page.keyboard.press('Enter');
+      await w.page.waitForSelector('#secret');
+      assert.equal(await w.page.textContent('h1'), 'Webhook endpoint added');
+      const secret = await w.page.inputValue('#secret');
+      assert.match(secret, /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/);
+      await audit(w, origin, 'webhook-secret');
+      await w.page.focus('text=The endpoint and its deliveries');
+      await w.page.keyboard.press('Enter');
+      await w.page.waitForURL(/\/webhooks\/wh_[A-Za-z0-9_-]{16}$/);
+      const endpoint = w.page.url();
+      const text = (await w.page.textContent('main')) ?? '';
+      assert.match(text, /device\.revoked, device\.stale/);
+      assert.match(text, /pager <b>duty<\/b>/);
+      assert.ok(!text.includes(secret), 'the secret is not on the endpoint page');
+      await audit(w, origin, 'webhook');
+      await w.page.focus('button:has-text("Send a test message")');
+      await w.page.keyboard.press('Enter');
+      await w.page.waitForSelector('[role=status]');
+      assert.match((await w.page.textContent('[role=status]')) ?? '', /A test message for webhook wh_\S+ was queued\./);
+      await w.page.focus('button:has-text("Disable")');
+      await w.page.keyboard.press('Enter');
+      await w.page.waitForSelector('button:has-text("Enable")');
+      assert.equal(w.page.url(), endpoint);
+      assert.match((await w.page.textContent('[role=status]')) ?? '', /was disabled/);
+      assert.ok(await w.page.locator('button:has-text("Enable")').isVisible());
+      await audit(w, origin, 'webhook-disabled');
+      await w.page.goto(`${origin}/webhooks`);
+      const list = (await w.page.textContent('table')) ?? '';
+      assert.match(list, /https:\/\/hooks\.example\.com\/paddock/);
+      assert.ok(!(await w.page.content()).includes(secret), 'the secret is not on the list');
+      await audit(w, origin, 'webhooks');
+      await w.context.close();
+    });
+
     test('the break-glass account sets up a second factor with the keyboard, signs in with a code, then turns it off with a recovery code', async () => {
       const w = await watchedContext(browser);
       const signIn = async (code: string) => {

@@ -114,3 +114,63 @@ test('a JSON body that stalls half-sent gets 408 within seconds', async () => {
     await l.close();
   }
 });
+
+test('the webhook API with a real endpoint: hostile JSON bodies are refused, naming the field, and change nothing', async () => {
+  const l = await live();
+  try {
+    const token = await l.accessToken('hostile');
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const made = await fetch(`${l.url}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ url: 'https://hooks.example.com/in', events: ['device.revoked'] }),
+    });
+    assert.equal(made.status, 201);
+    const { webhook } = (await made.json()) as { webhook: { id: string } };
+    const refused: Array<[body: string, status: number, field: string | undefined]> = [
+      [JSON.stringify({ url: 'https://a.example/', events: Array(65).fill('*') }), 400, 'events'],
+      [JSON.stringify({ url: 'https://a.example/', events: Array(3000).fill('*') }), 413, undefined],
+      [JSON.stringify({ url: 'https://a.example/', events: [['*']] }), 400, 'events'],
+      [JSON.stringify({ url: 'https://a.example/', events: { 0: '*' } }), 400, 'events'],
+      [JSON.stringify({ url: 'https://a.example/', events: ['*', null] }), 400, 'events'],
+      [JSON.stringify({ url: 'https://a.example/', events: [] }), 400, 'events'],
+      [JSON.stringify({ url: 123, events: ['*'] }), 400, 'url'],
+      [JSON.stringify({ url: 'https://127.0.0.1/', events: ['*'] }), 400, 'url'],
+      [JSON.stringify({ url: 'https://[::ffff:10.0.0.1]/', events: ['*'] }), 400, 'url'],
+      [JSON.stringify({ url: 'file:///etc/passwd', events: ['*'] }), 400, 'url'],
+      [JSON.stringify({ url: 'https://a.example/', events: ['*'], description: 'a\u0000b' }), 400, 'description'],
+      ['{"url": "https://a.example/", "events": ["*"], "__proto__": {"enabled": false}}', 400, '__proto__'],
+      ['{"url": "https://a.example/", "events": ["*"]', 400, undefined],
+    ];
+    for (const [body, status, field] of refused) {
+      const res = await fetch(`${l.url}/api/v1/webhooks`, { method: 'POST', headers: auth, body });
+      const problem = (await res.json()) as { status: number; field?: string };
+      assert.deepEqual([res.status, problem.field], [status, field], body.slice(0, 80));
+    }
+    // The endpoint's routes with malformed ids and deliveries, and a body where none is read.
+    for (const path of [
+      `/api/v1/webhooks/${webhook.id}/deliveries/0/redeliver`,
+      `/api/v1/webhooks/${webhook.id}/deliveries/${'9'.repeat(30)}/redeliver`,
+      `/api/v1/webhooks/${webhook.id}/deliveries/-1/redeliver`,
+      '/api/v1/webhooks/wh_%2E%2E%2F%2E%2E%2Fxxxxxx/test',
+      `/api/v1/webhooks/${webhook.id.toUpperCase()}x/delete`,
+    ]) {
+      const res = await fetch(`${l.url}${path}`, { method: 'POST', headers: auth, body: '{"x": 1}' });
+      assert.equal(res.status, 404, path);
+    }
+    const list = (await (await fetch(`${l.url}/api/v1/webhooks`, { headers: auth })).json()) as {
+      items: Array<{ id: string; enabled: boolean }>;
+    };
+    assert.deepEqual(
+      list.items.map((w) => [w.id, w.enabled]),
+      [[webhook.id, true]],
+      'nothing added or changed',
+    );
+    assert.deepEqual(
+      l.logs.filter((r) => r.level === 'error').map((r) => r.event),
+      [],
+    );
+  } finally {
+    await l.close();
+  }
+});

@@ -170,3 +170,74 @@ test('a stop while a bulk delete runs: the request completes, and every deletion
     await l.close().catch(() => undefined);
   }
 });
+
+test('the webhook routes on raw sockets, with a real endpoint: hostile forms are refused and change nothing', async () => {
+  const l = await live();
+  try {
+    const { cookie, csrf } = await l.signIn();
+    const made = await fetch(`${l.url}/webhooks`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf, url: 'https://hooks.example.com/in', event: 'device.revoked' }).toString(),
+    });
+    assert.equal(made.status, 200);
+    const list = await (await fetch(`${l.url}/webhooks`, { headers: { cookie } })).text();
+    const id = /href="\/webhooks\/(wh_[A-Za-z0-9_-]{16})"/.exec(list)?.[1] ?? '';
+    assert.ok(id, 'the endpoint is listed');
+    const routes = interfaceRoutes.filter((r) => r.path.startsWith('/webhooks'));
+    assert.equal(routes.length, 9, 'every webhook route of the table');
+    const forms = [
+      // 70 fields: more than a form may hold.
+      [`csrf=${csrf}`, 'url=https%3A%2F%2Fa.example%2F', ...Array.from({ length: 70 }, () => 'event=*')].join('&'),
+      `csrf=${csrf}&url=%00&event=*`,
+      `csrf=${csrf}&url=javascript%3Aalert(1)&event=*`,
+      `csrf=${csrf}&url=https%3A%2F%2Fu%3Ap%40a.example%2F&event=*`,
+      `csrf=${csrf}&url=https%3A%2F%2F${'a'.repeat(5000)}.example%2F&event=*`,
+      `csrf=${csrf}&url=https%3A%2F%2F%5B%3A%3Affff%3A127.0.0.1%5D%2F&event=*`,
+      `csrf=${csrf}&url=https%3A%2F%2Fa.example%2F&event=%C3%28`,
+      `csrf=${csrf}&url=https%3A%2F%2Fa.example%2F&event=*&description=a%0D%0AX-Injected%3A%201`,
+      `csrf=${csrf}&url=https%3A%2F%2Fa.example%2F&url=https%3A%2F%2Fb.example%2F&event=*`,
+      `csrf=${csrf}&event=${encodeURIComponent('<script>')}`,
+    ];
+    for (const route of routes)
+      // The real endpoint is deleted only at the end, by hand: every other route meets it.
+      for (const value of route.path.endsWith('/delete')
+        ? ['%ZZ', '%00', 'wh_AAAAAAAAAAAAAAAA', '..%2F..%2F']
+        : [id, '%ZZ', '%00', 'wh_AAAAAAAAAAAAAAAA', '..%2F..%2F'])
+        for (const body of route.method === 'POST' ? forms : ['']) {
+          const target = route.path
+            .replace(':id', value)
+            .replace(':delivery', value === id ? '99999999999999999' : value);
+          const extra =
+            route.method === 'POST'
+              ? `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+              : '\r\n';
+          const raw = await exchange(
+            l.port,
+            `${route.method} ${target} HTTP/1.1\r\nHost: 127.0.0.1:${l.port}\r\nCookie: ${cookie}\r\n${extra}` +
+              `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${l.port}\r\nConnection: close\r\n\r\n`,
+          );
+          const codes = statuses(raw);
+          const what = `${route.method} ${target.slice(0, 60)} ${body.slice(44, 90)}`;
+          assert.equal(codes.length, 2, `${what}: both answered (${codes.join()})`);
+          // Only the actions of a known endpoint, with a form that parses, may succeed.
+          for (const code of codes) assert.ok(code < 500, `${what}: ${code}`);
+          if (route.path === '/webhooks' && route.method === 'POST') assert.ok(codes[0] !== 200, `${what}: refused`);
+          assert.doesNotMatch(raw, /at .*\.ts:\d+|Error:|<script>|X-Injected/, 'no stack trace, nothing echoed');
+        }
+    const after = await (await fetch(`${l.url}/webhooks`, { headers: { cookie } })).text();
+    assert.deepEqual(
+      [...after.matchAll(/href="\/webhooks\/(wh_[^"]+)"/g)].map((m) => m[1]),
+      [id],
+      'no endpoint was added or lost',
+    );
+    assert.equal((await fetch(`${l.url}/healthz`)).status, 200, 'still serving');
+    assert.deepEqual(
+      l.logs.filter((r) => r.level === 'error').map((r) => r.event),
+      [],
+      'no error records',
+    );
+  } finally {
+    await l.close();
+  }
+});

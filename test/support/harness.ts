@@ -111,6 +111,7 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
     logger,
     clock,
     metrics,
+    webhookSealKey: randomBytes(32),
   });
   const checks = levelCheck({ store, logger });
   const controlApp = createControlApp({

@@ -1,0 +1,19 @@
+/** POST /webhooks/{id}/delete: admin only. Deletes the endpoint with its deliveries, then 303 to /webhooks. Audited. */
+import type { Handler } from 'hono';
+import { deleteWebhook } from '../actions/webhooks.ts';
+import type { Ctx, UiEnv } from '../context/deps.ts';
+import { webhookDeps } from '../context/webhooks.ts';
+import { fail } from '../http/failures.ts';
+import { seeOther } from '../http/responses.ts';
+import { setNotice } from './notice.ts';
+import { actor } from './page_helpers.ts';
+
+export function webhookDelete(ctx: Ctx): Handler<UiEnv> {
+  const deps = webhookDeps(ctx);
+  return async function webhookDeleteHandler(c) {
+    const id = c.req.param('id') ?? '';
+    if (!deps || (await deleteWebhook(deps, actor(c), id)) === 'unknown') return fail(c, 'webhookNotFound');
+    setNotice(ctx, c, { kind: 'webhook-deleted', webhook: id });
+    return seeOther(c, '/webhooks');
+  };
+}
