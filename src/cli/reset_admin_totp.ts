@@ -8,11 +8,11 @@
 import { resetTotp } from '../actions/totp.ts';
 import { auditLogger } from '../audit/audit_logger.ts';
 import { systemClock } from '../clock.ts';
-import { type Config, loadConfig } from '../config/config.ts';
 import { ConfigError } from '../config/parse.ts';
 import { jsonLogger } from '../log/logger.ts';
 import { StoreError } from '../store/errors.ts';
 import { openStore } from '../store/open.ts';
+import { serverConfig } from './server_config.ts';
 
 export const resetAdminTotpHelp = `Usage: paddock reset-admin-totp
 
@@ -24,16 +24,8 @@ Exit status: 0 removed or none was set up, 1 the store failed, 2 bad configurati
 `;
 
 export async function resetAdminTotpCommand(): Promise<number> {
-  let config: Config;
-  try {
-    config = loadConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`paddock: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = serverConfig();
+  if (config === undefined) return 2;
   let removed: boolean;
   try {
     const store = await openStore(config);

@@ -1,23 +1,15 @@
 /** `paddock serve`: a bad setting exits 2 with one line naming it; SIGINT/SIGTERM drain and exit 0. */
 import { flushCompileCache } from 'node:module';
 import { ConfigError } from '../config/parse.ts';
-import { type Config, loadConfig } from '../config/config.ts';
 import { jsonLogger } from '../log/logger.ts';
 import { holdPidFile } from '../server/pid_file.ts';
 import { startServer } from '../server/serve.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { serverConfig } from './server_config.ts';
 
 export async function serveCommand(): Promise<number> {
-  let config: Config;
-  try {
-    config = loadConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`paddock: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = serverConfig();
+  if (config === undefined) return 2;
   const logger = jsonLogger(config.logLevel);
   let server;
   try {

@@ -1,23 +1,15 @@
 /** `paddock set-admin-password`: reads a password from stdin (no echo on a terminal) and stores its hash. */
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { type Config, loadConfig } from '../config/config.ts';
 import { ConfigError } from '../config/parse.ts';
 import { hashPassword } from '../crypto/password.ts';
 import { StoreError } from '../store/errors.ts';
 import { openStore } from '../store/open.ts';
+import { serverConfig } from './server_config.ts';
 
 export async function setAdminPasswordCommand(): Promise<number> {
-  let config: Config;
-  try {
-    config = loadConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`paddock: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = serverConfig();
+  if (config === undefined) return 2;
   const password = await readPassword(`New password for "${config.adminUser}": `);
   if (password === undefined || [...password].length < 12) {
     process.stderr.write('paddock: the password must have at least 12 characters\n');
