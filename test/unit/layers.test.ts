@@ -47,13 +47,6 @@ const LAYERS: ReadonlyArray<{ name: string; paths: readonly string[] }> = [
 /** The doors: each is its own folder in the layer 'doors', and none imports another. */
 const DOORS = new Set(['src/console/', 'src/api/', 'src/control/', 'src/service/']);
 
-/**
- * Known violations that belong to other parts of issue 22, still open on this branch: each is
- * "from -> to" as the checker prints it. The lead empties this list as those parts are merged;
- * an entry that no longer occurs fails the test, so the list cannot go stale.
- */
-const PENDING: readonly string[] = [];
-
 type Graph = ReadonlyMap<string, readonly string[]>;
 
 /** The folder (or root file) of the table a path falls under, and its layer's rank. */
@@ -161,16 +154,7 @@ test('every relative import names a file that exists', () => {
 });
 
 test('no import cycle, no upward import, no door importing another door', () => {
-  const found = violations(repositoryGraph());
-  assert.deepEqual(
-    found.filter((v) => !PENDING.includes(v)),
-    [],
-  );
-  assert.deepEqual(
-    PENDING.filter((p) => !found.includes(p)),
-    [],
-    'a pending violation that no longer occurs: remove it from PENDING',
-  );
+  assert.deepEqual(violations(repositoryGraph()), []);
 });
 
 test('the parser reads type-only, re-exported and dynamic imports, and skips packages', () => {
