@@ -304,6 +304,13 @@ export interface WebhooksStore {
       | { kind: 'retry'; at: number; disableIfFailingSince: number }
       | { kind: 'failed'; disableIfFailingSince: number },
   ): Promise<{ disabled: boolean }>;
+  /**
+   * finishAttempt for several attempts in one transaction (the sender's answers that arrived
+   * together): one result per attempt, in order. All are recorded or none.
+   */
+  finishAttempts(
+    finished: ReadonlyArray<{ attempt: AttemptResult; next: Parameters<WebhooksStore['finishAttempt']>[1] }>,
+  ): Promise<Array<{ disabled: boolean }>>;
   /** Pending deliveries and the creation time of the oldest. */
   outboxDepth(): Promise<{ pending: number; oldest: number | null }>;
   /** Deletes up to `limit` deliveries finished before `before` (with their attempts, and messages left alone). */

@@ -9,6 +9,7 @@ import { deviceLists } from '../../src/store/devices.ts';
 import { LONGEST_TOKEN_LIFETIME_MS } from '../../src/domain/enroll_tokens.ts';
 import { enrollTokenLists } from '../../src/store/enroll_tokens.ts';
 import { runLists, runsSql } from '../../src/store/runs.ts';
+import { webhooksSql } from '../../src/store/webhooks.ts';
 import type { Param } from '../../src/store/sql.ts';
 import type { AuditFilter } from '../../src/domain/audit.ts';
 import { postgresPlan, sqlitePlan, withPostgresSchema, withSqliteSchema } from '../support/plans.ts';
@@ -187,3 +188,11 @@ test(
     });
   },
 );
+
+test('SQLite EXPLAIN QUERY PLAN: a webhook claim walks the due index, not every delivery of each endpoint, and does not sort', async () => {
+  await withSqliteSchema((db) => {
+    const plan = sqlitePlan(db, webhooksSql.claim(''));
+    assert.match(plan, /SEARCH webhook_deliveries USING INDEX webhook_deliveries_due \(next_attempt_at<\?\)/, plan);
+    assert.doesNotMatch(plan, /webhook_deliveries_endpoint|TEMP B-TREE/, plan);
+  });
+});
