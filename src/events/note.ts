@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { AnyEvent, FieldsOf } from './catalogue.ts';
 
 export interface Note {
-  /** The Standard Webhooks `webhook-id`: `msg_` and 128 random bits. */
+  /** The Standard Webhooks `webhook-id`: `msg_` and 128 bits, of which 80 random (messageId). */
   readonly id: string;
   readonly event: string;
   /** The delivery's `data`, as JSON. */
@@ -18,10 +18,20 @@ export interface Note {
   readonly inStar: boolean;
 }
 
+/**
+ * `msg_`, the time in milliseconds (48 bits) and 80 random bits, in hex: unique as a random id is,
+ * and ordered by time, so the outbox's indexes on it (the messages' key, the deliveries' message)
+ * grow at one end. With 128 random bits each upload wrote to pages all over those indexes, and
+ * the uploads slowed as the outbox grew (docs/decisions.md).
+ */
+export function messageId(at: number): string {
+  return `msg_${Math.max(0, Math.floor(at)).toString(16).padStart(12, '0').slice(-12)}${randomBytes(10).toString('hex')}`;
+}
+
 /** The note of an event for the outbox; the same fields the log and the audit trail hear. */
 export function note<E extends AnyEvent>(event: E, fields: FieldsOf<E['fields']>, at: number): Note {
   return {
-    id: `msg_${randomBytes(16).toString('hex')}`,
+    id: messageId(at),
     event: event.name,
     data: JSON.stringify(fields),
     at,
