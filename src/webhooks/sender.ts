@@ -4,7 +4,13 @@
  * and sends each, and records the attempt and what follows in one transaction: delivered, a
  * retry after RETRY_DELAYS_MS, or failed once the schedule is spent. An endpoint failing for
  * PADDOCK_WEBHOOK_DISABLE_AFTER is disabled (audited, as `system`). It also prunes finished
- * deliveries past PADDOCK_WEBHOOK_RETENTION.
+ * deliveries past PADDOCK_WEBHOOK_RETENTION. The answers that arrive together are recorded in one
+ * transaction (each attempt's statements as before, one commit).
+ *
+ * Uploads come first (docs/decisions.md): it shares the server's one thread, so while the event
+ * loop is busy (webhooks/load.ts) it has at most `busyBatch` attempts in flight and claims at most
+ * once per `busyPauseMs`: a minimum rate, so deliveries never stop; the outbox-age metric shows
+ * the lag that builds up meanwhile.
  *
  * It hears the event bus: an event webhooks may carry was committed with its message, so the
  * sender looks at once instead of at its next poll.
@@ -18,12 +24,13 @@ import { messageBody } from '../events/note.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Store } from '../store/store.ts';
 import { version } from '../version.ts';
+import { eventLoopGauge, type LoadGauge } from './load.ts';
 import { keepAliveAgents, send } from './send.ts';
 import { signature } from './sign.ts';
 import { checkUrl } from './target.ts';
 
 export interface SenderOptions {
-  store: Pick<Store, 'claimDeliveries' | 'finishAttempt' | 'pruneWebhooks'>;
+  store: Pick<Store, 'claimDeliveries' | 'finishAttempts' | 'pruneWebhooks'>;
   logger: Logger;
   clock: Clock;
   /** The key the secrets are sealed with (webhooks/key.ts). */
@@ -40,6 +47,12 @@ export interface SenderOptions {
   /** Tests: a shorter schedule, a CA for a self-signed receiver. */
   retryDelaysMs?: readonly number[];
   ca?: string;
+  /** Whether the server is busy (default: its event loop's delay, webhooks/load.ts). */
+  load?: LoadGauge;
+  /** While busy: at most this many deliveries claimed (default 4)… */
+  busyBatch?: number;
+  /** …once per this many milliseconds (default 100): the minimum rate, so deliveries never stop. */
+  busyPauseMs?: number;
 }
 
 export interface Sender {
@@ -53,6 +66,8 @@ export interface Sender {
   subscriber: Subscriber;
 }
 
+type Finished = Parameters<Store['finishAttempts']>[0][number];
+
 const PRUNE_EVERY_MS = 60_000;
 const PRUNE_BATCH = 500;
 
@@ -62,17 +77,40 @@ export function webhookSender(opts: SenderOptions): Sender {
   const delays = opts.retryDelaysMs ?? RETRY_DELAYS_MS;
   const inFlight = new Set<Promise<void>>();
   const agents = keepAliveAgents(concurrency);
+  const busyBatch = opts.busyBatch ?? 4;
+  const busyPauseMs = opts.busyPauseMs ?? 100;
+  let load: LoadGauge | undefined;
+  /** While busy, no claim before this (performance.now()); `wake` looks again then. */
+  let busyUntil = 0;
+  let wake: NodeJS.Timeout | undefined;
   let timer: NodeJS.Timeout | undefined;
   let looking: Promise<void> | undefined;
   let again = false;
   let stopped = true;
   let lastPrune = 0;
+  const waiting: Array<Finished & { resolve: (disabled: boolean) => void; reject: (err: unknown) => void }> = [];
+  let writing = false;
 
   async function look(): Promise<void> {
     do {
       again = false;
-      const room = concurrency - inFlight.size;
+      let room = concurrency - inFlight.size;
       if (room <= 0 || stopped) return;
+      // Uploads come first (docs/decisions.md): while the loop is busy, a few deliveries at a time.
+      const busy = load?.busy() ?? false;
+      if (busy) {
+        const now = performance.now();
+        if (now < busyUntil) {
+          wake ??= setTimeout(() => {
+            wake = undefined;
+            poke();
+          }, busyUntil - now);
+          return;
+        }
+        busyUntil = now + busyPauseMs;
+        room = Math.min(room, busyBatch - inFlight.size);
+        if (room <= 0) return;
+      }
       let claimed: ClaimedDelivery[];
       try {
         claimed = await store.claimDeliveries(clock.now(), room, CLAIM_MS);
@@ -87,7 +125,8 @@ export function webhookSender(opts: SenderOptions): Sender {
         });
         inFlight.add(attempt);
       }
-      if (claimed.length === room) again = true;
+      if (claimed.length === room && !busy) again = true;
+      else if (claimed.length === room) poke();
     } while (again);
     await prune();
   }
@@ -139,33 +178,58 @@ export function webhookSender(opts: SenderOptions): Sender {
         ? ({ kind: 'failed', disableIfFailingSince } as const)
         : ({ kind: 'retry', at: clock.now() + delay, disableIfFailingSince } as const);
     const outcome = ok ? 'delivered' : next.kind === 'failed' ? 'failed' : 'retrying';
+    const attempt = {
+      seq: d.seq,
+      attempt: d.attempt,
+      endpoint: d.endpoint,
+      at,
+      statusCode,
+      error: 'error' in result ? result.error : null,
+      durationMs: result.durationMs,
+    };
+    let disabled: boolean;
     try {
-      const { disabled } = await store.finishAttempt(
-        {
-          seq: d.seq,
-          attempt: d.attempt,
-          endpoint: d.endpoint,
-          at,
-          statusCode,
-          error: 'error' in result ? result.error : null,
-          durationMs: result.durationMs,
-        },
-        next,
-      );
-      await logger.emit(EVENTS.webhookAttempted, {
-        webhook: d.endpoint,
-        type: d.event,
-        message: d.message,
-        outcome,
-        ...(statusCode === null ? {} : { status: statusCode }),
-        ...('error' in result ? { error: result.error } : {}),
-      });
-      if (disabled)
-        await logger.emit(EVENTS.webhookDisabled, { account: 'system', webhook: d.endpoint, reason: 'failing' });
+      disabled = await finish(attempt, next);
     } catch (err) {
       // The claim lapses and another look retries the attempt: at least once.
       await logger.emit(EVENTS.webhookFailed, { error: `attempt: ${(err as Error).message}` });
+      return;
     }
+    await logger.emit(EVENTS.webhookAttempted, {
+      webhook: d.endpoint,
+      type: d.event,
+      message: d.message,
+      outcome,
+      ...(statusCode === null ? {} : { status: statusCode }),
+      ...('error' in result ? { error: result.error } : {}),
+    });
+    if (disabled)
+      await logger.emit(EVENTS.webhookDisabled, { account: 'system', webhook: d.endpoint, reason: 'failing' });
+  }
+
+  /**
+   * Records an attempt. The answers that arrive while a batch is being written wait and go in the
+   * next one, all in one transaction (as group commit): a commit per batch, not per attempt.
+   */
+  function finish(attempt: Finished['attempt'], next: Finished['next']): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      waiting.push({ attempt, next, resolve, reject });
+      if (!writing) void writeFinished();
+    });
+  }
+
+  async function writeFinished(): Promise<void> {
+    writing = true;
+    while (waiting.length > 0) {
+      const batch = waiting.splice(0);
+      try {
+        const results = await store.finishAttempts(batch.map(({ attempt, next }) => ({ attempt, next })));
+        batch.forEach((w, i) => w.resolve(results[i]?.disabled ?? false));
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    writing = false;
   }
 
   function poke(): void {
@@ -183,6 +247,7 @@ export function webhookSender(opts: SenderOptions): Sender {
   return {
     start() {
       stopped = false;
+      load = opts.load ?? eventLoopGauge();
       timer = setInterval(poke, opts.pollMs ?? 1000);
       timer.unref();
       poke();
@@ -190,6 +255,9 @@ export function webhookSender(opts: SenderOptions): Sender {
     async stop() {
       stopped = true;
       clearInterval(timer);
+      clearTimeout(wake);
+      wake = undefined;
+      if (opts.load === undefined) load?.stop();
       await looking;
       await Promise.all(inFlight);
       agents.http.destroy();
