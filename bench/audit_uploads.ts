@@ -4,7 +4,9 @@
  * decorator only looks each record's event up and passes it on: the ratio should be about 1.
  * Two control API processes (bench/audit_server.ts), each on a store of its own with the same
  * fifty devices, are loaded in turn, plain then audited, `rounds` times; each side's rate is the
- * mean of its rounds, so a drift of the machine during the run touches both alike.
+ * mean of its rounds, so a drift of the machine during the run touches both alike. With webhooks,
+ * each round waits for the receiver to have every delivery owed so far before the next starts: the
+ * sender's draining (it backs off while uploads keep it busy) never overlaps a measurement.
  *
  * Alone: `node bench/audit_uploads.ts [--duration 2] [--rounds 2]`; `npm run bench` runs it too.
  */
@@ -57,10 +59,30 @@ async function endpoints(dir: string, url: string): Promise<void> {
 const RECEIVER = `
 const { createServer } = await import('node:http');
 let n = 0;
-const s = createServer((req, res) => { req.resume(); req.on('end', () => { n++; res.writeHead(204).end(); }); });
+const s = createServer((req, res) => {
+  if (req.method === 'GET') return void res.end(String(n));
+  req.resume(); req.on('end', () => { n++; res.writeHead(204).end(); });
+});
 s.listen(0, '127.0.0.1', () => process.stdout.write('listening ' + s.address().port + '\\n'));
 process.once('SIGTERM', () => { process.stderr.write('received ' + n + '\\n'); process.exit(0); });
 `;
+
+/**
+ * Waits until the receiver has had `expected` deliveries: the sender drains its backlog before the
+ * next round, so its draining never takes CPU from the other side's measurement.
+ */
+async function drained(base: string, expected: number, log: (line: string) => void): Promise<void> {
+  const started = performance.now();
+  for (;;) {
+    const n = Number(await (await fetch(`${base}/count`)).text());
+    if (n >= expected) break;
+    if (performance.now() - started > 120_000) throw new Error(`the receiver had ${n} of ${expected} deliveries`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  log(
+    `all ${expected} deliveries so far arrived, ${((performance.now() - started) / 1000).toFixed(1)} s after the round`,
+  );
+}
 
 /** Fifty devices with the same credentials in each store. */
 async function devices(dir: string, credentials: string[]): Promise<void> {
@@ -131,11 +153,22 @@ export async function auditUploadsBench(opts: {
   const audit = await start(join(dir, 'audit'), measured);
   try {
     // A second of each first, not counted: both processes reach the same warm state.
+    let uploaded = 0;
+    const drain = async () => {
+      if (receiver) await drained(receiver.base, 3 * uploaded, opts.log);
+    };
     for (const [mode, server] of [
       ['plain', plain],
       ['audit', audit],
-    ] as const)
-      await uploadLoad('warm-up', server.base, credentials, { duration: 1, pid: server.pid, prefix: `${mode}-warm` });
+    ] as const) {
+      const r = await uploadLoad('warm-up', server.base, credentials, {
+        duration: 1,
+        pid: server.pid,
+        prefix: `${mode}-warm`,
+      });
+      if (mode === 'audit') uploaded += r.ok;
+    }
+    await drain();
     const results: Record<'plain' | 'audit', LoadResult[]> = { plain: [], audit: [] };
     for (let round = 0; round < opts.rounds; round++)
       for (const [mode, server] of [
@@ -148,6 +181,10 @@ export async function auditUploadsBench(opts: {
           prefix: `${mode}-${round}`,
         });
         results[mode].push(r);
+        if (mode === 'audit') {
+          uploaded += r.ok;
+          await drain();
+        }
         const label = mode === 'audit' ? measured : mode;
         opts.log(`uploads ${label}, round ${round + 1}: ${r.requestsPerSecond.toFixed(0)}/s, ${r.non2xx} not 2xx`);
       }
