@@ -47,7 +47,7 @@ export interface SenderOptions {
   /** Tests: a shorter schedule, a CA for a self-signed receiver. */
   retryDelaysMs?: readonly number[];
   ca?: string;
-  /** Whether the server is busy (default: its event loop's delay, webhooks/load.ts). */
+  /** Whether the server is busy (default: its event loop's utilization, webhooks/load.ts). */
   load?: LoadGauge;
   /** While busy: at most this many deliveries claimed (default 4)… */
   busyBatch?: number;
