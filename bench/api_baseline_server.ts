@@ -23,11 +23,13 @@ const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://baseline');
     const bearer = (req.headers.authorization ?? '').slice('Bearer '.length);
     const token = await store.accessTokenByHash(secretHash(bearer), Date.now());
-    if (!token) {
+    // The same work as the API: a token acts with its account's admin flag, and without an account
+    // (never signed in) or a disabled one it is refused.
+    if (!token || !token.account || token.account.disabledAt !== null) {
       res.writeHead(401).end();
       return;
     }
-    const viewer = { subject: token.subject, admin: token.admin };
+    const viewer = { subject: token.subject, admin: token.account.admin };
     const q = url.searchParams;
     let body: unknown;
     if (url.pathname === '/api/v1/devices') {

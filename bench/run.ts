@@ -56,7 +56,9 @@ const dataDir = join(dir, 'data');
 const started = Date.now();
 const store = openSqliteStore(dataDir);
 const dataset = await buildDataset(store, size, log);
-// An administrator's personal access token for the API rows (docs/contract.md section 11).
+// An administrator's personal access token for the API rows (docs/contract.md section 11). A token
+// acts with its account's rights as its latest sign-in set them (section 14): the account signs in.
+await store.recordSignIn({ subject: 'local:admin', display: 'admin', lastSignInAt: Date.now(), admin: true });
 const apiToken = newAccessToken();
 await store.createAccessToken({
   hash: secretHash(apiToken),
