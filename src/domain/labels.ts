@@ -116,12 +116,6 @@ export function changedLabels(
   return { ok: true, value: { labels: sortedLabels(next), changed: [...changed].sort() } };
 }
 
-/** The keys whose value differs between two sets (added, removed or changed), sorted. */
-export function labelsDiff(before: Labels, after: Labels): string[] {
-  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...keys].filter((key) => own(before, key) !== own(after, key)).sort();
-}
-
 /** A set as text, one `key=value` a line: what the device page's form shows. */
 export function labelLines(labels: Labels): string {
   return Object.entries(labels)
@@ -134,8 +128,13 @@ function own(labels: Labels, key: string): string | undefined {
   return Object.hasOwn(labels, key) ? labels[key] : undefined;
 }
 
+/** An empty set to fill, from which no key can be inherited (`constructor` is a valid key). */
+export function emptyLabels(): Record<string, string> {
+  return Object.create(null) as Record<string, string>;
+}
+
 function sortedLabels(set: ReadonlyMap<string, string>): Labels {
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  const out = emptyLabels();
   for (const key of [...set.keys()].sort()) out[key] = set.get(key) as string;
   return out;
 }

@@ -8,7 +8,7 @@ import type { PrivacyLevel } from '../domain/privacy.ts';
 import { page } from './rows.ts';
 import type { Row, Sql } from './sql.ts';
 import { tokenLabelsFrom, tokenLabelsJson } from './labels.ts';
-import type { Labels } from '../domain/labels.ts';
+import { emptyLabels } from '../domain/labels.ts';
 import type { EnrollTokensStore } from './store.ts';
 
 /** The columns of an EnrollToken, public id first (the list's keyset cursor), as tokenFrom reads them. */
@@ -56,7 +56,7 @@ export function enrollTokensStore(db: Sql): EnrollTokensStore {
         note: t.note ?? '',
         maxPrivacy: t.maxPrivacy ?? 'full',
         revokedAt: null,
-        labels: t.labels ?? (Object.create(null) as Labels),
+        labels: t.labels ?? emptyLabels(),
       };
       await db.noted(
         () => (note ? [note(token)] : []),

@@ -3,7 +3,7 @@
  * device's labels reads and writes in one transaction, so the limit of 20 holds against concurrent
  * changes; each backend writes that transaction in its own labels.ts with these statements.
  */
-import { changedLabels, type Labels, type LabelSelector, type LabelsRead } from '../domain/labels.ts';
+import { changedLabels, type Labels, type LabelSelector, type LabelsRead, emptyLabels } from '../domain/labels.ts';
 import type { Page } from '../domain/paging.ts';
 import { page } from './rows.ts';
 import type { Param, Row, Sql } from './sql.ts';
@@ -28,9 +28,7 @@ export function labelsOfSeqsSql(count: number): string {
 
 /** Rows of (device_seq, key, value) as each seq's labels; a device without labels gets an empty set. */
 export function labelsBySeq(seqs: readonly number[], rows: readonly Row[]): Map<number, Labels> {
-  const out = new Map<number, Record<string, string>>(
-    seqs.map((seq) => [seq, Object.create(null) as Record<string, string>]),
-  );
+  const out = new Map<number, Record<string, string>>(seqs.map((seq) => [seq, emptyLabels()]));
   for (const r of rows) {
     const set = out.get(Number(r.device_seq));
     if (set) set[r.key as string] = r.value as string;
@@ -54,17 +52,12 @@ export async function withLabels<T>(
     seqs.length === 0
       ? new Map<number, Labels>()
       : labelsBySeq(seqs, await db.all(labelsOfSeqsSql(seqs.length), ...seqs));
-  return page(rows as unknown[][], limit, (r) => ({ ...map(r), labels: sets.get(Number(r[0])) ?? noLabels() }));
-}
-
-/** An empty set that no key can be inherited from. */
-export function noLabels(): Labels {
-  return Object.create(null) as Labels;
+  return page(rows as unknown[][], limit, (r) => ({ ...map(r), labels: sets.get(Number(r[0])) ?? emptyLabels() }));
 }
 
 /** Rows of (key, value) as one set. */
 export function labelsFrom(rows: readonly Row[]): Labels {
-  const set = Object.create(null) as Record<string, string>;
+  const set = emptyLabels();
   for (const r of rows) set[r.key as string] = r.value as string;
   return set;
 }
@@ -128,7 +121,7 @@ export function tokenLabelsJson(labels: Labels | undefined): string {
 
 /** A token's stored labels; anything but an object of strings reads as none, never a crash. */
 export function tokenLabelsFrom(text: unknown): Labels {
-  const set = Object.create(null) as Record<string, string>;
+  const set = emptyLabels();
   try {
     const parsed: unknown = JSON.parse(typeof text === 'string' ? text : '{}');
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
