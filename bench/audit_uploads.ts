@@ -186,7 +186,9 @@ export async function auditUploadsBench(opts: {
           await drain();
         }
         const label = mode === 'audit' ? measured : mode;
-        opts.log(`uploads ${label}, round ${round + 1}: ${r.requestsPerSecond.toFixed(0)}/s, ${r.non2xx} not 2xx`);
+        opts.log(
+          `uploads ${label}, round ${round + 1}: ${r.requestsPerSecond.toFixed(0)}/s, server CPU ${r.cpuMicrosPerRequest.toFixed(0)} µs an upload, ${r.non2xx} not 2xx`,
+        );
       }
     const mean = (rs: LoadResult[], f: (r: LoadResult) => number) => rs.reduce((s, r) => s + f(r), 0) / rs.length;
     const on = results.audit;

@@ -34,6 +34,43 @@ export const outboxSql = {
     FROM webhook_endpoints WHERE id = ?`,
 } as const;
 
+/**
+ * The enabled endpoints with their events, read once by a transaction that writes many notes (a
+ * group of uploads on SQLite): matched here (subscribes), each note then costs plain inserts, or
+ * nothing when no endpoint takes it. On one connection in a write transaction the endpoints cannot
+ * change before the commit.
+ */
+export const subscriptionsSql = 'SELECT id, events FROM webhook_endpoints WHERE enabled = 1';
+
+export interface Subscription {
+  readonly id: string;
+  readonly events: readonly string[];
+}
+
+export function subscriptionsFrom(rows: ReadonlyArray<Record<string, unknown>>): Subscription[] {
+  return rows.map((r) => ({ id: r.id as string, events: (r.events as string).split(' ') }));
+}
+
+/** Whether an endpoint takes a note: as subscribedWhere says in SQL. */
+export function subscribes(s: Subscription, n: Pick<Note, 'event' | 'inStar'>): boolean {
+  return s.events.includes(n.event) || (n.inStar && s.events.includes('*'));
+}
+
+const insertMessage = 'INSERT INTO webhook_messages (id, event, data, created_at) VALUES (?, ?, ?, ?)';
+const insertDeliveries = (n: number) =>
+  `INSERT INTO webhook_deliveries (message_id, endpoint_id, event, status, attempts, next_attempt_at, created_at)
+    VALUES ${Array.from({ length: n }, () => "(?, ?, ?, 'pending', 0, ?, ?)").join(', ')}`;
+
+/** The statements that write a note for the endpoints read in its transaction (subscriptionsSql). */
+export function noteRows(n: Note, subscriptions: readonly Subscription[]): Array<[string, Param[]]> {
+  const ids = subscriptions.filter((s) => subscribes(s, n)).map((s) => s.id);
+  if (ids.length === 0) return [];
+  return [
+    [insertMessage, [n.id, n.event, n.data, n.at]],
+    [insertDeliveries(ids.length), ids.flatMap((id) => [n.id, id, n.event, n.at, n.at])],
+  ];
+}
+
 /** The LIKE pattern that finds `event` among an endpoint's space-separated events. */
 export function notePattern(event: string): string {
   return `% ${event.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_')} %`;

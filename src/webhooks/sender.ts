@@ -15,6 +15,7 @@
  * It hears the event bus: an event webhooks may carry was committed with its message, so the
  * sender looks at once instead of at its next poll.
  */
+import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { unseal } from '../crypto/sealed.ts';
 import { CLAIM_MS, type ClaimedDelivery, RETRY_DELAYS_MS, ROTATION_OVERLAP_MS } from '../domain/webhooks.ts';
@@ -26,7 +27,7 @@ import type { Store } from '../store/store.ts';
 import { version } from '../version.ts';
 import { eventLoopGauge, type LoadGauge } from './load.ts';
 import { keepAliveAgents, send } from './send.ts';
-import { signature } from './sign.ts';
+import { signature, signingKey } from './sign.ts';
 import { checkUrl } from './target.ts';
 
 export interface SenderOptions {
@@ -47,7 +48,7 @@ export interface SenderOptions {
   /** Tests: a shorter schedule, a CA for a self-signed receiver. */
   retryDelaysMs?: readonly number[];
   ca?: string;
-  /** Whether the server is busy (default: its event loop's utilization, webhooks/load.ts). */
+  /** Whether the server is busy (default: its event loop, less the sender's own work: webhooks/load.ts). */
   load?: LoadGauge;
   /** While busy: at most this many deliveries claimed (default 4)… */
   busyBatch?: number;
@@ -70,6 +71,8 @@ type Finished = Parameters<Store['finishAttempts']>[0][number];
 
 const PRUNE_EVERY_MS = 60_000;
 const PRUNE_BATCH = 500;
+/** Signing keys kept at most (twice an endpoint's during a rotation). */
+const KEYS_KEPT = 256;
 
 export function webhookSender(opts: SenderOptions): Sender {
   const { store, logger, clock } = opts;
@@ -90,6 +93,19 @@ export function webhookSender(opts: SenderOptions): Sender {
   let lastPrune = 0;
   const waiting: Array<Finished & { resolve: (disabled: boolean) => void; reject: (err: unknown) => void }> = [];
   let writing = false;
+
+  /**
+   * Starts `work` and reports the time until it returned (its synchronous part: on SQLite the
+   * whole statement) as the sender's own, so the load gauge does not count it as the server's.
+   */
+  function timed<T>(work: () => T): T {
+    const started = performance.now();
+    try {
+      return work();
+    } finally {
+      load?.spent(performance.now() - started);
+    }
+  }
 
   async function look(): Promise<void> {
     do {
@@ -113,13 +129,13 @@ export function webhookSender(opts: SenderOptions): Sender {
       }
       let claimed: ClaimedDelivery[];
       try {
-        claimed = await store.claimDeliveries(clock.now(), room, CLAIM_MS);
+        claimed = await timed(() => store.claimDeliveries(clock.now(), room, CLAIM_MS));
       } catch (err) {
         await logger.emit(EVENTS.webhookFailed, { error: `claim: ${(err as Error).message}` });
         return;
       }
       for (const delivery of claimed) {
-        const attempt = deliver(delivery).finally(() => {
+        const attempt = timed(() => deliver(delivery)).finally(() => {
           inFlight.delete(attempt);
           poke();
         });
@@ -142,11 +158,28 @@ export function webhookSender(opts: SenderOptions): Sender {
     }
   }
 
+  /**
+   * The signing key of a sealed secret, unsealed once and kept while the sender runs: a message is
+   * signed for each endpoint, and unsealing and making the key each time cost more than the
+   * signature. Keyed by the sealed value, so a rotated secret is a new entry; bounded, since
+   * endpoints come and go.
+   */
+  const keys = new Map<string, KeyObject>();
+  function keyOf(sealed: string): KeyObject {
+    let key = keys.get(sealed);
+    if (key === undefined) {
+      if (keys.size >= KEYS_KEPT) keys.clear();
+      key = signingKey(unseal(opts.sealKey, sealed));
+      keys.set(sealed, key);
+    }
+    return key;
+  }
+
   async function deliver(d: ClaimedDelivery): Promise<void> {
     const at = clock.now();
-    const secrets = [unseal(opts.sealKey, d.sealedSecret)];
+    const signing = [keyOf(d.sealedSecret)];
     if (d.sealedPrevious !== null && d.rotatedAt !== null && d.rotatedAt > at - ROTATION_OVERLAP_MS)
-      secrets.push(unseal(opts.sealKey, d.sealedPrevious));
+      signing.push(keyOf(d.sealedPrevious));
     const body = messageBody(d.event, d.data, d.createdAt);
     const timestamp = Math.floor(at / 1000);
     const target = checkUrl(d.url, opts.allowPrivate);
@@ -157,7 +190,7 @@ export function webhookSender(opts: SenderOptions): Sender {
             'user-agent': `Paddock-Webhooks/${version}`,
             'webhook-id': d.message,
             'webhook-timestamp': String(timestamp),
-            'webhook-signature': signature(secrets, d.message, timestamp, body),
+            'webhook-signature': signature(signing, d.message, timestamp, body),
           },
           body,
           {
@@ -168,6 +201,7 @@ export function webhookSender(opts: SenderOptions): Sender {
           },
         )
       : { error: `refused: ${target.reason}`, durationMs: 0 };
+    const answered = performance.now();
     const statusCode = 'statusCode' in result ? result.statusCode : null;
     const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
     const delay = delays[d.attempt - 1];
@@ -189,20 +223,24 @@ export function webhookSender(opts: SenderOptions): Sender {
     };
     let disabled: boolean;
     try {
-      disabled = await finish(attempt, next);
+      const finishing = finish(attempt, next);
+      load?.spent(performance.now() - answered);
+      disabled = await finishing;
     } catch (err) {
       // The claim lapses and another look retries the attempt: at least once.
       await logger.emit(EVENTS.webhookFailed, { error: `attempt: ${(err as Error).message}` });
       return;
     }
-    await logger.emit(EVENTS.webhookAttempted, {
-      webhook: d.endpoint,
-      type: d.event,
-      message: d.message,
-      outcome,
-      ...(statusCode === null ? {} : { status: statusCode }),
-      ...('error' in result ? { error: result.error } : {}),
-    });
+    await timed(() =>
+      logger.emit(EVENTS.webhookAttempted, {
+        webhook: d.endpoint,
+        type: d.event,
+        message: d.message,
+        outcome,
+        ...(statusCode === null ? {} : { status: statusCode }),
+        ...('error' in result ? { error: result.error } : {}),
+      }),
+    );
     if (disabled)
       await logger.emit(EVENTS.webhookDisabled, { account: 'system', webhook: d.endpoint, reason: 'failing' });
   }
@@ -223,7 +261,7 @@ export function webhookSender(opts: SenderOptions): Sender {
     while (waiting.length > 0) {
       const batch = waiting.splice(0);
       try {
-        const results = await store.finishAttempts(batch.map(({ attempt, next }) => ({ attempt, next })));
+        const results = await timed(() => store.finishAttempts(batch.map(({ attempt, next }) => ({ attempt, next }))));
         batch.forEach((w, i) => w.resolve(results[i]?.disabled ?? false));
       } catch (err) {
         for (const w of batch) w.reject(err);

@@ -62,6 +62,7 @@ function suite(name: string, open: () => Promise<Store>, skip?: string | false) 
       let asked = 0;
       const most = await deliverAll(store, {
         busy: () => (asked++, true),
+        spent: () => undefined,
         stop: () => undefined,
       });
       assert.ok(asked > 0);
@@ -71,7 +72,7 @@ function suite(name: string, open: () => Promise<Store>, skip?: string | false) 
 
     test('not busy: the whole concurrency', async () => {
       const store = await open();
-      const most = await deliverAll(store, { busy: () => false, stop: () => undefined });
+      const most = await deliverAll(store, { busy: () => false, spent: () => undefined, stop: () => undefined });
       assert.ok(most > 2, `${most} requests at once while not busy`);
       await store.close();
     });
@@ -92,6 +93,21 @@ test('the event-loop gauge reports busy after the loop was held up', async () =>
     while (performance.now() < until); // the loop held up, as by a burst of requests
     await new Promise((r) => setTimeout(r, 20));
     assert.equal(gauge.busy(), true);
+  } finally {
+    gauge.stop();
+  }
+});
+
+test("the gauge leaves the sender's own work out: a loop held up by the sender alone is not busy", async () => {
+  const gauge = eventLoopGauge(0.5);
+  try {
+    await new Promise((r) => setTimeout(r, 150));
+    gauge.busy();
+    const started = performance.now();
+    while (performance.now() < started + 300); // the sender's own work, as it reports it
+    gauge.spent(performance.now() - started);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(gauge.busy(), false);
   } finally {
     gauge.stop();
   }

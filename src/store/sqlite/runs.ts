@@ -6,7 +6,7 @@ import { chunksOf, insertArgs, runsSql, touchArgs } from '../runs.ts';
 import type { RunsStore } from '../store.ts';
 import type { PutRunResult, Run } from '../../domain/runs.ts';
 import type { Note } from '../../events/note.ts';
-import { noteStatements } from '../outbox.ts';
+import { noteRows, type Subscription, subscriptionsFrom, subscriptionsSql } from '../outbox.ts';
 import type { Db } from './db.ts';
 
 /** At most this many uploads share one transaction; the rest go in the next. */
@@ -41,9 +41,11 @@ export function sqlitePutRun(db: Db): Pick<RunsStore, 'putRun'> {
     const outcomes: Array<{ ok: true; result: PutRunResult } | { ok: false; error: unknown }> = [];
     try {
       db.transaction(() => {
+        // The endpoints are read once for the group (outbox.ts), not matched again by each upload.
+        const subscriptions = batch.some((q) => q.note) ? subscriptionsFrom(db.all(subscriptionsSql)) : [];
         for (const { run, note } of batch) {
           try {
-            outcomes.push({ ok: true, result: db.savepoint(() => put(run, note)) });
+            outcomes.push({ ok: true, result: db.savepoint(() => put(run, note, subscriptions)) });
           } catch (error) {
             outcomes.push({ ok: false, error });
           }
@@ -60,12 +62,12 @@ export function sqlitePutRun(db: Db): Pick<RunsStore, 'putRun'> {
     });
   }
 
-  function put(run: Run & { sha256: string }, note: Note | undefined): PutRunResult {
+  function put(run: Run & { sha256: string }, note: Note | undefined, subscriptions: Subscription[]): PutRunResult {
     const inserted = db.get(insertRun, ...insertArgs(run));
     if (inserted) {
       for (const [n, data] of chunksOf(run.body)) db.run(runsSql.insertChunk, inserted.seq as number, n, data);
       db.run(runsSql.touchDevice, ...touchArgs(run));
-      if (note) for (const [s, p] of noteStatements(note)) db.run(s, ...p);
+      if (note) for (const [s, p] of noteRows(note, subscriptions)) db.run(s, ...p);
       return 'stored';
     }
     if (!db.get(deviceActive, run.device)) return 'device-unknown';
