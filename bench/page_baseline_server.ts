@@ -1,7 +1,7 @@
 /**
  * The baseline of the console's list pages: a raw node:http server doing the same work as
  * `paddock serve` for one page and nothing else. It verifies the session cookie's MAC with the same
- * codec and asks the store whether the session has ended (as the guard does), reads the list's
+ * codec and reads the session's state from the store (seeSession, as the guard does), reads the list's
  * parameters, runs the same keyset query through the same store, renders the same page with the
  * same view (with the same CSRF token), and sends it with the same security headers. No router,
  * no middleware, no web-standard Request or Response, no metrics, no logger.
@@ -15,6 +15,7 @@ import { DEVICES, deviceFilter } from '../src/lists/devices.ts';
 import { parseConsole } from '../src/lists/parameters.ts';
 import { RUNS, runFilter } from '../src/lists/runs.ts';
 import { PAGE_SIZE } from '../src/domain/paging.ts';
+import { shortBrowser } from '../src/domain/sessions.ts';
 import { DEFAULT_CACHE_CONTROL, SECURITY_HEADERS } from '../src/http/security_headers.ts';
 import { sessionCodec } from '../src/session/session.ts';
 import { openPostgresStore } from '../src/store/postgres/store.ts';
@@ -54,7 +55,17 @@ const server = createServer((req, res) => {
     const now = Date.now();
     const value = cookie(req.headers.cookie, 'service_admin');
     const session = value === undefined ? undefined : codec.decode(value, now);
-    if (!session || (await store.sessionEnded(session.id))) return send(res, 303);
+    if (!session) return send(res, 303);
+    // The guard's one read of the session's state (docs/contract.md section 14): ended, its account
+    // disabled, last seen (written at most once a minute).
+    const seen = {
+      id: session.id,
+      subject: session.subject,
+      expiresAt: session.expires,
+      client: req.socket.remoteAddress ?? '',
+      browser: shortBrowser(req.headers['user-agent']),
+    };
+    if ((await store.seeSession(seen, now)) === 'ended') return send(res, 303);
     const viewer = { subject: session.subject, admin: session.admin };
     const chrome = { session, csrf: codec.csrfToken(session), now };
     const url = new URL(req.url ?? '/', 'http://baseline');
