@@ -3,6 +3,9 @@ import { type Baseline, startBaseline } from './baseline.ts';
 import { load } from './load.ts';
 import type { Row } from './report.ts';
 
+/** Seconds of load on each side before a measured one. */
+const WARM_UP_S = 1;
+
 export function comparer(ctx: {
   dir: string;
   base: string;
@@ -41,14 +44,15 @@ export function comparer(ctx: {
         throw new Error(`${name}: the baseline answers other bytes than the server`);
       }
     }
-    const raw = await load(`${name} (baseline)`, {
-      ...opts,
-      url: `${baseline.url}${path}`,
-      headers: headers(c),
-      pid: baseline.pid,
-    });
+    // A second of each first, not counted: both sides compiled and warm, as a server is after its
+    // first minute (a fresh baseline was otherwise measured cold against a server used before).
+    const baselineLoad = { ...opts, url: `${baseline.url}${path}`, headers: headers(c), pid: baseline.pid };
+    const ownLoad = { ...opts, url: `${ctx.base}${path}`, headers: headers(c) };
+    await load(`${name} (baseline, warm-up)`, { ...baselineLoad, duration: WARM_UP_S });
+    const raw = await load(`${name} (baseline)`, baselineLoad);
     await baseline.stop();
-    const result = await load(name, { ...opts, url: `${ctx.base}${path}`, headers: headers(c) });
+    await load(`${name} (warm-up)`, { ...ownLoad, duration: WARM_UP_S });
+    const result = await load(name, ownLoad);
     const ratio = result.requestsPerSecond / raw.requestsPerSecond;
     const met =
       (target.minRatio === undefined || ratio >= target.minRatio) &&
