@@ -13,17 +13,26 @@
  *
  * Stage 1 loads a tenth of the devices and runs (100,000 and 1,000,000: the bench's standard size)
  * and measures; stage 2 grows the same database to the full size with newer rows and measures
- * again. Each stage ends with VACUUM ANALYZE. A real `paddock serve` answers, one client, one
- * request at a time: the median and p95 of 30 requests (after 3 unmeasured) of each list's first
- * page and of its 100th page (99 "older" links followed; a list with fewer pages at stage 1 gives
- * its last full page, and stage 2 measures the same page number). Beside them: the dashboard's
- * counts, one retention sweep batch, and EXPLAIN (ANALYZE, BUFFERS) of the name search, which must
- * read the trigram index.
+ * again. After each load the counters are compacted (see the comment there), then VACUUM ANALYZE.
+ * A real `paddock serve` answers, one client, one request at a time: the median and p95 of 30
+ * requests (after 3 unmeasured) of each list's first page and of its 100th page (99 "older" links
+ * followed; a list with fewer pages at stage 1 gives its last full page, and stage 2 measures the
+ * same page number). Beside them: the dashboard's counts, retention sweep batches, and EXPLAIN
+ * (ANALYZE, BUFFERS) of the name search, which must read the trigram index at the full size.
  *
- * Alone: `node bench/postgres_scale.ts [--runs 10000000] [--devices 1000000] [--requests 30]`;
- * from `npm run bench -- --scale`. At the default size it writes the section "PostgreSQL at
- * 10,000,000 runs" of bench/results.md; other sizes only print. The full size loads for hours on
- * two cores and needs about 40 GB of disk.
+ *   node bench/postgres_scale.ts [--runs 10000000] [--devices 1000000] [--accounts 10000] [--requests 30]
+ *
+ * or `npm run bench -- --scale`. The full size took 18 minutes on two cores (COPY about 12,000 runs
+ * a second) and 23 GiB of disk. Stages measured one after the other meet whatever else the machine
+ * is doing at that moment; to compare in turns instead, keep two databases and measure both:
+ *
+ *   node bench/postgres_scale.ts --runs 1000000 --devices 100000 --accounts 2000 --single --keep --save small.json
+ *   node bench/postgres_scale.ts --keep --save large.json
+ *   node bench/postgres_scale.ts --small small.json --large large.json --rounds 5
+ *
+ * (then drop the two databases, whose names the files hold). When the larger size is the default,
+ * the section "PostgreSQL at 10,000,000 runs" of bench/results.md is written; otherwise the table
+ * is only printed.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -66,8 +75,17 @@ export interface ScaleOptions {
   log: (line: string) => void;
   /** Keep the database at the end (its URL is logged). */
   keep?: boolean | undefined;
-  /** A file the run is written to after each stage, for measureAgain. */
+  /** A file the run is written to after each stage, for compareRuns. */
   save?: string | undefined;
+  /** Load the full size in one stage (a database for compareRuns) rather than a tenth first. */
+  single?: boolean | undefined;
+}
+
+interface ScaleResult {
+  stages: StageResult[];
+  table: string;
+  /** How the figures were made, for bench/results.md. */
+  how: string;
 }
 
 /** One list's page at one stage. */
@@ -91,7 +109,7 @@ interface StageResult {
   failures: string[];
 }
 
-export async function scaleBench(opts: ScaleOptions): Promise<{ stages: StageResult[]; table: string }> {
+export async function scaleBench(opts: ScaleOptions): Promise<ScaleResult> {
   const { log } = opts;
   const database = await benchDatabase();
   const url = database.url;
@@ -103,7 +121,7 @@ export async function scaleBench(opts: ScaleOptions): Promise<{ stages: StageRes
     // than stage 1's and sequence numbers follow upload times, as they do when devices upload.
     const run: SavedRun = { url, now: Date.now() - DAY_MS, accounts: opts.accounts, final, stages: [] };
     const data = new Dataset(run, log);
-    for (const [n, size] of [first, final].entries()) {
+    for (const [n, size] of (opts.single ? [final] : [first, final]).entries()) {
       log(`stage ${n + 1}: loading to ${size.devices} devices, ${size.runs} runs, ${size.audit} audit records`);
       const started = Date.now();
       await data.grow(size);
@@ -112,6 +130,12 @@ export async function scaleBench(opts: ScaleOptions): Promise<{ stages: StageRes
       const vacuumStarted = Date.now();
       await withClient(url, async (c) => {
         await c.query("SET maintenance_work_mem = '1GB'");
+        // COPY fires the counters' triggers as uploads do, but inside transactions of 100,000 rows,
+        // so every owner's and device's counter row is rewritten many times before any version can
+        // be pruned: counts grew to 27,000 pages for 33,000 rows. Uploads commit in small groups
+        // whose updates are pruned as they go, so the counters are rewritten compact, as a
+        // database grown by uploads has them.
+        await c.query('VACUUM (FULL) counts, device_bytes');
         await c.query('VACUUM ANALYZE');
       });
       const vacuumSeconds = (Date.now() - vacuumStarted) / 1000;
@@ -124,7 +148,8 @@ export async function scaleBench(opts: ScaleOptions): Promise<{ stages: StageRes
       });
       if (opts.save) await writeFile(opts.save, JSON.stringify(run));
     }
-    return { stages: run.stages, table: tableOf(run.stages) };
+    const how = `One database grown in two stages with COPY, ${opts.accounts.toLocaleString('en-US')} accounts owning the devices in turn, measured after each stage; a list shorter than 100 pages at stage 1 is measured at its last full page there, and at the same page at stage 2.`;
+    return { stages: run.stages, table: tableOf(run.stages), how };
   } finally {
     if (opts.keep) log(`database kept: ${url}`);
     else await database.drop();
@@ -132,20 +157,51 @@ export async function scaleBench(opts: ScaleOptions): Promise<{ stages: StageRes
 }
 
 /**
- * The database of a run saved with --save and --keep, measured once more as its last stage (after a
- * change to the store, say), against its first stage as saved. The load is not repeated.
+ * Two databases kept by earlier runs (--keep --save), a small one and a large one, measured in
+ * turns: the small one's pages, then the large one's, `rounds` times, each figure the median of its
+ * rounds, so that other work on the machine weighs on both alike. The large one follows each list
+ * to the page the small one reached. Then each one's counters, sweep batches and search plan. The
+ * loads are not repeated: after a change to the store, both sides are measured with it.
  */
-export async function measureAgain(
-  file: string,
+export async function compareRuns(
+  files: { small: string; large: string },
+  rounds: number,
   opts: ScaleOptions,
-): Promise<{ stages: StageResult[]; table: string }> {
-  const run = JSON.parse(await readFile(file, 'utf8')) as SavedRun;
-  const [first, last] = run.stages;
-  if (!first || !last) throw new Error(`${file}: both stages are needed`);
-  const again = { ...last, ...(await measureStage(new Dataset(run, opts.log), run.final, first, opts)) };
-  run.stages = [first, again];
-  await writeFile(file, JSON.stringify(run));
-  return { stages: run.stages, table: tableOf(run.stages) };
+): Promise<ScaleResult> {
+  const read = async (f: string) => JSON.parse(await readFile(f, 'utf8')) as SavedRun;
+  const runs = [await read(files.small), await read(files.large)];
+  const data = runs.map((run) => new Dataset(run, opts.log));
+  for (const d of data) await withClient(d.url, (c) => c.query('SELECT pg_stat_reset()'));
+  const measured: PageTime[][][] = [[], []];
+  let depths: Map<string, number> | undefined;
+  for (let round = 0; round < rounds; round++)
+    for (const [n, d] of data.entries()) {
+      opts.log(`round ${round + 1}: ${runs[n]?.final.runs} runs`);
+      const pages = await measurePages(d.url, d.day, opts, depths, opts.log);
+      depths ??= depthsOf(pages);
+      measured[n]?.push(pages);
+    }
+  const median = (xs: number[]) => xs.toSorted((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
+  const stages: StageResult[] = [];
+  for (const [n, d] of data.entries()) {
+    const [first = [], ...others] = measured[n] ?? [];
+    const all = [first, ...others];
+    const pages = first.map((p) => {
+      const same = all.flatMap((r) => r.filter((q) => q.list === p.list && q.page === p.page));
+      return { ...p, median: median(same.map((q) => q.median)), p95: median(same.map((q) => q.p95)) };
+    });
+    const run = runs[n] as SavedRun;
+    const last = run.stages.at(-1) as StageResult;
+    stages.push({ ...last, pages, ...(await stageNotes(d, run.final, n === 1, opts)) });
+  }
+  const [small, large] = runs as [SavedRun, SavedRun];
+  const how = `Two databases made by COPY and kept (\`--keep --save\`), measured in turns, ${rounds} rounds, each figure the median of its rounds: ${small.final.devices.toLocaleString('en-US')} devices of ${small.accounts.toLocaleString('en-US')} accounts, and ${large.final.devices.toLocaleString('en-US')} devices of ${large.accounts.toLocaleString('en-US')} accounts. A list shorter than 100 pages in the smaller is measured at its last full page there, and at the same page in the larger. Load times are those of each database's last stage.`;
+  return { stages, table: tableOf(stages), how };
+}
+
+/** The page each list was followed to, for the next stage or database to follow it as far. */
+function depthsOf(pages: PageTime[]): Map<string, number> {
+  return new Map(pages.filter((p) => p.page > 1).map((p) => [p.list, p.page]));
 }
 
 /** A run as --save writes it: enough to measure its database again. */
@@ -158,12 +214,7 @@ interface SavedRun {
   stages: StageResult[];
 }
 
-/**
- * A stage's measurements: the pages, then what reads or changes a bounded part of the tables
- * (the counters, a sweep batch), the search's plan (which must read the trigram index at the
- * final size), and the counters checked against the tables. Later stages follow each list to
- * the page `first` reached.
- */
+/** A stage's measurements: its pages, then stageNotes. A later stage follows each list to the page `first` reached. */
 async function measureStage(
   data: Dataset,
   size: { runs: number; audit: number },
@@ -171,10 +222,24 @@ async function measureStage(
   opts: ScaleOptions,
 ): Promise<{ pages: PageTime[]; notes: string[]; failures: string[] }> {
   const { url } = data;
-  const stage = first ? 2 : 1;
   await withClient(url, (c) => c.query('SELECT pg_stat_reset()'));
-  const depths = first && new Map(first.pages.filter((p) => p.page > 1).map((p) => [p.list, p.page]));
-  const pages = await measurePages(url, data.day, opts, depths, opts.log);
+  const pages = await measurePages(url, data.day, opts, first && depthsOf(first.pages), opts.log);
+  return { pages, ...(await stageNotes(data, size, first !== undefined, opts)) };
+}
+
+/**
+ * What a stage reads or changes beside its pages: the cache hit ratio since the statistics were
+ * reset and the sizes, the counters and a sweep batch, the search's plan (which must read the
+ * trigram index at the final size), and the counters checked against the tables.
+ */
+async function stageNotes(
+  data: Dataset,
+  size: { runs: number; audit: number },
+  /** The larger of two sizes compared, where the search must read its index. */
+  large: boolean,
+  opts: ScaleOptions,
+): Promise<{ notes: string[]; failures: string[] }> {
+  const { url } = data;
   const failures: string[] = [];
   const check = ({ note, failure }: { note: string; failure?: string | undefined }) => {
     if (failure) failures.push(failure);
@@ -183,12 +248,12 @@ async function measureStage(
   const notes = [
     ...(await cacheAndSizes(url)),
     ...(await dashboardAndSweep(url, data, size, opts.log)),
-    check(await searchPlan(url, stage === 2)),
+    check(await searchPlan(url, large)),
     check(await checkCounters(url)),
   ];
-  for (const note of notes) opts.log(`stage ${stage}: ${note}`);
-  for (const failure of failures) opts.log(`stage ${stage}: FAILED: ${failure}`);
-  return { pages, notes, failures };
+  for (const note of notes) opts.log(`${size.runs} runs: ${note}`);
+  for (const failure of failures) opts.log(`${size.runs} runs: FAILED: ${failure}`);
+  return { notes, failures };
 }
 
 /** The rows of the dataset, made up to a size by COPY (only what is not there yet). */
@@ -390,7 +455,8 @@ async function measurePages(
   const pages: PageTime[] = [];
   try {
     for (const { path, who } of lists(day)) {
-      const list = `GET ${path}, ${who}`;
+      // Named without the day of the range filter, which depends on when the database was made.
+      const list = `GET ${path.replaceAll(day, '{day}')}, ${who}`;
       const headers = auth[who];
       pages.push({ list, page: 1, ...(await time(path, headers)) });
       // The page `depth` - 1 "older" links away, or the last page on the way followed by another
@@ -570,18 +636,17 @@ function tableOf(stages: StageResult[]): string {
   return lines.join('\n');
 }
 
-function sectionOf(r: { stages: StageResult[]; table: string }, accounts: number): string {
+function sectionOf(r: ScaleResult): string {
   const stageLines = r.stages.map(
     (s, n) =>
-      `- Stage ${n + 1}: ${s.devices.toLocaleString('en-US')} devices, ${s.runs.toLocaleString('en-US')} runs, ${s.audit.toLocaleString('en-US')} audit records; COPY in ${s.loadSeconds.toFixed(0)} s, VACUUM ANALYZE in ${s.vacuumSeconds.toFixed(0)} s.\n${s.notes.map((note) => `  - ${note.replaceAll('\n', '\n    ')}`).join('\n')}`,
+      `- ${n === 0 ? 'Smaller' : 'Larger'}: ${s.devices.toLocaleString('en-US')} devices, ${s.runs.toLocaleString('en-US')} runs, ${s.audit.toLocaleString('en-US')} audit records; COPY in ${s.loadSeconds.toFixed(0)} s, VACUUM ANALYZE in ${s.vacuumSeconds.toFixed(0)} s.\n${s.notes.map((note) => `  - ${note.replaceAll('\n', '\n    ')}`).join('\n')}`,
   );
   return `## PostgreSQL at 10,000,000 runs
 
-Measured with \`node bench/postgres_scale.ts\` on ${new Date().toISOString().slice(0, 10)}. One database grown in two stages with COPY (bench/postgres_scale.ts), ${accounts.toLocaleString('en-US')} accounts
-owning the devices in turn, the server's own settings (PostgreSQL 15 as installed: shared_buffers
-128 MB), one \`paddock serve\` (pool 10), one client sending one request at a time: the median and
-p95 of 30 requests after 3 unmeasured, for each list's first page and its 100th page (or, for a
-list shorter than that at stage 1, its last full page there, and the same page at stage 2).
+Measured with \`node bench/postgres_scale.ts\` on ${new Date().toISOString().slice(0, 10)}, with the server's own settings
+(PostgreSQL 15 as installed: shared_buffers 128 MB), one \`paddock serve\` (pool 10), one client
+sending one request at a time: the median and p95 of 30 requests after 3 unmeasured, for each
+list's first page and its 100th page. ${r.how}
 
 ${stageLines.join('\n')}
 
@@ -591,13 +656,13 @@ ${r.table}
 
 /** Runs the bench, prints its table and, at the full size, writes its section of bench/results.md. */
 export async function runScale(opts: ScaleOptions): Promise<void> {
-  await report(await scaleBench(opts), opts);
+  await report(await scaleBench(opts));
 }
 
-async function report(result: { stages: StageResult[]; table: string }, opts: ScaleOptions): Promise<void> {
+async function report(result: ScaleResult): Promise<void> {
   process.stdout.write(`${result.table}\n`);
   const last = result.stages.at(-1);
-  if (last?.runs === 10_000_000 && last.devices === 1_000_000) await writeSection(sectionOf(result, opts.accounts));
+  if (last?.runs === 10_000_000 && last.devices === 1_000_000) await writeSection(sectionOf(result));
   const failures = result.stages.flatMap((s) => s.failures);
   if (failures.length > 0) throw new Error(`PostgreSQL at scale: ${failures.join('; ')}`);
 }
@@ -612,8 +677,12 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.fi
       /** Keep the database, and write the run to this file after each stage… */
       keep: { type: 'boolean', default: false },
       save: { type: 'string' },
-      /** …then measure that database again from the file, without loading. */
-      again: { type: 'string' },
+      /** One stage at the full size. */
+      single: { type: 'boolean', default: false },
+      /** Two saved runs' databases measured in turns (compareRuns), `rounds` times. */
+      small: { type: 'string' },
+      large: { type: 'string' },
+      rounds: { type: 'string', default: '3' },
     },
   });
   const opts = {
@@ -623,8 +692,10 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.fi
     requests: Number(values.requests),
     keep: values.keep,
     save: values.save,
+    single: values.single,
     log: (line: string) => process.stderr.write(`bench: ${new Date().toISOString().slice(11, 19)} ${line}\n`),
   };
-  if (values.again) await report(await measureAgain(values.again, opts), opts);
+  if (values.small && values.large)
+    await report(await compareRuns({ small: values.small, large: values.large }, Number(values.rounds), opts));
   else await runScale(opts);
 }
