@@ -6,6 +6,22 @@ import type { Row } from './report.ts';
 /** Seconds of load on each side before a measured one. */
 const WARM_UP_S = 1;
 
+/**
+ * The path of the next (older) keyset page after the page at `path` whose body is `body`, or
+ * undefined on the last page: a console page's "older" link, whose filters it keeps, or an API
+ * list's `next` cursor passed as `before` with the same filters.
+ */
+export function olderPage(path: string, body: string): string | undefined {
+  const [list = path, query = ''] = path.split('?');
+  if (!list.startsWith('/api/'))
+    return new RegExp(`href="(${list}\\?[^"]*before=[\\d.]+)"`).exec(body)?.[1]?.replaceAll('&amp;', '&');
+  const next = (JSON.parse(body) as { next?: string }).next;
+  if (next === undefined) return undefined;
+  const params = new URLSearchParams(query);
+  params.set('before', next);
+  return `${list}?${params.toString()}`;
+}
+
 export function comparer(ctx: {
   dir: string;
   base: string;
@@ -86,12 +102,10 @@ export function comparer(ctx: {
      * the path are kept by the "older" links.
      */
     async laterPage(path: string, c: string, hops: number) {
-      const list = path.split('?')[0] ?? path;
       let full = path;
       let next = path;
       for (let i = 0; i <= hops; i++) {
-        const page = (await get(next, c)).body.toString();
-        const link = new RegExp(`href="(${list}\\?[^"]*before=[\\d.]+)"`).exec(page)?.[1]?.replaceAll('&amp;', '&');
+        const link = olderPage(next, (await get(next, c)).body.toString());
         if (!link) break;
         full = next;
         next = link;

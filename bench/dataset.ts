@@ -3,6 +3,8 @@
  * with five labels, about 1 KiB runs spread over devices, plus an 8 KiB and a 16 MiB run to view.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { secretHash } from '../src/crypto/random.ts';
+import { newAccessToken } from '../src/domain/access_tokens.ts';
 import type { Store } from '../src/store/store.ts';
 
 export interface DatasetSize {
@@ -45,6 +47,25 @@ const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 function runText(bytes: number, seed: number): Uint8Array {
   const line = `t=${seed} temperature=21.${seed % 10} status=<ok> & note="bench"\n`;
   return new TextEncoder().encode(line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes));
+}
+
+/**
+ * An administrator's personal access token for the API rows (docs/contract.md section 11), valid a day.
+ * A token acts with its account's rights as its latest sign-in set them (section 14): the account signs in.
+ */
+export async function adminApiToken(store: Store): Promise<string> {
+  await store.recordSignIn({ subject: 'local:admin', display: 'admin', lastSignInAt: Date.now(), admin: true });
+  const token = newAccessToken();
+  await store.createAccessToken({
+    hash: secretHash(token),
+    subject: 'local:admin',
+    admin: true,
+    scope: 'write',
+    name: 'bench',
+    createdAt: Date.now(),
+    expiresAt: Date.now() + 86_400_000,
+  });
+  return token;
 }
 
 export async function buildDataset(

@@ -33,16 +33,14 @@ export async function postgresBench(ctx: {
   log: (line: string) => void;
   selected: (name: string) => boolean;
 }): Promise<PostgresSection | undefined> {
-  const serverUrl = process.env.PADDOCK_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const database = `paddock_bench_${randomBytes(4).toString('hex')}`;
-  const url = new URL(serverUrl);
-  url.pathname = `/${database}`;
+  let database: BenchDatabase;
   try {
-    await withClient(serverUrl, (c) => c.query(`CREATE DATABASE "${database}"`));
+    database = await benchDatabase();
   } catch (err) {
     ctx.log(`PostgreSQL section skipped: ${(err as Error).message}`);
     return undefined;
   }
+  const url = new URL(database.url);
   const rows: Row[] = [];
   const notes: string[] = [];
   try {
@@ -135,12 +133,33 @@ export async function postgresBench(ctx: {
     await compare('PostgreSQL: GET / (dashboard, counts), admin', '/', admin, { minRatio: 0.8 });
     await server.stop();
   } finally {
-    await withClient(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
+    await database.drop();
   }
   return { rows, notes };
 }
 
-async function withClient<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
+export interface BenchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A database of the bench's own on the server PADDOCK_BENCH_DATABASE_URL names, else the local one
+ * `.ci/run` provides; `drop` removes it (and ends its connections).
+ */
+export async function benchDatabase(): Promise<BenchDatabase> {
+  const serverUrl = process.env.PADDOCK_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const name = `paddock_bench_${randomBytes(4).toString('hex')}`;
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  await withClient(serverUrl, (c) => c.query(`CREATE DATABASE "${name}"`));
+  return {
+    url: url.href,
+    drop: () => withClient(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => {}),
+  };
+}
+
+export async function withClient<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -207,8 +226,14 @@ async function fill(url: string, size: DatasetSize): Promise<string[]> {
   return credentials;
 }
 
-/** The dashboard's counts as the store reads them (counters), next to what counting the table costs. */
-async function countsTimings(url: string, runs: number): Promise<string[]> {
+/**
+ * The dashboard's counts as the store reads them (counters), in ms, for an admin and for an owner
+ * (the mean of 20 reads after one), next to what one `count(*)` over the runs costs.
+ */
+export async function countsTimes(
+  url: string,
+  owner: string,
+): Promise<{ admin: number; owner: number; countAll: number }> {
   const store = await openPostgresStore(url);
   const time = async (work: () => Promise<unknown>) => {
     await work();
@@ -216,16 +241,21 @@ async function countsTimings(url: string, runs: number): Promise<string[]> {
     for (let i = 0; i < 20; i++) await work();
     return Number(process.hrtime.bigint() - started) / 20 / 1e6;
   };
-  const counters = await time(() => store.countsVisibleTo({ subject: 'local:admin', admin: true }));
-  const owner = await time(() => store.countsVisibleTo({ subject: 'oidc:account-0', admin: false }));
+  const admin = await time(() => store.countsVisibleTo({ subject: 'local:admin', admin: true }));
+  const own = await time(() => store.countsVisibleTo({ subject: owner, admin: false }));
   await store.close();
-  const counted = await withClient(url, async (c) => {
+  const countAll = await withClient(url, async (c) => {
     const started = process.hrtime.bigint();
     await c.query('SELECT count(*) FROM runs');
     return Number(process.hrtime.bigint() - started) / 1e6;
   });
+  return { admin, owner: own, countAll };
+}
+
+async function countsTimings(url: string, runs: number): Promise<string[]> {
+  const t = await countsTimes(url, 'oidc:account-0');
   return [
-    `Dashboard counts at ${runs} runs: ${counters.toFixed(2)} ms for an admin and ${owner.toFixed(2)} ms for an owner (kept by triggers; the cost follows the number of owners, not of runs), against ${counted.toFixed(0)} ms for one \`count(*)\` over the runs.`,
+    `Dashboard counts at ${runs} runs: ${t.admin.toFixed(2)} ms for an admin and ${t.owner.toFixed(2)} ms for an owner (kept by triggers; the cost follows the number of owners, not of runs), against ${t.countAll.toFixed(0)} ms for one \`count(*)\` over the runs.`,
   ];
 }
 

@@ -89,6 +89,20 @@ function postgresLines(section: PostgresSection): string[] {
   ];
 }
 
+/**
+ * Writes one section (its first line `## heading`) into bench/results.md, in place of the section of
+ * the same heading, or after the others: for a script that measures one thing on its own.
+ */
+export async function writeSection(section: string): Promise<void> {
+  const file = new URL('./results.md', import.meta.url);
+  const heading = (text: string) => /^## (.*)$/m.exec(text)?.[1];
+  const [preamble = '', ...sections] = (await readFile(file, 'utf8')).split(/^(?=## )/m);
+  const at = sections.findIndex((s) => heading(s) === heading(section));
+  if (at === -1) sections.push(section);
+  else sections[at] = section;
+  await writeFile(file, `${[preamble, ...sections].map((s) => s.trimEnd()).join('\n\n')}\n`);
+}
+
 /** Prints the rows of a partial run (`--only`), which does not replace bench/results.md. */
 export function printTable(rows: Row[]): void {
   process.stdout.write(`${tableLines(rows).join('\n')}\n`);

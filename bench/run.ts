@@ -11,17 +11,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
-import { secretHash } from '../src/crypto/random.ts';
-import { newAccessToken } from '../src/domain/access_tokens.ts';
-import { sessionCodec } from '../src/session/session.ts';
 import { openSqliteStore } from '../src/store/sqlite/store.ts';
 import { startBaselineServer } from './baseline.ts';
 import { comparer } from './compare.ts';
-import { buildDataset, COMMON_LABEL, RARE_LABEL } from './dataset.ts';
+import { adminApiToken, buildDataset, COMMON_LABEL, RARE_LABEL } from './dataset.ts';
 import { load, peakRssMiB, rssMiB } from './load.ts';
 import { printTable, type Row, writeReport } from './report.ts';
 import { postgresBench } from './postgres.ts';
-import { startPaddock } from './server.ts';
+import { runScale } from './postgres_scale.ts';
+import { sessionCookie, startPaddock } from './server.ts';
 import { uploadLoad } from './uploads.ts';
 import { AUDIT_UPLOADS, auditUploadsBench, METRICS_UPLOADS, WEBHOOK_UPLOADS } from './audit_uploads.ts';
 import { SWEEP, sweepBench } from './sweep.ts';
@@ -40,6 +38,8 @@ const { values } = parseArgs({
     'no-postgres': { type: 'boolean', default: false },
     /** PostgreSQL pool sizes to measure uploads with (comma-separated). */
     pools: { type: 'string' },
+    /** Also PostgreSQL at 10,000,000 runs (bench/postgres_scale.ts: hours of loading; with --quick, 200,000). */
+    scale: { type: 'boolean', default: false },
   },
 });
 const quick = values.quick;
@@ -56,19 +56,7 @@ const dataDir = join(dir, 'data');
 const started = Date.now();
 const store = openSqliteStore(dataDir);
 const dataset = await buildDataset(store, size, log);
-// An administrator's personal access token for the API rows (docs/contract.md section 11). A token
-// acts with its account's rights as its latest sign-in set them (section 14): the account signs in.
-await store.recordSignIn({ subject: 'local:admin', display: 'admin', lastSignInAt: Date.now(), admin: true });
-const apiToken = newAccessToken();
-await store.createAccessToken({
-  hash: secretHash(apiToken),
-  subject: 'local:admin',
-  admin: true,
-  scope: 'write',
-  name: 'bench',
-  createdAt: Date.now(),
-  expiresAt: Date.now() + 86_400_000,
-});
+const apiToken = await adminApiToken(store);
 await store.close();
 // The level check has seen every run an upload through the server stores; the dataset's runs were
 // stored directly, so they are marked as checked (nothing found) rather than left to the backfill
@@ -100,9 +88,7 @@ const buildSeconds = (Date.now() - started) / 1000;
 log(`dataset built in ${buildSeconds.toFixed(1)} s`);
 
 const key = randomBytes(32);
-const codec = sessionCodec([key], 43_200);
-const cookie = (subject: string, admin: boolean) =>
-  `service_admin=${codec.encode(codec.newSession({ subject, display: subject, admin }, Date.now()))}`;
+const cookie = (subject: string, admin: boolean) => sessionCookie(key, subject, admin);
 const adminCookie = cookie('local:admin', true);
 const ownerCookie = cookie(dataset.owner, false);
 
@@ -282,4 +268,12 @@ if (values.only === undefined) {
 } else {
   printTable([...rows, ...(postgres?.rows ?? [])]);
 }
+if (values.scale)
+  await runScale({
+    runs: quick ? 200_000 : 10_000_000,
+    devices: quick ? 20_000 : 1_000_000,
+    accounts: quick ? 2_000 : 10_000,
+    requests: quick ? 10 : 30,
+    log,
+  });
 await rm(dir, { recursive: true, force: true });

@@ -2,6 +2,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { sessionCodec } from '../src/session/session.ts';
 
 export interface BenchServer {
   base: string;
@@ -45,4 +46,10 @@ export async function startPaddock(
       if (server.exitCode === null) await once(server, 'exit');
     },
   };
+}
+
+/** A console session cookie signed with `key` (one of the server's PADDOCK_SESSION_KEYS), as a sign-in sets it. */
+export function sessionCookie(key: Buffer, subject: string, admin: boolean): string {
+  const codec = sessionCodec([key], 43_200);
+  return `service_admin=${codec.encode(codec.newSession({ subject, display: subject, admin }, Date.now()))}`;
 }

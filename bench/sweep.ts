@@ -21,11 +21,10 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { sessionCodec } from '../src/session/session.ts';
 import { openSqliteStore } from '../src/store/sqlite/store.ts';
 import { type LoadResult, load } from './load.ts';
 import type { Row } from './report.ts';
-import { type BenchServer, startPaddock } from './server.ts';
+import { type BenchServer, sessionCookie, startPaddock } from './server.ts';
 import { uploadLoad } from './uploads.ts';
 
 export const SWEEP = 'sweep of expired runs';
@@ -173,8 +172,7 @@ async function sweepRound(opts: {
 }): Promise<RoundRow[]> {
   const { dataDir, credentials } = opts;
   const key = randomBytes(32);
-  const codec = sessionCodec([key], 43_200);
-  const cookie = `service_admin=${codec.encode(codec.newSession({ subject: 'local:admin', display: 'admin', admin: true }, Date.now()))}`;
+  const cookie = sessionCookie(key, 'local:admin', true);
   const env = {
     PADDOCK_DATA_DIR: dataDir,
     PADDOCK_SESSION_KEYS: key.toString('base64'),

@@ -27,8 +27,10 @@ export interface Sql {
   /**
    * The one condition written per backend: the devices whose id or name holds `q` (at least three
    * characters, any case), through SQLite's FTS5 trigram table or PostgreSQL's pg_trgm index.
+   * `fewDevices`: the list is one owner's, small enough to read whole (OWNER_SCAN_DEVICES), and
+   * PostgreSQL checks each of its devices rather than read the trigram index.
    */
-  searchDevices(q: string): { sql: string; params: Param[] };
+  searchDevices(q: string, fewDevices?: boolean): { sql: string; params: Param[] };
   /**
    * Runs `sql` (a change with RETURNING) and, in the same transaction, writes the webhook notes
    * that `notes` makes of its rows (store/outbox.ts): a change and its messages commit together.

@@ -24,8 +24,14 @@ type Query = { sql: string; params: Param[] };
 
 /** Each filtered list, named, with the index it must walk on each backend. */
 function lists(search: Sql['searchDevices']): Array<{ name: string; query: Query; sqlite: RegExp; postgres: RegExp }> {
-  const devices = (viewer: Viewer, filter: Partial<DeviceFilter>, before?: string) =>
-    filteredDevices({ searchDevices: search } as Sql, viewer, { limit: 50, before }, { staleBefore: STALE, ...filter });
+  const devices = (viewer: Viewer, filter: Partial<DeviceFilter>, before?: string, fewDevices = false) =>
+    filteredDevices(
+      { searchDevices: search } as Sql,
+      viewer,
+      { limit: 50, before },
+      { staleBefore: STALE, ...filter },
+      fewDevices,
+    );
   const runs = (viewer: Viewer, filter: RunFilter, seqs = { below: 150_000, atLeast: 0 }) =>
     filteredRuns(viewer, { limit: 50, before: '150000' }, filter, seqs);
   return [
@@ -40,6 +46,14 @@ function lists(search: Sql['searchDevices']): Array<{ name: string; query: Query
       query: devices(OWNER, { q: 'ice 1234' }, '15000'),
       sqlite: /devices_search VIRTUAL TABLE INDEX/,
       postgres: /Index Scan on devices_search|Bitmap Index Scan on devices_search|devices_owner_seq/,
+    },
+    {
+      // An owner's few devices (200 here) are read and each checked: the trigram index's lists hold
+      // every device that shares a trigram with the search, and cost what the whole fleet does.
+      name: "search within an owner's few devices, by name",
+      query: devices(OWNER, { q: 'ice 1234', sort: 'name' }, undefined, true),
+      sqlite: /devices_search VIRTUAL TABLE INDEX/,
+      postgres: /devices_owner_(seq|name|seen)/,
     },
     {
       name: 'owner',
@@ -173,6 +187,7 @@ test(
         const plan = await postgresPlan(c, `filtered_${i}`, query.sql, query.params);
         assert.match(plan, postgres, `${name}:\n${plan}`);
         assert.doesNotMatch(plan, /Seq Scan on (runs|devices)/, `${name}:\n${plan}`);
+        if (name.includes('few devices')) assert.doesNotMatch(plan, /devices_search/, `${name}:\n${plan}`);
         // A search sorts the few devices that match, and the planner may sort one account's devices
         // (200 here) or one device's runs (10) read through their own index; nothing else sorts.
         if (!name.startsWith('search') && !name.includes('scoped, later') && name !== 'runs of a device')

@@ -25,7 +25,7 @@ export function sqlitePlan(db: DatabaseSync, sql: string): string {
 export async function postgresPlan(c: pg.Client, name: string, sql: string, args: readonly Param[]): Promise<string> {
   await c.query(`PREPARE ${name} AS ${numbered(sql)}`);
   const values = args.map((a) => (typeof a === 'boolean' ? String(a) : `'${String(a)}'`));
-  const { rows } = await c.query(`EXPLAIN EXECUTE ${name}(${values.join(', ')})`);
+  const { rows } = await c.query(`EXPLAIN EXECUTE ${name}${values.length ? `(${values.join(', ')})` : ''}`);
   return rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
 }
 
