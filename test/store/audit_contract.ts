@@ -133,10 +133,12 @@ export function auditContract(name: string, open: () => Promise<Store>): void {
     /**
      * The feed once it holds `want` records: on PostgreSQL a record shows once every transaction
      * that began before its own has ended, and another suite's open transaction on the same server
-     * holds it back a moment (docs/decisions.md, the audit feed's order).
+     * holds it back a moment (docs/decisions.md, the audit feed's order): the plan suites' bulk
+     * inserts, one statement of 200,000 runs each, took over 10 s on CI's loaded cores, so it waits
+     * up to a minute (and returns as soon as the records show).
      */
     async function feedAfter(after: AuditPosition, limit: number, want: number) {
-      for (let i = 0; i < 200; i++) {
+      for (let i = 0; i < 1200; i++) {
         const feed = await store.auditAfter(after, limit);
         if (feed.length >= want) return feed;
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -97,9 +97,10 @@ if (!available) {
         );
         await open.query('COMMIT');
       });
-      // Any transaction of the cluster older than the commit (another suite's) holds the feed back a moment.
+      // Any transaction of the cluster older than the commit (another suite's bulk insert) holds the
+      // feed back a moment: up to a minute (audit_contract.ts, feedAfter).
       let feed = await store.auditAfter({ tx: 0, seq: 0 }, 10);
-      for (let i = 0; i < 200 && feed.length < 3; i++) {
+      for (let i = 0; i < 1200 && feed.length < 3; i++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
         feed = await store.auditAfter({ tx: 0, seq: 0 }, 10);
       }
