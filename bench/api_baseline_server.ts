@@ -62,7 +62,7 @@ const server = createServer((req, res) => {
     const bytes = Buffer.from(JSON.stringify(body));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
     res.end(bytes);
-  })();
+  })().catch(() => res.destroy()); // a request still in flight when the store closed at SIGTERM
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(`${(server.address() as AddressInfo).port}\n`));
 process.on('SIGTERM', () => server.close(() => void store.close().then(() => process.exit(0))));

@@ -111,7 +111,7 @@ async function start(dir: string, mode: 'audit' | 'metrics' | 'webhooks' | 'plai
   const args =
     mode === 'receiver'
       ? ['--input-type=module', '-e', RECEIVER]
-      : ['--max-semi-space-size=8', '--max-old-space-size=256', 'bench/audit_server.ts', dir, mode];
+      : ['--max-semi-space-size=2', '--max-old-space-size=256', 'bench/audit_server.ts', dir, mode];
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
   }) as unknown as ChildProcessWithoutNullStreams;

@@ -98,7 +98,7 @@ const server = createServer((req, res) => {
       return send(res, 404);
     }
     send(res, 200, page.value);
-  })();
+  })().catch(() => res.destroy()); // a request still in flight when the store closed at SIGTERM
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(`${(server.address() as AddressInfo).port}\n`));
 process.on('SIGTERM', () => server.close(() => void store.close().then(() => process.exit(0))));

@@ -136,12 +136,12 @@ const ANALYSIS = `## Where a target is missed, and why
   web-standard adapter and Hono's dispatch and router, the metrics middleware (prom-client's
   labels), the security headers on a \`Headers\` object and their conversion back, the content
   length counted apart from the encoding (\`Buffer.byteLength\`), the request URL parsed three
-  times, each 0.5 to 2 %. The largest single difference was the garbage collector: with a 2 MiB young generation
-  pages in flight outlived scavenges and were promoted (22 % of the server's time against 8 %);
-  the server now runs with 8 MiB (\`--max-semi-space-size=8\`, docs/decisions.md), which took
-  the list rows from 0.77 to 0.83 of their baselines at no higher peak memory. The baseline reads
-  the session's state as the guard does (seeSession: ended, disabled, last seen), which it did
-  not before. **Keyset pagination does hold**: a later page costs about what the first does.
+  times, each 0.5 to 2 %. The largest single difference is the garbage collector: with the 2 MiB young generation of
+  \`npm start\` pages in flight outlive scavenges and are promoted (22 % of the server's time
+  against 8 %); 8 MiB took the list rows from 0.77 to 0.83 of their baselines but the full run's
+  peak memory from 162 to 206 MiB, so it was not kept (docs/decisions.md). The baseline reads the
+  session's state as the guard does (seeSession: ended, disabled, last seen), which it did not
+  before. **Keyset pagination does hold**: a later page costs about what the first does.
 - **The filtered lists (issue 13)** are compared with the plain lists of the same run. Filters on
   status, privacy level and days cost 0.75 to 0.8 of the plain first page (SQLite, 100,000
   devices, 1,000,000 runs), later pages the same as first ones. The name search costs about half
@@ -173,8 +173,7 @@ const ANALYSIS = `## Where a target is missed, and why
   of one event-loop turn in one transaction, a savepoint each (COMMIT was the largest single
   cost), and reading declared-length bodies without a web stream.
 - The server's peak resident memory went from about 200 MiB to under 150 MiB (at the time) with a
-  small young generation (\`--max-semi-space-size\`, set by \`npm start\` and \`paddock\`; 8 MiB
-  since issue 24) and Node's compile cache (bin/paddock.js: a server that
+  small young generation (\`--max-semi-space-size=2\`, set by \`npm start\` and \`paddock\`) and Node's compile cache (bin/paddock.js: a server that
   has started before does not load the TypeScript stripper, about 30 MiB less; this run starts
   from a warm cache, as after any restart) and a 256 MiB old generation
   (\`--max-old-space-size=256\`: under a small cap V8 grows the heap in small steps, so ten

@@ -19,7 +19,7 @@ export async function startPaddock(
     process.execPath,
     [
       // The same V8 flags as `npm start` and bin/paddock.js.
-      '--max-semi-space-size=8',
+      '--max-semi-space-size=2',
       '--max-old-space-size=256',
       ...(opts.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'profiles')}`] : []),
       'bin/paddock.js',
