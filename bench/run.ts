@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { openSqliteStore } from '../src/store/sqlite/store.ts';
 import { startBaselineServer } from './baseline.ts';
 import { comparer } from './compare.ts';
-import { adminApiToken, buildDataset, COMMON_LABEL, RARE_LABEL } from './dataset.ts';
+import { adminApiToken, buildDataset, COMMON_LABEL, markLevelChecked, RARE_LABEL } from './dataset.ts';
 import { load, peakRssMiB, rssMiB } from './load.ts';
 import { printTable, type Row, writeReport } from './report.ts';
 import { postgresBench } from './postgres.ts';
@@ -58,11 +58,8 @@ const store = openSqliteStore(dataDir);
 const dataset = await buildDataset(store, size, log);
 const apiToken = await adminApiToken(store);
 await store.close();
-// The level check has seen every run an upload through the server stores; the dataset's runs were
-// stored directly, so they are marked as checked (nothing found) rather than left to the backfill
-// at start, which would check 10,000 of them under the first measured loads.
 const db = new DatabaseSync(join(dataDir, 'paddock.db'));
-db.exec("UPDATE runs SET findings = '{}', flagged = 0 WHERE findings IS NULL AND privacy <> 'full'");
+markLevelChecked(db);
 // An audit trail of a tenth as many records as runs, one a minute, as the console's actions write
 // them: three events in turn, by the accounts in turn, so each filter selects a real share.
 const auditRecords = Math.floor(size.runs / 10);

@@ -26,6 +26,7 @@ import { type LoadResult, load } from './load.ts';
 import type { Row } from './report.ts';
 import { type BenchServer, sessionCookie, startPaddock } from './server.ts';
 import { uploadLoad } from './uploads.ts';
+import { markLevelChecked } from './dataset.ts';
 
 export const SWEEP = 'sweep of expired runs';
 
@@ -76,6 +77,9 @@ async function build(dataDir: string, runs: number): Promise<string[]> {
     await Promise.all(group);
   }
   await store.close();
+  const db = new DatabaseSync(join(dataDir, 'paddock.db'));
+  markLevelChecked(db);
+  db.close();
   // The first fifty upload under load; the last ten hold the expired runs.
   return credentials.slice(0, 50);
 }
