@@ -4,7 +4,7 @@
  * that lets one instance sweep at a time across instances sharing a store.
  */
 import { PRIVACY_LEVELS, type PrivacyLevel } from '../domain/privacy.ts';
-import type { Sql } from './sql.ts';
+import { allAndOwn, counted, type Sql } from './sql.ts';
 import type { RetentionStore } from './store.ts';
 
 /**
@@ -29,15 +29,13 @@ export const retentionSql = {
     PrivacyLevel,
     ReturnType<typeof levelSql>
   >,
-  // Everyone's, and an owner's by the primary key (see runsSql.allCounts for why two statements).
-  bytesByLevel: `SELECT coalesce(sum(full_bytes), 0) AS full_bytes, coalesce(sum(redacted_bytes), 0) AS redacted_bytes,
-    coalesce(sum(minimal_bytes), 0) AS minimal_bytes FROM counts`,
-  ownBytesByLevel: `SELECT coalesce(sum(full_bytes), 0) AS full_bytes, coalesce(sum(redacted_bytes), 0) AS redacted_bytes,
-    coalesce(sum(minimal_bytes), 0) AS minimal_bytes FROM counts WHERE owner = ?`,
-  runsByLevel: `SELECT coalesce(sum(full_runs), 0) AS full_runs, coalesce(sum(redacted_runs), 0) AS redacted_runs,
-    coalesce(sum(minimal_runs), 0) AS minimal_runs FROM counts`,
-  ownRunsByLevel: `SELECT coalesce(sum(full_runs), 0) AS full_runs, coalesce(sum(redacted_runs), 0) AS redacted_runs,
-    coalesce(sum(minimal_runs), 0) AS minimal_runs FROM counts WHERE owner = ?`,
+  // Everyone's and an owner's (sql.ts, counted).
+  bytesByLevel:
+    allAndOwn(`SELECT coalesce(sum(full_bytes), 0) AS full_bytes, coalesce(sum(redacted_bytes), 0) AS redacted_bytes,
+    coalesce(sum(minimal_bytes), 0) AS minimal_bytes FROM counts`),
+  runsByLevel:
+    allAndOwn(`SELECT coalesce(sum(full_runs), 0) AS full_runs, coalesce(sum(redacted_runs), 0) AS redacted_runs,
+    coalesce(sum(minimal_runs), 0) AS minimal_runs FROM counts`),
   // One upsert decides, as for sign-in turns: the row is written only when free, lapsed or already
   // ours, and RETURNING says whether it was. On PostgreSQL the upsert locks the row, so of two
   // instances exactly one sees it free.
@@ -59,9 +57,7 @@ export function retentionStore(db: Sql): RetentionStore {
       return { runs: Number(r?.n ?? 0), bytes: Number(r?.bytes ?? 0) };
     },
     async storedBytesByLevel(viewer) {
-      const r = viewer.admin
-        ? await db.get(retentionSql.bytesByLevel)
-        : await db.get(retentionSql.ownBytesByLevel, viewer.subject);
+      const r = await db.get(...counted(viewer, retentionSql.bytesByLevel));
       return {
         full: Number(r?.full_bytes ?? 0),
         redacted: Number(r?.redacted_bytes ?? 0),
@@ -69,9 +65,7 @@ export function retentionStore(db: Sql): RetentionStore {
       } satisfies Record<PrivacyLevel, number>;
     },
     async storedRunsByLevel(viewer) {
-      const r = viewer.admin
-        ? await db.get(retentionSql.runsByLevel)
-        : await db.get(retentionSql.ownRunsByLevel, viewer.subject);
+      const r = await db.get(...counted(viewer, retentionSql.runsByLevel));
       return {
         full: Number(r?.full_runs ?? 0),
         redacted: Number(r?.redacted_runs ?? 0),

@@ -8,7 +8,7 @@ import type { Receipt } from '../domain/receipt.ts';
 import { chartStart, cursor, page, perDay, summaryFrom } from './rows.ts';
 import { changed } from './devices.ts';
 import type { Findings } from '../domain/redaction.ts';
-import { type Param, scope, type Sql } from './sql.ts';
+import { allAndOwn, counted, type Param, scope, type Sql } from './sql.ts';
 import type { RunsStore } from './store.ts';
 import type { PageRequest } from '../domain/paging.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
@@ -48,13 +48,9 @@ export const runsSql = {
   unchecked: `SELECT seq, device_id, id, privacy FROM runs WHERE findings IS NULL AND privacy <> 'full'
     AND seq > ? ORDER BY seq LIMIT ?`,
   // The counts table is kept by triggers as devices and runs come and go (see the migrations).
-  // An administrator's sums every owner's rows; an owner's reads its own by the primary key. Two
-  // statements, not one with `(? OR owner = ?)`: the generic plan PostgreSQL settles on for a
-  // statement prepared on a pooled connection cannot use the key for that, and read the whole table.
-  allCounts: `SELECT coalesce(sum(devices), 0) AS devices, coalesce(sum(active_devices), 0) AS active,
-    coalesce(sum(runs), 0) AS runs FROM counts`,
-  ownCounts: `SELECT coalesce(sum(devices), 0) AS devices, coalesce(sum(active_devices), 0) AS active,
-    coalesce(sum(runs), 0) AS runs FROM counts WHERE owner = ?`,
+  // Everyone's and an owner's (sql.ts, counted).
+  counts: allAndOwn(`SELECT coalesce(sum(devices), 0) AS devices, coalesce(sum(active_devices), 0) AS active,
+    coalesce(sum(runs), 0) AS runs FROM counts`),
   storedBytes: 'SELECT coalesce(sum(bytes), 0) AS n FROM device_bytes WHERE device_id = ?',
   deviceInScope: 'SELECT 1 AS ok FROM devices WHERE id = ? AND (? OR owner = ?)',
   /** The ends of a time range in seq (filteredRuns). */
@@ -159,7 +155,7 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
       return (await db.noted(changed(note), runsSql.levelCheck, ...args)).length === 1;
     },
     async countsVisibleTo(viewer) {
-      const r = viewer.admin ? await db.get(runsSql.allCounts) : await db.get(runsSql.ownCounts, viewer.subject);
+      const r = await db.get(...counted(viewer, runsSql.counts));
       return { devices: Number(r?.devices), activeDevices: Number(r?.active), runs: Number(r?.runs) };
     },
     async uploadsPerDay(viewer, days, now) {

@@ -53,3 +53,21 @@ export function numbered(sql: string): string {
 export function scope(viewer: { admin: boolean; subject: string }): [number, string] {
   return [viewer.admin ? 1 : 0, viewer.subject];
 }
+
+/**
+ * A statement over the counters for a viewer: an administrator's `all` sums every owner's rows, an
+ * owner's `own` reads its own by the primary key. Two statements, not one with `(? OR owner = ?)`
+ * as `scope` gives: the generic plan PostgreSQL settles on for a statement prepared on a pooled
+ * connection cannot use the key for that, and read the whole table.
+ */
+export function counted(
+  viewer: { admin: boolean; subject: string },
+  statements: { all: string; own: string },
+): [string, ...Param[]] {
+  return viewer.admin ? [statements.all] : [statements.own, viewer.subject];
+}
+
+/** The `all` statement over the counters and its owner's `own`, which adds `WHERE owner = ?`. */
+export function allAndOwn(all: string): { all: string; own: string } {
+  return { all, own: `${all} WHERE owner = ?` };
+}

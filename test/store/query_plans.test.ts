@@ -24,8 +24,8 @@ const checked = {
   ownRuns: { sql: runLists.ownRuns, args: ['oidc:owner-7', 100_000, 51] },
   allPerDay: { sql: runsSql.allPerDay, args: [Date.UTC(2026, 0, 1) + 55 * 86_400_000] },
   ownPerDay: { sql: runsSql.ownPerDay, args: ['oidc:owner-7', Date.UTC(2026, 0, 1) + 55 * 86_400_000] },
-  allCounts: { sql: runsSql.allCounts, args: [] },
-  ownCounts: { sql: runsSql.ownCounts, args: ['oidc:owner-7'] },
+  allCounts: { sql: runsSql.counts.all, args: [] },
+  ownCounts: { sql: runsSql.counts.own, args: ['oidc:owner-7'] },
   // The outstanding tokens at "now" = 60,000, minted within the longest lifetime before it.
   outstandingTokens: { sql: enrollTokenLists.outstanding, args: [60_000, 60_000 - LONGEST_TOKEN_LIFETIME_MS, 51] },
   outstandingTokensAfter: {
@@ -111,9 +111,9 @@ test(
       // every row of counts there (200 ms at 10,000 owners after a bulk load, bench/results.md).
       await c.query('SET plan_cache_mode = force_generic_plan');
       for (const [name, sql] of Object.entries({
-        ownCounts: runsSql.ownCounts,
-        ownBytesByLevel: retentionSql.ownBytesByLevel,
-        ownRunsByLevel: retentionSql.ownRunsByLevel,
+        ownCounts: runsSql.counts.own,
+        ownBytesByLevel: retentionSql.bytesByLevel.own,
+        ownRunsByLevel: retentionSql.runsByLevel.own,
       })) {
         const plan = await postgresPlan(c, `generic_${name}`, sql, ['oidc:owner-7']);
         assert.match(plan, /(Index Scan using|Bitmap Index Scan on) counts_pkey\b/, `${name}:\n${plan}`);
