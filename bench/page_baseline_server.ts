@@ -15,9 +15,9 @@ import { DEVICES, deviceFilter } from '../src/lists/devices.ts';
 import { parseConsole } from '../src/lists/parameters.ts';
 import { RUNS, runFilter } from '../src/lists/runs.ts';
 import { PAGE_SIZE } from '../src/domain/paging.ts';
-import { shortBrowser } from '../src/domain/sessions.ts';
 import { DEFAULT_CACHE_CONTROL, SECURITY_HEADERS } from '../src/http/security_headers.ts';
 import { sessionCodec } from '../src/session/session.ts';
+import { sessionSeen } from '../src/context/session_cookie.ts';
 import { openPostgresStore } from '../src/store/postgres/store.ts';
 import { openSqliteStore } from '../src/store/sqlite/store.ts';
 import type { Store } from '../src/store/store.ts';
@@ -58,13 +58,7 @@ const server = createServer((req, res) => {
     if (!session) return send(res, 303);
     // The guard's one read of the session's state (docs/contract.md section 14): ended, its account
     // disabled, last seen (written at most once a minute).
-    const seen = {
-      id: session.id,
-      subject: session.subject,
-      expiresAt: session.expires,
-      client: req.socket.remoteAddress ?? '',
-      browser: shortBrowser(req.headers['user-agent']),
-    };
+    const seen = sessionSeen(session, req.socket.remoteAddress ?? '', req.headers['user-agent']);
     if ((await store.seeSession(seen, now)) === 'ended') return send(res, 303);
     const viewer = { subject: session.subject, admin: session.admin };
     const chrome = { session, csrf: codec.csrfToken(session), now };

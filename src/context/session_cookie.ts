@@ -22,13 +22,18 @@ export function cookieSession(ctx: Ctx, c: Context): Session | undefined {
 export async function liveSession(ctx: Ctx, c: Context): Promise<Session | undefined> {
   const session = cookieSession(ctx, c);
   if (!session) return undefined;
-  const seen = {
+  const seen = sessionSeen(session, clientAddress(c), c.req.header('user-agent'));
+  const state = await ctx.store.seeSession(seen, ctx.clock.now()).catch(() => 'live' as const);
+  return state === 'live' ? session : undefined;
+}
+
+/** What the store records of a session seen from a client (store.seeSession). */
+export function sessionSeen(session: Session, client: string, userAgent: string | undefined) {
+  return {
     id: session.id,
     subject: session.subject,
     expiresAt: session.expires,
-    client: clientAddress(c),
-    browser: shortBrowser(c.req.header('user-agent')),
+    client,
+    browser: shortBrowser(userAgent),
   };
-  const state = await ctx.store.seeSession(seen, ctx.clock.now()).catch(() => 'live' as const);
-  return state === 'live' ? session : undefined;
 }
