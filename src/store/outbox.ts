@@ -1,9 +1,12 @@
 /**
- * The webhook outbox's writes (docs/contract.md section 13): a note becomes one message when an
- * enabled endpoint subscribes to its event, and one pending delivery per such endpoint. Both
- * statements run in the transaction of the change the note reports (Sql.noted, and the backends'
- * own transactions), so the change and its message commit together or not at all. With no
- * endpoint subscribed they write nothing.
+ * The webhook outbox (docs/contract.md section 13). A note becomes one row of webhook_outbox when
+ * an enabled endpoint subscribes to its event, naming those endpoints (space-separated ids), in the
+ * transaction of the change it reports (Sql.noted, and the backends' own transactions): the change
+ * and its message commit together or not at all. With no endpoint subscribed nothing is written.
+ *
+ * The sender moves the rows, oldest first, into webhook_messages and one pending delivery per
+ * endpoint (fanOutSql), off the request path: a change appends one row to a table with no other
+ * index, whatever the number of endpoints.
  */
 import type { Note } from '../events/note.ts';
 import type { Param } from './sql.ts';
@@ -16,22 +19,42 @@ export function subscribedWhere(pattern: string, star: string): string {
   return `enabled = 1 AND (' ' || events || ' ' LIKE ${pattern} ESCAPE '\\' OR (${star} = 1 AND ' ' || events || ' ' LIKE '% * %'))`;
 }
 
-const subscribed = subscribedWhere('?', '?');
+const message = (endpoints: string) => `INSERT INTO webhook_outbox (id, event, data, created_at, endpoints)
+    SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), s.ids
+    FROM (SELECT string_agg(id, ' ') AS ids FROM webhook_endpoints WHERE ${endpoints}) s WHERE s.ids IS NOT NULL`;
 
 export const outboxSql = {
-  message: `INSERT INTO webhook_messages (id, event, data, created_at)
-    SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT)
-    WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE ${subscribed})`,
-  deliveries: `INSERT INTO webhook_deliveries (message_id, endpoint_id, event, status, attempts, next_attempt_at, created_at)
-    SELECT CAST(? AS TEXT), id, CAST(? AS TEXT), 'pending', 0, CAST(? AS BIGINT), CAST(? AS BIGINT)
-    FROM webhook_endpoints WHERE ${subscribed}`,
+  message: message(subscribedWhere('?', '?')),
   /** One endpoint only, enabled or not (webhook.test): the caller asked for it by name. */
-  messageTo: `INSERT INTO webhook_messages (id, event, data, created_at)
-    SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT)
-    WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)`,
-  deliveryTo: `INSERT INTO webhook_deliveries (message_id, endpoint_id, event, status, attempts, next_attempt_at, created_at)
-    SELECT CAST(? AS TEXT), id, CAST(? AS TEXT), 'pending', 0, CAST(? AS BIGINT), CAST(? AS BIGINT)
-    FROM webhook_endpoints WHERE id = ?`,
+  messageTo: message('id = ?'),
+} as const;
+
+const fannedOut = `INSERT INTO webhook_deliveries (message_id, endpoint_id, event, status, attempts, next_attempt_at, created_at)
+    SELECT m.id, e.id, m.event, 'pending', 0, m.created_at, m.created_at`;
+
+/**
+ * The sender's fan-out of up to `?` outbox rows, oldest first: each becomes a message (its id kept,
+ * so the webhook-id) and one pending delivery per endpoint still there (one deleted since is left
+ * out), and leaves the outbox in the same transaction. PostgreSQL: one statement whose rows are
+ * locked FOR UPDATE SKIP LOCKED, so two instances move different ones. SQLite: three statements
+ * that see the same rows, its one writer running them in one transaction.
+ */
+export const fanOutSql = {
+  postgres: [
+    `WITH m AS (DELETE FROM webhook_outbox WHERE seq = ANY (ARRAY(SELECT seq FROM webhook_outbox
+          ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED))
+        RETURNING id, event, data, created_at, endpoints),
+      kept AS (INSERT INTO webhook_messages (id, event, data, created_at)
+        SELECT id, event, data, created_at FROM m ON CONFLICT (id) DO NOTHING)
+    ${fannedOut} FROM m JOIN webhook_endpoints e ON e.id = ANY (string_to_array(m.endpoints, ' '))`,
+  ],
+  sqlite: [
+    `${fannedOut} FROM (SELECT id, event, endpoints, created_at FROM webhook_outbox ORDER BY seq LIMIT ?) m
+      JOIN webhook_endpoints e ON instr(' ' || m.endpoints || ' ', ' ' || e.id || ' ') > 0`,
+    `INSERT INTO webhook_messages (id, event, data, created_at)
+      SELECT id, event, data, created_at FROM webhook_outbox ORDER BY seq LIMIT ? ON CONFLICT (id) DO NOTHING`,
+    'DELETE FROM webhook_outbox WHERE seq IN (SELECT seq FROM webhook_outbox ORDER BY seq LIMIT ?)',
+  ],
 } as const;
 
 /**
@@ -56,19 +79,13 @@ export function subscribes(s: Subscription, n: Pick<Note, 'event' | 'inStar'>): 
   return s.events.includes(n.event) || (n.inStar && s.events.includes('*'));
 }
 
-const insertMessage = 'INSERT INTO webhook_messages (id, event, data, created_at) VALUES (?, ?, ?, ?)';
-const insertDeliveries = (n: number) =>
-  `INSERT INTO webhook_deliveries (message_id, endpoint_id, event, status, attempts, next_attempt_at, created_at)
-    VALUES ${Array.from({ length: n }, () => "(?, ?, ?, 'pending', 0, ?, ?)").join(', ')}`;
+const insertMessage = 'INSERT INTO webhook_outbox (id, event, data, created_at, endpoints) VALUES (?, ?, ?, ?, ?)';
 
-/** The statements that write a note for the endpoints read in its transaction (subscriptionsSql). */
+/** The statement that writes a note for the endpoints read in its transaction (subscriptionsSql). */
 export function noteRows(n: Note, subscriptions: readonly Subscription[]): Array<[string, Param[]]> {
   const ids = subscriptions.filter((s) => subscribes(s, n)).map((s) => s.id);
   if (ids.length === 0) return [];
-  return [
-    [insertMessage, [n.id, n.event, n.data, n.at]],
-    [insertDeliveries(ids.length), ids.flatMap((id) => [n.id, id, n.event, n.at, n.at])],
-  ];
+  return [[insertMessage, [n.id, n.event, n.data, n.at, ids.join(' ')]]];
 }
 
 /** The LIKE pattern that finds `event` among an endpoint's space-separated events. */
@@ -76,19 +93,12 @@ export function notePattern(event: string): string {
   return `% ${event.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_')} %`;
 }
 
-/** The statements that write a note, to run in the change's transaction. */
+/** The statement that writes a note, to run in the change's transaction. */
 export function noteStatements(n: Note): Array<[string, Param[]]> {
-  const match = [notePattern(n.event), n.inStar ? 1 : 0];
-  return [
-    [outboxSql.message, [n.id, n.event, n.data, n.at, ...match]],
-    [outboxSql.deliveries, [n.id, n.event, n.at, n.at, ...match]],
-  ];
+  return [[outboxSql.message, [n.id, n.event, n.data, n.at, notePattern(n.event), n.inStar ? 1 : 0]]];
 }
 
-/** The statements that write a note for one endpoint only. */
+/** The statement that writes a note for one endpoint only. */
 export function noteToStatements(n: Note, endpoint: string): Array<[string, Param[]]> {
-  return [
-    [outboxSql.messageTo, [n.id, n.event, n.data, n.at, endpoint]],
-    [outboxSql.deliveryTo, [n.id, n.event, n.at, n.at, endpoint]],
-  ];
+  return [[outboxSql.messageTo, [n.id, n.event, n.data, n.at, endpoint]]];
 }

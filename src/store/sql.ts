@@ -41,6 +41,8 @@ export interface Sql {
   atomically(statements: ReadonlyArray<readonly [string, Param[]]>): Promise<number[]>;
   /** `FOR UPDATE SKIP LOCKED` on PostgreSQL (claims); nothing on SQLite, which has one writer. */
   readonly skipLocked: string;
+  /** The webhook outbox's fan-out, written per backend (outbox.ts fanOutSql): statements of one `?`, a limit. */
+  readonly fanOut: readonly string[];
 }
 
 /** `?` placeholders numbered `$1`, `$2`… for PostgreSQL; the statements hold no `?` in a literal. */

@@ -64,7 +64,11 @@ export const webhooksSql = {
   endpointFailed: `UPDATE webhook_endpoints SET failures = failures + 1, failing_since = coalesce(failing_since, ?),
     last_attempt_at = ?, last_outcome = ? WHERE id = ?`,
   disableFailing: 'UPDATE webhook_endpoints SET enabled = 0 WHERE id = ? AND enabled = 1 AND failing_since <= ?',
-  depth: `SELECT count(*) AS n, min(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'`,
+  // Pending: the deliveries waiting, and those the outbox's rows are owed (one per endpoint id).
+  depth: `SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending') AS n,
+      (SELECT min(created_at) FROM webhook_deliveries WHERE status = 'pending') AS oldest,
+      (SELECT sum(length(endpoints) - length(replace(endpoints, ' ', '')) + 1) FROM webhook_outbox) AS unsent,
+      (SELECT created_at FROM webhook_outbox ORDER BY seq LIMIT 1) AS unsent_oldest`,
   pruneAttempts: `DELETE FROM webhook_attempts WHERE delivery_seq IN (
     SELECT seq FROM webhook_deliveries WHERE status <> 'pending' AND done_at < ? ORDER BY done_at LIMIT ?)`,
   pruneDeliveries: `DELETE FROM webhook_deliveries WHERE seq IN (
@@ -158,7 +162,18 @@ async function finishAll(db: Sql, finished: readonly Finished[]): Promise<Array<
   });
 }
 
+/** Outbox rows fanned out into deliveries at a time (outbox.ts fanOutSql), when the due deliveries run short. */
+const FAN_OUT_BATCH = 64;
+
 export function webhooksStore(db: Sql): WebhooksStore {
+  /** The deliveries written. */
+  async function fanOut(): Promise<number> {
+    const [alone] = db.fanOut;
+    if (db.fanOut.length === 1 && alone !== undefined) return db.run(alone, FAN_OUT_BATCH);
+    const [inserted] = await db.atomically(db.fanOut.map((s) => [s, [FAN_OUT_BATCH]] as const));
+    return inserted ?? 0;
+  }
+
   return {
     async createWebhook(w) {
       const row = await db.get(
@@ -212,7 +227,10 @@ export function webhooksStore(db: Sql): WebhooksStore {
       return written === 1;
     },
     async claimDeliveries(now, limit, claimMs) {
-      const rows = await db.all(webhooksSql.claim(db.skipLocked), now, now, limit, now + claimMs, now);
+      const claim = (n: number) => db.all(webhooksSql.claim(db.skipLocked), now, now, n, now + claimMs, now);
+      let rows = await claim(limit);
+      // Messages become deliveries when the due ones run short, FAN_OUT_BATCH at a time.
+      if (rows.length < limit && (await fanOut()) > 0) rows = rows.concat(await claim(limit - rows.length));
       if (rows.length === 0) return [];
       // One query for the claim's rows, not one per delivery: each upload's run.stored fans out.
       const seqs = rows.map((r) => Number(r.seq));
@@ -227,7 +245,11 @@ export function webhooksStore(db: Sql): WebhooksStore {
     },
     async outboxDepth() {
       const r = await db.get(webhooksSql.depth);
-      return { pending: Number(r?.n ?? 0), oldest: num(r?.oldest) };
+      const oldest = [num(r?.oldest), num(r?.unsent_oldest)].filter((t) => t !== null);
+      return {
+        pending: Number(r?.n ?? 0) + Number(r?.unsent ?? 0),
+        oldest: oldest.length ? Math.min(...oldest) : null,
+      };
     },
     async pruneWebhooks(before, limit) {
       const [, deliveries] = await db.atomically([

@@ -271,7 +271,9 @@ export function webhookSender(opts: SenderOptions): Sender {
   }
 
   function poke(): void {
-    if (stopped) return;
+    // While busy, a look is already set for when the next claim may be made (`wake`): each upload's
+    // run.stored pokes, and looking only to wait again costs every upload.
+    if (stopped || wake !== undefined) return;
     if (looking) {
       again = true;
       return;

@@ -10,6 +10,7 @@ import { LONGEST_TOKEN_LIFETIME_MS } from '../../src/domain/enroll_tokens.ts';
 import { enrollTokenLists } from '../../src/store/enroll_tokens.ts';
 import { retentionSql } from '../../src/store/retention.ts';
 import { runLists, runsSql } from '../../src/store/runs.ts';
+import { fanOutSql } from '../../src/store/outbox.ts';
 import { webhooksSql } from '../../src/store/webhooks.ts';
 import type { Param } from '../../src/store/sql.ts';
 import type { AuditFilter } from '../../src/domain/audit.ts';
@@ -214,3 +215,38 @@ test('SQLite EXPLAIN QUERY PLAN: a webhook claim walks the due index, not every 
     assert.doesNotMatch(plan, /webhook_deliveries_endpoint|TEMP B-TREE/, plan);
   });
 });
+
+test('SQLite EXPLAIN QUERY PLAN: the outbox fan-out walks the outbox in commit order without sorting; a message is found by its id', async () => {
+  await withSqliteSchema((db) => {
+    for (const sql of fanOutSql.sqlite) {
+      const plan = sqlitePlan(db, sql);
+      // The outbox holds only what is not yet fanned out: read in rowid order, stopping at the limit.
+      assert.match(plan, /SCAN webhook_outbox/, plan);
+      assert.doesNotMatch(plan, /TEMP B-TREE|SCAN webhook_(messages|deliveries|endpoints)\b(?! USING)/, plan);
+    }
+  });
+});
+
+test(
+  'PostgreSQL EXPLAIN at 200,000 messages and 100,000 in the outbox: the fan-out reads a batch by the key, deletes it by the key, no sort',
+  { skip: !available && SKIP_REASON },
+  async () => {
+    await withPostgresSchema(async (c) => {
+      await c.query(`INSERT INTO webhook_messages (id, event, data, created_at)
+        SELECT 'msg_' || lpad(i::text, 8, '0'), 'run.stored', '{}', i::bigint FROM generate_series(1, 200000) AS i`);
+      await c.query(`INSERT INTO webhook_outbox (id, event, data, created_at, endpoints)
+        SELECT 'msg_' || lpad(i::text, 8, '0'), 'run.stored', '{}', i::bigint, 'wh_a wh_b'
+        FROM generate_series(200001, 300000) AS i`);
+      await c.query(`INSERT INTO webhook_endpoints (id, url, events, description, enabled, secret, created_at, created_by)
+        SELECT 'wh_' || i, 'https://a.example/', 'run.stored', '', 1, 's', 0, 'local:admin' FROM generate_series(1, 50) AS i`);
+      for (const table of ['webhook_messages', 'webhook_outbox', 'webhook_endpoints'])
+        await c.query(`VACUUM ANALYZE ${table}`);
+      const [fanOut] = fanOutSql.postgres;
+      const plan = await postgresPlan(c, 'fan_out', fanOut, [64]);
+      // The batch: the key's first rows, locked; then each deleted by its key, not a join over the outbox.
+      assert.match(plan, /LockRows[^]*Index Scan using webhook_outbox_pkey on webhook_outbox/, plan);
+      assert.match(plan, /Index Cond: \(seq = ANY/, plan);
+      assert.doesNotMatch(plan, /Seq Scan on webhook_(outbox|messages)|Sort|Hash/, plan);
+    });
+  },
+);

@@ -49,6 +49,34 @@ function suite(name: string, open: () => Promise<Store>, skip?: string | false) 
       await store.close();
     });
 
+    test('a message is owed to the endpoints subscribed when it committed, and counts as pending until the sender fans it out', async () => {
+      const store = await open();
+      const kept = await receiver(() => [keptHook.secret]);
+      const keptHook = await endpoint(store, kept.url, ['device.revoked']);
+      const gone = await receiver(() => []);
+      const goneHook = await endpoint(store, gone.url, ['device.revoked']);
+      await enrolled(store, 'dev-cccccccc');
+      const before = Date.now();
+      assert.equal(await revokeDevice(actionDeps(store), ADMIN, 'dev-cccccccc'), 'revoked');
+      const depth = await store.outboxDepth();
+      assert.equal(depth.pending, 2);
+      assert.ok(depth.oldest !== null && depth.oldest >= before, String(depth.oldest));
+      // After the commit, before the sender looks: one endpoint deleted, another subscribed.
+      assert.equal(await store.deleteWebhook(goneHook.id), true);
+      const late = await receiver(() => []);
+      await endpoint(store, late.url, ['device.revoked']);
+      const { sender: s } = sender(store);
+      s.start();
+      const [got] = await kept.waitFor(1);
+      await s.idle();
+      await s.stop();
+      assert.equal(got?.payload.type, 'device.revoked');
+      assert.equal(gone.hits + late.hits, 0);
+      assert.deepEqual(await store.outboxDepth(), { pending: 0, oldest: null });
+      for (const r of [kept, gone, late]) await r.close();
+      await store.close();
+    });
+
     test('a label change is delivered as device.labelled, with the keys changed; a change that changes nothing sends nothing', async () => {
       const store = await open();
       let secret = '';

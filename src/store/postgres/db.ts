@@ -6,7 +6,7 @@ import pg from 'pg';
 import { substringPattern } from '../devices.ts';
 import { StoreError } from '../errors.ts';
 import { numberedName, NUMBERED_SENTINEL, pendingMigrations } from '../migrations.ts';
-import { noteStatements } from '../outbox.ts';
+import { fanOutSql, noteStatements } from '../outbox.ts';
 import { numbered, type Param, type Row, type Sql } from '../sql.ts';
 import { migrations, numberedMigrations } from './migrations.ts';
 import { connectionConfig, createPool, isConnectionError, type PgOptions, unavailable } from './pool.ts';
@@ -145,6 +145,7 @@ export class PgDb {
         return counts;
       }),
     skipLocked: 'FOR UPDATE SKIP LOCKED',
+    fanOut: fanOutSql.postgres,
   };
 
   /** One statement whose parameters may be arrays (unnest), for the uploads' group commit (runs.ts). */

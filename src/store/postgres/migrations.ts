@@ -564,6 +564,23 @@ export const migrations: readonly Migration[] = [
   ALTER TABLE access_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'write' CHECK (scope IN ('read', 'write'));
   `,
   },
+  {
+    name: 'webhook-outbox',
+    sql: `
+  -- A change writes its message here, naming the endpoints it is owed to (space-separated ids): one
+  -- row appended in commit order, with no other index, whatever the number of endpoints. The
+  -- sender moves it, oldest first, into webhook_messages and one delivery per endpoint still there
+  -- (store/outbox.ts fanOutSql), off the request path.
+  CREATE TABLE webhook_outbox (
+    seq BIGSERIAL PRIMARY KEY,
+    id TEXT NOT NULL,
+    event TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    endpoints TEXT NOT NULL
+  );
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

@@ -53,16 +53,15 @@ const putRuns = `WITH input AS (
   ORDER BY i.n`;
 
 /**
- * The run.stored notes of a group's stored runs, as outbox.ts writes one note, in two statements
+ * The run.stored notes of a group's stored runs, as outbox.ts writes one note, in one statement
  * for the whole group ($1…$6: id, event, data, at, pattern, star), in the group's transaction.
  */
-const NOTES = `unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::int[]) AS m(id, event, data, at, pat, star)`;
-const groupMessages = `INSERT INTO webhook_messages (id, event, data, created_at)
-    SELECT m.id, m.event, m.data, m.at FROM ${NOTES}
-    WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE ${subscribedWhere('m.pat', 'm.star')})`;
-const groupDeliveries = `INSERT INTO webhook_deliveries (message_id, endpoint_id, event, status, attempts, next_attempt_at, created_at)
-    SELECT m.id, e.id, m.event, 'pending', 0, m.at, m.at FROM ${NOTES}
-    JOIN webhook_endpoints e ON ${subscribedWhere('m.pat', 'm.star').replaceAll('enabled', 'e.enabled').replaceAll(' events ', ' e.events ')}`;
+const groupMessages = `INSERT INTO webhook_outbox (id, event, data, created_at, endpoints)
+    SELECT m.id, m.event, m.data, m.at, s.ids
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::int[]) AS m(id, event, data, at, pat, star)
+      CROSS JOIN LATERAL (SELECT string_agg(id, ' ') AS ids FROM webhook_endpoints
+        WHERE ${subscribedWhere('m.pat', 'm.star')}) s
+    WHERE s.ids IS NOT NULL`;
 
 /** At most this many uploads share one statement, and this many statements are in flight at once. */
 const MAX_GROUP = 128;
@@ -156,7 +155,6 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
           notes.map((n) => (n.inStar ? 1 : 0)),
         ] as unknown as Param[];
         await q(groupMessages, ...args);
-        await q(groupDeliveries, ...args);
       }
       return rows;
     });

@@ -6,7 +6,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { isStorageFull, StoreError } from '../errors.ts';
 import { numberedName, NUMBERED_SENTINEL, pendingMigrations } from '../migrations.ts';
-import { noteStatements } from '../outbox.ts';
+import { fanOutSql, noteStatements } from '../outbox.ts';
 import type { Param, Row, Sql } from '../sql.ts';
 import { connect, prepareFiles } from './connection.ts';
 import { migrations, numberedMigrations } from './migrations.ts';
@@ -160,6 +160,7 @@ export class Db {
         ),
       atomically: async (statements) => this.transaction(() => statements.map(([s, p]) => this.run(s, ...p))),
       skipLocked: '',
+      fanOut: fanOutSql.sqlite,
     };
   }
 
