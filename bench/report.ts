@@ -45,7 +45,8 @@ Run with \`npm run bench${r.quick ? ' -- --quick' : ''}\` on ${new Date().toISOS
   baseline share these cores; every target is measured right after its baseline in the same run.
 - Dataset: ${r.size.devices} devices owned by ${r.size.accounts} accounts, ${r.size.runs} runs of about 1 KiB,
   one 8 KiB and one 16 MiB run, built through the store interface in ${r.buildSeconds.toFixed(0)} s (SQLite).
-- Each load lasts ${r.duration} s. Baselines are raw \`node:http\` servers in their own process:
+- Each load lasts ${r.duration} s. Baselines are raw \`node:http\` servers in their own process,
+  on the server's V8 flags (a 2 MiB young generation, as \`npm start\`):
   for the list pages and the API's lists one doing the same session or token check, query and
   render (checked to answer the same bytes); for \`/healthz\` and a run's page, the same bytes
   from memory. CPU µs/req is the server's own CPU time per answered request (baseline's in
@@ -127,21 +128,26 @@ const ANALYSIS = `## Where a target is missed, and why
   37,000 to 56,000 in four runs of one day); ratios compare like with like, absolute figures do
   not travel, and a ratio moves by a few hundredths between runs.
 - **List pages at 0.9 of a server doing the same work** (bench/page_baseline_server.ts: the
-  same session check, parameters, keyset query, view and headers, byte-equal). A CPU profile of
-  \`GET /runs\` as admin (\`npm run bench -- --quick --cpu-prof --only 'GET /runs first page,
-  admin'\`, shares of the server's busy time under load) against the baseline's: garbage
-  collection 22 % (the baseline's 8 %), writing the page to the socket 17 % (the baseline 22 %,
-  the same bytes), SQLite stepping the query 12 % (16 %), rendering and escaping about 20 %
-  (the same), the session MAC and CSRF token 3 %; what only Paddock does is spread thin: the
-  web-standard adapter and Hono's dispatch and router, the metrics middleware (prom-client's
-  labels), the security headers on a \`Headers\` object and their conversion back, the content
-  length counted apart from the encoding (\`Buffer.byteLength\`), the request URL parsed three
-  times, each 0.5 to 2 %. The largest single difference is the garbage collector: with the 2 MiB young generation of
-  \`npm start\` pages in flight outlive scavenges and are promoted (22 % of the server's time
-  against 8 %); 8 MiB took the list rows from 0.77 to 0.83 of their baselines but the full run's
-  peak memory from 162 to 206 MiB, so it was not kept (docs/decisions.md). The baseline reads the
-  session's state as the guard does (seeSession: ended, disabled, last seen), which it did not
-  before. **Keyset pagination does hold**: a later page costs about what the first does.
+  same session check and session-state read, parameters, keyset query, view and headers,
+  byte-equal). Since issue 24's third stop both sides run on the server's V8 flags: the baselines
+  had run on V8's defaults, so each row also measured the 2 MiB young generation (the same
+  baseline's \`GET /runs\` cost 210 µs a request on the defaults and 301 µs on 2 MiB on SQLite, 305
+  and 547 µs on PostgreSQL), which was the largest single difference of the earlier profiles (the
+  garbage collector 22 % of Paddock's time against 8 % of the baseline's). With equal flags the
+  SQLite rows are 0.64–1.01 (CPU 0.68–1.05), PostgreSQL's 0.70–0.93 (CPU 0.67–0.89, from
+  0.51–0.60). What is left is a fixed cost a request of about 40–100 µs, so the cheapest pages
+  (an owner's runs filtered by level or day: 98–216 µs in the baseline) are furthest from the
+  floor. A profile of PostgreSQL's \`GET /runs\` as admin (quick run, µs a request): the garbage
+  collector 221 against 136 (Paddock's requests in flight across the two awaited queries hold
+  more: its context, the web-standard Request and Response, the middleware's closures, promoted
+  by the small young generation), the page string encoded into the socket 47 against 10 (the
+  adapter writes a string, the baseline a Buffer), undici's Headers and Response and the
+  node-server adapter 26; rendering, escaping, the pg driver's parsing and the socket writes
+  equal. On SQLite what only Paddock does is spread thin: Hono's dispatch and router, the
+  metrics middleware (prom-client's labels), the security headers on a \`Headers\` object and
+  their conversion back, the request URL parsed three times, each 0.5 to 2 %. **Keyset
+  pagination does hold**: a later page costs about what the first does, except the admin's later
+  device pages, which cost the baseline as much more (the older devices' rows).
 - **The filtered lists (issue 13)** are compared with the plain lists of the same run. Filters on
   status, privacy level and days cost 0.75 to 0.8 of the plain first page (SQLite, 100,000
   devices, 1,000,000 runs), later pages the same as first ones. The name search costs about half
@@ -157,9 +163,17 @@ const ANALYSIS = `## Where a target is missed, and why
   not do: an HTTP request parsed and answered by Node (139–182 µs of the server's CPU an
   upload, measured), the load generator's own CPU on the same two cores, and ten indexes and
   the counting triggers on \`runs\` against one primary key.
-- **Peak resident memory** reached 162 MiB in the run with the filtered rows (128 and 133 in the
-  runs before): the server answered fifteen more kinds of page before the 16 MiB views, and its
-  old generation grows in steps under load until its cap; the views themselves added 13 MiB.
+- **Peak resident memory** was 198 MiB in the full run of issue 24's third stop (162 and 206 in
+  the two before, the last with an 8 MiB young generation): every run jumps in the same row, the
+  admin's later device pages (144 → 186 MiB, 145 → 185 at 8 MiB), the heaviest page a request
+  (about 700 µs of the baseline's CPU too) right after the first one; the rows after add little,
+  and the 16 MiB views add 41 MiB at most. At a peak (V8 report): 55 MiB are the node binary's
+  pages, about 60 MiB V8's heap (of which under 30 live), the rest malloc's arenas and SQLite's
+  caches. Not brought under 150 MiB: the caps that did (a 64 MiB old generation,
+  \`--optimize-for-size\`) cost 15–30 % of every page.
+- **PostgreSQL uploads against pgbench on a minimal table** also depend on the machine's run:
+  0.21–0.24 of pgbench's 17,200 inserts a second in the same full run (0.30–0.31 of 13,570 the
+  run before), the server's CPU 210–246 µs an upload.
 - **p99 under 15 ms at 50 connections** follows from throughput: with 50 requests always in
   flight, the median latency is about 50 / (requests per second) and the p99 about twice that,
   so p99 under 15 ms needs about 6,700 pages a second; an owner's device list (10 rows) comes
