@@ -134,8 +134,8 @@ const ANALYSIS = `## Where a target is missed, and why
   baseline's \`GET /runs\` cost 210 µs a request on the defaults and 301 µs on 2 MiB on SQLite, 305
   and 547 µs on PostgreSQL), which was the largest single difference of the earlier profiles (the
   garbage collector 22 % of Paddock's time against 8 % of the baseline's). With equal flags the
-  SQLite rows are 0.64–1.01 (CPU 0.68–1.05), PostgreSQL's 0.70–0.93 (CPU 0.67–0.89, from
-  0.51–0.60). What is left is a fixed cost a request of about 40–100 µs, so the cheapest pages
+  SQLite rows are 0.64–1.01 and 0.65–1.02 in this stop's two full runs, PostgreSQL's 0.70–0.98
+  (CPU 0.62–0.90, from 0.51–0.60 before). What is left is a fixed cost a request of about 40–100 µs, so the cheapest pages
   (an owner's runs filtered by level or day: 98–216 µs in the baseline) are furthest from the
   floor. A profile of PostgreSQL's \`GET /runs\` as admin (quick run, µs a request): the garbage
   collector 221 against 136 (Paddock's requests in flight across the two awaited queries hold
@@ -163,17 +163,19 @@ const ANALYSIS = `## Where a target is missed, and why
   not do: an HTTP request parsed and answered by Node (139–182 µs of the server's CPU an
   upload, measured), the load generator's own CPU on the same two cores, and ten indexes and
   the counting triggers on \`runs\` against one primary key.
-- **Peak resident memory** was 198 MiB in the full run of issue 24's third stop (162 and 206 in
-  the two before, the last with an 8 MiB young generation): every run jumps in the same row, the
-  admin's later device pages (144 → 186 MiB, 145 → 185 at 8 MiB), the heaviest page a request
-  (about 700 µs of the baseline's CPU too) right after the first one; the rows after add little,
-  and the 16 MiB views add 41 MiB at most. At a peak (V8 report): 55 MiB are the node binary's
-  pages, about 60 MiB V8's heap (of which under 30 live), the rest malloc's arenas and SQLite's
-  caches. Not brought under 150 MiB: the caps that did (a 64 MiB old generation,
-  \`--optimize-for-size\`) cost 15–30 % of every page.
+- **Peak resident memory** was 198 and 194 MiB in issue 24's third stop's two full runs (162
+  and 206 in the two before, the last with an 8 MiB young generation). It jumps once, with the
+  first heavy list load: the admin's later device pages in one run (144 → 186 MiB), the very
+  first list row in the next (101 → 182 MiB) after the labels were read as arrays and that page
+  got 30 % cheaper; the rows after add a few MiB, the 16 MiB views none above it. What jumps is
+  V8's heap (65 MiB in its 256 KiB pages after one such row, of which under 30 live): under 50
+  connections of pages the 2 MiB young generation promotes what a page holds in flight and V8
+  raises the old generation's limit rather than collect. At a peak the rest is the node binary's
+  pages (55 MiB) and malloc's arenas and SQLite's caches. Not brought under 150 MiB: the caps
+  that did (a 64 MiB old generation, \`--optimize-for-size\`) cost 15–30 % of every page.
 - **PostgreSQL uploads against pgbench on a minimal table** also depend on the machine's run:
-  0.21–0.24 of pgbench's 17,200 inserts a second in the same full run (0.30–0.31 of 13,570 the
-  run before), the server's CPU 210–246 µs an upload.
+  0.21–0.26 of pgbench in this stop's two full runs (0.30–0.31 the run before), the server's
+  CPU 140–246 µs an upload; none refused.
 - **p99 under 15 ms at 50 connections** follows from throughput: with 50 requests always in
   flight, the median latency is about 50 / (requests per second) and the p99 about twice that,
   so p99 under 15 ms needs about 6,700 pages a second; an owner's device list (10 rows) comes
