@@ -1,9 +1,10 @@
 /**
- * The baseline of the console's list pages: a raw node:http server doing the same work as
- * `paddock serve` for one page and nothing else. It verifies the session cookie's MAC with the same
- * codec and reads the session's state from the store (seeSession, as the guard does), reads the list's
- * parameters, runs the same keyset query through the same store, renders the same page with the
- * same view (with the same CSRF token), and sends it with the same security headers. No router,
+ * The baseline of the console's list pages and of a run's page: a raw node:http server doing the
+ * same work as `paddock serve` for one page and nothing else. It verifies the session cookie's MAC
+ * with the same codec and reads the session's state from the store (seeSession, as the guard
+ * does), reads the list's parameters, runs the same keyset query (or reads the run in the viewer's
+ * scope) through the same store, renders the same page with the same view (with the same CSRF
+ * token), and sends it with the same security headers. No router,
  * no middleware, no web-standard Request or Response, no metrics, no logger.
  * Usage: page_baseline_server.ts <store> <sessionKeyBase64>, where <store> is a data directory
  * (SQLite) or a postgres:// URL; prints its port once it listens.
@@ -25,6 +26,8 @@ import type { Html } from '../src/views/html.ts';
 import { auditPage } from '../src/views/audit.ts';
 import { devicesPage } from '../src/views/devices.ts';
 import { runsPage } from '../src/views/runs.ts';
+import { runPage } from '../src/views/run.ts';
+import { DEVICE_ID, RUN_ID } from '../src/domain/ids.ts';
 
 const [where = '', key = ''] = process.argv.slice(2);
 const store: Store = where.startsWith('postgres') ? await openPostgresStore(where) : openSqliteStore(where);
@@ -63,6 +66,18 @@ const server = createServer((req, res) => {
     const viewer = { subject: session.subject, admin: session.admin };
     const chrome = { session, csrf: codec.csrfToken(session), now };
     const url = new URL(req.url ?? '/', 'http://baseline');
+    // One run's page, as GET /runs/{device}/{id}: the run read in the viewer's scope, the same view.
+    const one = /^\/runs\/([^/]+)\/([^/]+)$/.exec(url.pathname);
+    if (one) {
+      const [, device = '', id = ''] = one;
+      const run = DEVICE_ID.test(device) && RUN_ID.test(id) ? await store.runVisibleTo(viewer, device, id) : undefined;
+      if (!run) return send(res, 404);
+      const body = runPage(chrome, run);
+      if (!(body instanceof ReadableStream)) return send(res, 200, await body);
+      res.writeHead(200, HEADERS);
+      for await (const chunk of body) res.write(chunk);
+      return void res.end();
+    }
     let page: Html;
     if (url.pathname === '/runs') {
       const q = parseConsole(RUNS, url.searchParams);

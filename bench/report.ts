@@ -47,8 +47,8 @@ Run with \`npm run bench${r.quick ? ' -- --quick' : ''}\` on ${new Date().toISOS
   one 8 KiB and one 16 MiB run, built through the store interface in ${r.buildSeconds.toFixed(0)} s (SQLite).
 - Each load lasts ${r.duration} s. Baselines are raw \`node:http\` servers in their own process,
   on the server's V8 flags (a 2 MiB young generation, as \`npm start\`):
-  for the list pages and the API's lists one doing the same session or token check, query and
-  render (checked to answer the same bytes); for \`/healthz\` and a run's page, the same bytes
+  for the list pages, a run's page and the API's lists one doing the same session or token
+  check, query and render (checked to answer the same bytes); for \`/healthz\`, the same bytes
   from memory. CPU µs/req is the server's own CPU time per answered request (baseline's in
   brackets); the CPU ratio hardly moves when other work shares the cores.
 
