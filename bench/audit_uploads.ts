@@ -21,6 +21,7 @@ import { openSqliteStore } from '../src/store/sqlite/store.ts';
 import type { LoadResult } from './load.ts';
 import type { Row } from './report.ts';
 import { uploadLoad } from './uploads.ts';
+import { SERVER_FLAGS } from './server.ts';
 import { seal } from '../src/crypto/sealed.ts';
 import { webhookSealKey } from '../src/webhooks/key.ts';
 import { newSecret } from '../src/webhooks/sign.ts';
@@ -111,7 +112,7 @@ async function start(dir: string, mode: 'audit' | 'metrics' | 'webhooks' | 'plai
   const args =
     mode === 'receiver'
       ? ['--input-type=module', '-e', RECEIVER]
-      : ['--max-semi-space-size=2', '--max-old-space-size=256', 'bench/audit_server.ts', dir, mode];
+      : [...SERVER_FLAGS, 'bench/audit_server.ts', dir, mode];
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
   }) as unknown as ChildProcessWithoutNullStreams;

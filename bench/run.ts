@@ -182,7 +182,7 @@ for (const path of [
   '/api/v1/runs?privacy=minimal',
 ])
   await compareTo(`GET ${path} first page, admin token`, path, `Bearer ${apiToken}`, { minRatio: 0.9 }, apiBaseline);
-// A run's page against the same-work baseline too (the run read in scope, the same view), no longer the bytes from memory.
+// A run's page against the same-work baseline too (the run read in scope, the same view).
 await compareTo(
   'GET /runs/{device}/{id} 8 KiB',
   `/runs/${dataset.smallRun.device}/${dataset.smallRun.id}`,

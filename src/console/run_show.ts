@@ -1,5 +1,6 @@
 /** GET /runs/{device}/{id}: one run, exactly as uploaded. Out of scope answers 404, like missing. */
 import { fail } from '../http/failures.ts';
+import { page } from '../http/responses.ts';
 import type { Handler } from 'hono';
 
 import { runPage } from '../views/run.ts';
@@ -17,6 +18,6 @@ export function runShow(ctx: Ctx): Handler<UiEnv> {
     const body = runPage(chrome(ctx, c), run);
     return body instanceof ReadableStream
       ? c.body(body, 200, { 'Content-Type': 'text/html; charset=UTF-8' })
-      : c.html(await body);
+      : page(c, await body);
   };
 }

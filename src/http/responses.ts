@@ -14,8 +14,8 @@ const HTML = { 'Content-Type': 'text/html; charset=UTF-8' } as const;
  * A page, encoded once: the adapter writes the bytes and takes their length as it is, where a
  * string is measured (Buffer.byteLength) and then encoded again into the socket.
  */
-export function page(c: Context, body: Html, status: ContentfulStatusCode = 200): Response {
-  return c.body(Buffer.from(body.value), status, HTML);
+export function page(c: Context, body: Html | string, status: ContentfulStatusCode = 200): Response {
+  return c.body(Buffer.from(typeof body === 'string' ? body : body.value), status, HTML);
 }
 
 export function seeOther(c: Context, location: string): Response {

@@ -81,11 +81,13 @@ export function subscribes(s: Subscription, n: Pick<Note, 'event' | 'inStar'>): 
 
 const insertMessage = 'INSERT INTO webhook_outbox (id, event, data, created_at, endpoints) VALUES (?, ?, ?, ?, ?)';
 
-/** The statement that writes a note for the endpoints read in its transaction (subscriptionsSql). */
-export function noteRows(n: Note, subscriptions: readonly Subscription[]): Array<[string, Param[]]> {
+/**
+ * The statement that writes a note for the endpoints read in its transaction (subscriptionsSql),
+ * or undefined when none takes it.
+ */
+export function noteRow(n: Note, subscriptions: readonly Subscription[]): [string, Param[]] | undefined {
   const ids = subscriptions.filter((s) => subscribes(s, n)).map((s) => s.id);
-  if (ids.length === 0) return [];
-  return [[insertMessage, [n.id, n.event, n.data, n.at, ids.join(' ')]]];
+  return ids.length === 0 ? undefined : [insertMessage, [n.id, n.event, n.data, n.at, ids.join(' ')]];
 }
 
 /** The LIKE pattern that finds `event` among an endpoint's space-separated events. */
@@ -94,11 +96,11 @@ export function notePattern(event: string): string {
 }
 
 /** The statement that writes a note, to run in the change's transaction. */
-export function noteStatements(n: Note): Array<[string, Param[]]> {
-  return [[outboxSql.message, [n.id, n.event, n.data, n.at, notePattern(n.event), n.inStar ? 1 : 0]]];
+export function noteStatement(n: Note): [string, Param[]] {
+  return [outboxSql.message, [n.id, n.event, n.data, n.at, notePattern(n.event), n.inStar ? 1 : 0]];
 }
 
 /** The statement that writes a note for one endpoint only. */
-export function noteToStatements(n: Note, endpoint: string): Array<[string, Param[]]> {
-  return [[outboxSql.messageTo, [n.id, n.event, n.data, n.at, endpoint]]];
+export function noteToStatement(n: Note, endpoint: string): [string, Param[]] {
+  return [outboxSql.messageTo, [n.id, n.event, n.data, n.at, endpoint]];
 }

@@ -7,7 +7,7 @@
 import type { ClaimedDelivery, DeliveryStatus, Webhook, WebhookAttempt } from '../domain/webhooks.ts';
 import { eventsColumn } from '../domain/webhooks.ts';
 import type { Note } from '../events/note.ts';
-import { noteStatements, noteToStatements } from './outbox.ts';
+import { noteStatement, noteToStatement } from './outbox.ts';
 import type { Param, Row, Sql } from './sql.ts';
 import type { WebhooksStore } from './store.ts';
 
@@ -166,12 +166,10 @@ async function finishAll(db: Sql, finished: readonly Finished[]): Promise<Array<
 const FAN_OUT_BATCH = 64;
 
 export function webhooksStore(db: Sql): WebhooksStore {
-  /** The deliveries written. */
+  /** The deliveries written (each backend's first statement writes them). */
   async function fanOut(): Promise<number> {
-    const [alone] = db.fanOut;
-    if (db.fanOut.length === 1 && alone !== undefined) return db.run(alone, FAN_OUT_BATCH);
-    const [inserted] = await db.atomically(db.fanOut.map((s) => [s, [FAN_OUT_BATCH]] as const));
-    return inserted ?? 0;
+    const [inserted = 0] = await db.atomically(db.fanOut.map((s) => [s, [FAN_OUT_BATCH]] as const));
+    return inserted;
   }
 
   return {
@@ -219,12 +217,14 @@ export function webhooksStore(db: Sql): WebhooksStore {
       const row = await db.get(webhooksSql.redeliver, at, delivery, endpoint);
       return row?.message_id as string | undefined;
     },
+    // A note alone is one statement: it needs no transaction of its own.
     async enqueue(n: Note) {
-      await db.atomically(noteStatements(n));
+      const [sql, params] = noteStatement(n);
+      await db.run(sql, ...params);
     },
     async enqueueTo(endpoint, n) {
-      const [written] = await db.atomically(noteToStatements(n, endpoint));
-      return written === 1;
+      const [sql, params] = noteToStatement(n, endpoint);
+      return (await db.run(sql, ...params)) === 1;
     },
     async claimDeliveries(now, limit, claimMs) {
       const claim = (n: number) => db.all(webhooksSql.claim(db.skipLocked), now, now, n, now + claimMs, now);

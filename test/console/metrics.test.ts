@@ -140,3 +140,31 @@ test('counters with a known label set start at 0, and promtool finds nothing to 
     await h.close();
   }
 });
+
+test('the outbox gauges count what is owed to each endpoint from the commit on, and the age of the oldest', async () => {
+  const h = await harness({ config: { metricsToken: TOKEN } });
+  try {
+    const scrape = async () => (await h.request('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    assert.equal(value(await scrape(), 'paddock_webhook_outbox_pending'), 0);
+    assert.equal(value(await scrape(), 'paddock_webhook_outbox_oldest_age_seconds'), 0);
+    for (const i of [1, 2])
+      await h.store.createWebhook({
+        id: `wh_metrics${i}`,
+        url: `https://hooks${i}.example/`,
+        events: ['run.stored'],
+        description: '',
+        sealedSecret: 'sealed',
+        createdAt: h.clock.now(),
+        createdBy: 'local:admin',
+      });
+    const { credential } = await enrollDevice(h, 'oidc:user-1');
+    assert.equal((await upload(h, credential, 'run-one', 'abc', 'full')).status, 201);
+    h.clock.advance(90_000);
+    // No sender runs here: the upload's one outbox row is owed to both endpoints.
+    const later = await scrape();
+    assert.equal(value(later, 'paddock_webhook_outbox_pending'), 2);
+    assert.equal(value(later, 'paddock_webhook_outbox_oldest_age_seconds'), 90);
+  } finally {
+    await h.close();
+  }
+});

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { substringPattern } from '../devices.ts';
 import { StoreError } from '../errors.ts';
 import { numberedName, NUMBERED_SENTINEL, pendingMigrations } from '../migrations.ts';
-import { fanOutSql, noteStatements } from '../outbox.ts';
+import { fanOutSql, noteStatement } from '../outbox.ts';
 import { numbered, type Param, type Row, type Sql } from '../sql.ts';
 import { migrations, numberedMigrations } from './migrations.ts';
 import { connectionConfig, createPool, isConnectionError, type PgOptions, unavailable } from './pool.ts';
@@ -135,7 +135,10 @@ export class PgDb {
     noted: (notes, sql, ...params) =>
       this.transaction(async (q) => {
         const rows = await q(sql, ...params);
-        for (const n of notes(rows)) for (const [s, p] of noteStatements(n)) await q(s, ...p);
+        for (const n of notes(rows)) {
+          const [s, p] = noteStatement(n);
+          await q(s, ...p);
+        }
         return rows;
       }),
     atomically: (statements) =>

@@ -9,7 +9,7 @@ import { devicesSql, enrolled, insertDeviceArgs } from '../devices.ts';
 import { labelsFrom, labelsSql, planLabelChange, tokenLabelsFrom } from '../labels.ts';
 import { scope } from '../sql.ts';
 import type { DevicesStore } from '../store.ts';
-import { noteStatements } from '../outbox.ts';
+import { noteStatement } from '../outbox.ts';
 import type { PgDb } from './db.ts';
 
 const lockDevice = `${labelsSql.device} FOR UPDATE`;
@@ -25,7 +25,10 @@ export function pgDeviceTransactions(db: PgDb): Pick<DevicesStore, 'enrollDevice
           for (const [key, value] of Object.entries(tokenLabelsFrom(token.labels)))
             await q(labelsSql.put, Number(row.seq), key, value);
         const device = enrolled(row);
-        if (device && note) for (const [s, p] of noteStatements(note(device))) await q(s, ...p);
+        if (device && note) {
+          const [s, p] = noteStatement(note(device));
+          await q(s, ...p);
+        }
         return device;
       });
     },
@@ -37,8 +40,10 @@ export function pgDeviceTransactions(db: PgDb): Pick<DevicesStore, 'enrollDevice
         const plan = planLabelChange(seq, labelsFrom(await q(labelsSql.ofSeq, seq)), change);
         if (!plan.ok) return { outcome: 'refused' as const, error: plan.error };
         for (const [sql, ...params] of plan.value.statements) await q(sql, ...params);
-        if (note && plan.value.changed.length > 0)
-          for (const [s, p] of noteStatements(note(plan.value.changed))) await q(s, ...p);
+        if (note && plan.value.changed.length > 0) {
+          const [s, p] = noteStatement(note(plan.value.changed));
+          await q(s, ...p);
+        }
         return { outcome: 'changed' as const, labels: plan.value.labels, changed: plan.value.changed };
       });
     },

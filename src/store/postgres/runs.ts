@@ -11,7 +11,7 @@
 import { CHUNK_SIZE, chunksOf, DEVICE_TOUCH_MS, insertArgs, runsSql, touchArgs } from '../runs.ts';
 import type { RunsStore } from '../store.ts';
 import type { PutRunResult, Run } from '../../domain/runs.ts';
-import { notePattern, noteStatements, subscribedWhere } from '../outbox.ts';
+import { notePattern, noteStatement, subscribedWhere } from '../outbox.ts';
 import type { Note } from '../../events/note.ts';
 import type { Param } from '../sql.ts';
 import type { Row } from '../sql.ts';
@@ -173,7 +173,10 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
       if (result?.seq == null) return result;
       for (const [n, data] of chunked ? chunksOf(run.body) : [])
         await q(runsSql.insertChunk, result.seq as number, n, data);
-      for (const [st, pa] of note ? noteStatements(note) : []) await q(st, ...pa);
+      if (note) {
+        const [st, pa] = noteStatement(note);
+        await q(st, ...pa);
+      }
       return result;
     });
   }

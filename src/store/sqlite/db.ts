@@ -6,7 +6,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { isStorageFull, StoreError } from '../errors.ts';
 import { numberedName, NUMBERED_SENTINEL, pendingMigrations } from '../migrations.ts';
-import { fanOutSql, noteStatements } from '../outbox.ts';
+import { fanOutSql, noteStatement } from '../outbox.ts';
 import type { Param, Row, Sql } from '../sql.ts';
 import { connect, prepareFiles } from './connection.ts';
 import { migrations, numberedMigrations } from './migrations.ts';
@@ -154,7 +154,10 @@ export class Db {
         this.critical(() =>
           this.transaction(() => {
             const rows = this.all(sql, ...params);
-            for (const n of notes(rows)) for (const [s, p] of noteStatements(n)) this.run(s, ...p);
+            for (const n of notes(rows)) {
+              const [s, p] = noteStatement(n);
+              this.run(s, ...p);
+            }
             return rows;
           }),
         ),

@@ -7,7 +7,7 @@ import { devicesSql, enrolled, insertDeviceArgs } from '../devices.ts';
 import { labelsFrom, labelsSql, planLabelChange, tokenLabelsFrom } from '../labels.ts';
 import { scope } from '../sql.ts';
 import type { DevicesStore } from '../store.ts';
-import { noteStatements } from '../outbox.ts';
+import { noteStatement } from '../outbox.ts';
 import type { Db } from './db.ts';
 
 export function sqliteDeviceTransactions(db: Db): Pick<DevicesStore, 'enrollDevice' | 'changeLabels'> {
@@ -21,7 +21,10 @@ export function sqliteDeviceTransactions(db: Db): Pick<DevicesStore, 'enrollDevi
           for (const [key, value] of Object.entries(tokenLabelsFrom(token.labels)))
             db.run(labelsSql.put, Number(row.seq), key, value);
         const device = enrolled(row);
-        if (device && note) for (const [s, p] of noteStatements(note(device))) db.run(s, ...p);
+        if (device && note) {
+          const [s, p] = noteStatement(note(device));
+          db.run(s, ...p);
+        }
         return device;
       });
     },
@@ -33,8 +36,10 @@ export function sqliteDeviceTransactions(db: Db): Pick<DevicesStore, 'enrollDevi
         const plan = planLabelChange(seq, labelsFrom(db.all(labelsSql.ofSeq, seq)), change);
         if (!plan.ok) return { outcome: 'refused' as const, error: plan.error };
         for (const [sql, ...params] of plan.value.statements) db.run(sql, ...params);
-        if (note && plan.value.changed.length > 0)
-          for (const [s, p] of noteStatements(note(plan.value.changed))) db.run(s, ...p);
+        if (note && plan.value.changed.length > 0) {
+          const [s, p] = noteStatement(note(plan.value.changed));
+          db.run(s, ...p);
+        }
         return { outcome: 'changed' as const, labels: plan.value.labels, changed: plan.value.changed };
       });
     },

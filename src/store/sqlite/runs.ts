@@ -6,7 +6,7 @@ import { chunksOf, insertArgs, runsSql, touchArgs } from '../runs.ts';
 import type { RunsStore } from '../store.ts';
 import type { PutRunResult, Run } from '../../domain/runs.ts';
 import type { Note } from '../../events/note.ts';
-import { noteRows, type Subscription, subscriptionsFrom, subscriptionsSql } from '../outbox.ts';
+import { noteRow, type Subscription, subscriptionsFrom, subscriptionsSql } from '../outbox.ts';
 import type { Db } from './db.ts';
 
 /** At most this many uploads share one transaction; the rest go in the next. */
@@ -67,7 +67,8 @@ export function sqlitePutRun(db: Db): Pick<RunsStore, 'putRun'> {
     if (inserted) {
       for (const [n, data] of chunksOf(run.body)) db.run(runsSql.insertChunk, inserted.seq as number, n, data);
       db.run(runsSql.touchDevice, ...touchArgs(run));
-      if (note) for (const [s, p] of noteRows(note, subscriptions)) db.run(s, ...p);
+      const message = note && noteRow(note, subscriptions);
+      if (message) db.run(message[0], ...message[1]);
       return 'stored';
     }
     if (!db.get(deviceActive, run.device)) return 'device-unknown';
