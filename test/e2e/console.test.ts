@@ -9,13 +9,26 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { type PaddockProcess, paddock } from '../support/process.ts';
 import { freePort } from '../support/tls_fixture.ts';
 import { audit, chromiumAvailable, launch, type Watched, watchedContext } from './browser.ts';
 import { ADMIN_GROUP, CLIENT, startProvider } from './provider.ts';
 import { decodeQrSvg } from './qr.ts';
 import { codeAt } from '../support/totp.ts';
+
+/**
+ * Presses Enter on the focused button and waits for the document its form leads to. A form that
+ * posts back to the page it is on ends on the same URL, so waiting for the URL alone could read
+ * the page from before the post (and its old notice).
+ */
+async function submitByKeyboard(page: Page): Promise<void> {
+  await Promise.all([
+    page.waitForEvent('framenavigated', (frame) => frame === page.mainFrame()),
+    page.keyboard.press('Enter'),
+  ]);
+  await page.waitForLoadState('load');
+}
 
 const PASSWORD = 'e2e break-glass password';
 const available = chromiumAvailable();
@@ -249,7 +262,7 @@ if (!available) {
       assert.ok(
         await alice.page.locator('button:has-text("Save labels")').evaluate((b) => b === b.ownerDocument.activeElement),
       );
-      await alice.page.keyboard.press('Enter');
+      await submitByKeyboard(alice.page);
       await alice.page.waitForURL(`${origin}/devices/${phone.device}`);
       assert.match((await alice.page.textContent('[role=status]')) ?? '', /The labels of device .+ were saved\./);
       assert.equal(await alice.page.inputValue('#labels'), 'line=3\nsite=berlin');
@@ -373,7 +386,7 @@ if (!available) {
       assert.match(sessions, /HeadlessChrome|Chrome/);
       await audit(admin, origin, 'sessions');
       await admin.page.focus('button:has-text("End all")');
-      await admin.page.keyboard.press('Enter');
+      await submitByKeyboard(admin.page);
       await admin.page.waitForURL(`${origin}/sessions`);
       assert.match((await admin.page.textContent('[role=status]')) ?? '', /other sessions? ended/);
       assert.match((await admin.page.textContent('main')) ?? '', /You have no other sessions/);
@@ -386,14 +399,14 @@ if (!available) {
       await admin.page.waitForURL(`${origin}/accounts/oidc%3Abob`);
       await audit(admin, origin, 'account');
       await admin.page.focus('button:has-text("Disable Bob Builder")');
-      await admin.page.keyboard.press('Enter');
+      await submitByKeyboard(admin.page);
       await admin.page.waitForURL(`${origin}/accounts/oidc%3Abob`);
       assert.match((await admin.page.textContent('[role=status]')) ?? '', /The account was disabled: 1 session ended/);
       await audit(admin, origin, 'account-disabled');
       await bob.page.goto(`${origin}/devices`);
       assert.equal(bob.page.url(), `${origin}/login`, "bob's session ended");
       await admin.page.focus('button:has-text("Enable Bob Builder")');
-      await admin.page.keyboard.press('Enter');
+      await submitByKeyboard(admin.page);
       await admin.page.waitForURL(`${origin}/accounts/oidc%3Abob`);
       assert.match((await admin.page.textContent('[role=status]')) ?? '', /The account was enabled/);
       const again = await watchedContext(browser);
