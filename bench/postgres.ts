@@ -18,6 +18,7 @@ import { COMMON_LABEL, type DatasetSize, RARE_LABEL, RUN_EVERY_MS } from './data
 import type { PostgresSection, Row } from './report.ts';
 import { startPaddock } from './server.ts';
 import { uploadLoad } from './uploads.ts';
+import type { LoadResult } from './load.ts';
 
 const run = promisify(execFile);
 
@@ -32,6 +33,7 @@ export async function postgresBench(ctx: {
   cookie: (subject: string, admin: boolean) => string;
   log: (line: string) => void;
   selected: (name: string) => boolean;
+  cpuProf?: boolean;
 }): Promise<PostgresSection | undefined> {
   let database: BenchDatabase;
   try {
@@ -55,15 +57,28 @@ export async function postgresBench(ctx: {
 
     const pgbench = await pgbenchInserts(url, ctx.dir, ctx.duration);
     ctx.log(`pgbench: ${pgbench.toFixed(0)} inserts/s`);
+    // Where the gap to pgbench lies, measured in the same run: the same uploads through a raw
+    // server into the minimal table (HTTP, the load generator and Node on the same cores), then
+    // into Paddock's own table (its indexes and triggers).
+    const floor = await uploadFloor(url, 'minimal', credentials, ctx.duration);
+    await dropMinimal(url);
+    const schema = await uploadFloor(url, 'runs', credentials, ctx.duration);
+    ctx.log(
+      `upload floor: ${floor.requestsPerSecond.toFixed(0)}/s into the minimal table, ${schema.requestsPerSecond.toFixed(0)}/s into runs`,
+    );
+    const uploadRows: Row[] = [];
     for (const pool of ctx.pools) {
       const name = `PostgreSQL: PUT /v1/runs/{id} 1 KiB, pool ${pool}`;
       if (!ctx.selected(name)) continue;
-      const server = await startPaddock({
-        PADDOCK_DATABASE_URL: url.href,
-        PADDOCK_DATABASE_POOL: String(pool),
-        PADDOCK_SESSION_KEYS: ctx.sessionKey.toString('base64'),
-        PADDOCK_ADMIN_PASSWORD: 'bench password 1234',
-      });
+      const server = await startPaddock(
+        {
+          PADDOCK_DATABASE_URL: url.href,
+          PADDOCK_DATABASE_POOL: String(pool),
+          PADDOCK_SESSION_KEYS: ctx.sessionKey.toString('base64'),
+          PADDOCK_ADMIN_PASSWORD: 'bench password 1234',
+        },
+        { cpuProf: ctx.cpuProf },
+      );
       const upload = await uploadLoad(name, server.base, credentials, {
         duration: ctx.duration,
         pid: server.pid,
@@ -78,9 +93,15 @@ export async function postgresBench(ctx: {
         goal: '≥ 0.5 of pgbench (minimal table), none refused',
         met: ratio >= 0.5 && upload.non2xx === 0 && upload.errors === 0,
       });
+      uploadRows.push(rows.at(-1) as Row);
       ctx.log(
         `${name}: ${upload.requestsPerSecond.toFixed(0)}/s (${ratio.toFixed(2)} of pgbench), server CPU ${upload.cpuMicrosPerRequest.toFixed(0)} µs an upload, ${upload.non2xx} non-2xx`,
       );
+    }
+
+    if (uploadRows.length > 0) {
+      notes.push(uploadGap(pgbench, floor, schema, uploadRows));
+      ctx.log(notes.at(-1) ?? '');
     }
 
     const server = await startPaddock({
@@ -136,6 +157,50 @@ export async function postgresBench(ctx: {
     await database.drop();
   }
   return { rows, notes };
+}
+
+/** The uploads' floor: the same load against upload_baseline_server.ts, into the minimal table or into `runs`. */
+async function uploadFloor(
+  url: URL,
+  table: 'minimal' | 'runs',
+  credentials: string[],
+  duration: number,
+): Promise<LoadResult> {
+  const script = new URL('./upload_baseline_server.ts', import.meta.url).pathname;
+  const floor = await startBaselineServer(script, [url.href, table]);
+  try {
+    const result = await uploadLoad(`upload floor (${table})`, floor.url, credentials, {
+      duration,
+      pid: floor.pid,
+      prefix: `floor-${table}`,
+    });
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`upload floor: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    return result;
+  } finally {
+    await floor.stop();
+  }
+}
+
+/**
+ * The uploads' gap to pgbench, named by its parts as measured in the same run: a raw HTTP server
+ * storing the same uploads into the minimal table (HTTP and Node, and the load generator, on the
+ * same two cores as the database), the same server into Paddock's `runs` (the schema), and Paddock
+ * against that second server (what Paddock does besides).
+ */
+function uploadGap(pgbench: number, minimal: LoadResult, runs: LoadResult, uploads: Row[]): string {
+  const best = Math.max(...uploads.map((u) => u.requestsPerSecond));
+  const m = minimal.requestsPerSecond;
+  const r = runs.requestsPerSecond;
+  return (
+    `Uploads' gap to pgbench (${pgbench.toFixed(0)} inserts/s), by its parts in this run: a raw \`node:http\` ` +
+    `server storing the same uploads with the same group commit (bench/upload_baseline_server.ts) into the ` +
+    `minimal table reaches ${m.toFixed(0)}/s, **${(m / pgbench).toFixed(2)} of pgbench** (HTTP, Node and the load ` +
+    `generator on the database's two cores; its CPU ${minimal.cpuMicrosPerRequest.toFixed(0)} µs an upload); into ` +
+    `Paddock's \`runs\` (its indexes and counting triggers) ${r.toFixed(0)}/s, **${(r / m).toFixed(2)} of that**; ` +
+    `Paddock's best pool reaches **${(best / r).toFixed(2)} of the raw server into \`runs\`** (its own work: the ` +
+    `privacy ceiling, the webhook outbox row, last seen, the web-standard request).`
+  );
 }
 
 export interface BenchDatabase {
@@ -262,21 +327,32 @@ async function countsTimings(url: string, runs: number): Promise<string[]> {
 /**
  * The database's own insert rate, the uploads' baseline: pgbench inserting a 1 KiB row into a
  * minimal table (a device, an id, the bytes, and the primary key only), 50 clients on 2 threads,
- * single-row inserts, each its own transaction. The table is dropped afterwards.
+ * single-row inserts, each its own transaction. The table is left for the upload floor
+ * (upload_baseline_server.ts); `dropMinimal` removes it.
  */
 async function pgbenchInserts(url: URL, dir: string, duration: number): Promise<number> {
   await withClient(url.href, (c) =>
     c.query(`CREATE TABLE bench_minimal (device text, id text, body bytea, PRIMARY KEY (device, id));
       CREATE SEQUENCE bench_minimal_seq`),
   );
-  const script = join(dir, 'insert.sql');
-  await writeFile(
-    script,
+  return pgbench(
+    url,
+    dir,
+    duration,
     `\\set d random(0, ${UPLOADERS - 1})
 INSERT INTO bench_minimal (device, id, body)
   VALUES ('d_upload' || :d, 'pgbench-' || nextval('bench_minimal_seq'), decode(repeat('75', 1024), 'hex'));
 `,
   );
+}
+
+const dropMinimal = (url: URL) =>
+  withClient(url.href, (c) => c.query('DROP TABLE bench_minimal; DROP SEQUENCE bench_minimal_seq'));
+
+/** pgbench running one script, 50 clients on 2 threads, for `duration` seconds: its transactions a second. */
+async function pgbench(url: URL, dir: string, duration: number, text: string): Promise<number> {
+  const script = join(dir, 'pgbench.sql');
+  await writeFile(script, text);
   const { stdout } = await run('pgbench', [
     '-n',
     '-c',
@@ -297,6 +373,5 @@ INSERT INTO bench_minimal (device, id, body)
   ]);
   const tps = /tps = ([\d.]+)/.exec(stdout)?.[1];
   if (!tps) throw new Error(`pgbench: no rate in ${stdout}`);
-  await withClient(url.href, (c) => c.query('DROP TABLE bench_minimal; DROP SEQUENCE bench_minimal_seq'));
   return Number(tps);
 }

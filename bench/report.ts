@@ -158,11 +158,27 @@ const ANALYSIS = `## Where a target is missed, and why
   read, never a table scan (35 ms a search before the SQLite form was fixed, 0.4 ms after).
 - **PostgreSQL uploads against pgbench on a minimal table** (issue 24): group commit (one
   statement for the uploads that arrive together) took uploads from 640–655 to 1,580–4,500 a
-  second in quick runs on this shared machine, 0.14–0.27 of pgbench's 9,800–17,000 inserts a
-  second in the same runs, against 0.10–0.12 before. The rest of the gap is the work pgbench does
-  not do: an HTTP request parsed and answered by Node (139–182 µs of the server's CPU an
-  upload, measured), the load generator's own CPU on the same two cores, and ten indexes and
-  the counting triggers on \`runs\` against one primary key.
+  second in quick runs on this shared machine, against 0.10–0.12 of pgbench before. The gap left
+  is printed by its parts under the PostgreSQL table, each measured in the same run (the note
+  that begins "Uploads' gap to pgbench"): a raw \`node:http\` server storing the same uploads
+  with the same group commit (bench/upload_baseline_server.ts) into the minimal table, then into
+  Paddock's \`runs\`, and Paddock against that second server. In issue 24's fourth stop, quick
+  runs: the raw server into the minimal table 0.95–1.19 of pgbench (group commit makes up for
+  HTTP), into \`runs\` 0.64–0.75 of that (the schema: fifteen indexes, four of them covering the
+  lists, and the counting triggers), Paddock 0.37–0.67 of the raw server into \`runs\`. Paddock's
+  own share, from profiles (quick runs): the garbage collector (87 µs an upload
+  against the raw server's 15, at the 2 MiB young generation: an upload in flight holds its
+  web-standard request, context, middleware closures and answer across the group's commit, and
+  they are promoted), the node-server adapter and Hono (about 35 KB allocated an upload, 14 of
+  them there), the driver's text encoding of the group's arrays. Made cheaper this stop: the
+  group's bodies travel as one binary parameter cut by their lengths (an array of \`bytea\`
+  travelled as hex text, twice the bytes and a string a body), the run.stored notes are written
+  by the same statement (no BEGIN, second statement and COMMIT a group), the hashes are one-shot
+  (\`crypto.hash\`) and a message id's random bits come from a pooled buffer: 2,084–2,168 to
+  2,869–3,127 uploads a second and 430–456 to 306–337 µs an upload in quick runs on a slow
+  stretch of the machine. The young generation is the largest lever left: interleaved quick runs
+  gave 160–164 µs an upload and 0.33–0.34 of pgbench at 2 MiB against 111–113 µs and 0.39–0.40 at
+  16 MiB, but the quick run's memory peak 184 MiB against 202; it stays at 2 MiB (item 5).
 - **Peak resident memory** was 198 and 194 MiB in issue 24's third stop's two full runs (162
   and 206 in the two before, the last with an 8 MiB young generation). It jumps once, with the
   first heavy list load: the admin's later device pages in one run (144 → 186 MiB), the very
@@ -174,8 +190,7 @@ const ANALYSIS = `## Where a target is missed, and why
   pages (55 MiB) and malloc's arenas and SQLite's caches. Not brought under 150 MiB: the caps
   that did (a 64 MiB old generation, \`--optimize-for-size\`) cost 15–30 % of every page.
 - **PostgreSQL uploads against pgbench on a minimal table** also depend on the machine's run:
-  0.21–0.26 of pgbench in this stop's two full runs (0.30–0.31 the run before), the server's
-  CPU 140–246 µs an upload; none refused.
+  pgbench itself gave 8,116 to 16,721 inserts a second on the same day; the ratio moves less.
 - **p99 under 15 ms at 50 connections** follows from throughput: with 50 requests always in
   flight, the median latency is about 50 / (requests per second) and the p99 about twice that,
   so p99 under 15 ms needs about 6,700 pages a second; an owner's device list (10 rows) comes

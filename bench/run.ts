@@ -262,6 +262,7 @@ const postgres = values['no-postgres']
       cookie,
       log,
       selected,
+      cpuProf: values['cpu-prof'],
     });
 
 // A partial run (--only) is printed but does not replace the committed results.

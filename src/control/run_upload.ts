@@ -4,9 +4,9 @@
  * upload ends is an outcome (UploadOutcome), answered in one place (ANSWERS).
  */
 import { fail, type FailureName } from '../http/failures.ts';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { Context, Handler } from 'hono';
-import { secretHash } from '../crypto/random.ts';
+import { secretHash, sha256Hex } from '../crypto/random.ts';
 import { BodyTooLarge, declaredLength, OverBudget, readBody, readStream, TooSlow } from '../http/body.ts';
 import { plainText } from '../http/responses.ts';
 import { RUN_ID } from '../domain/ids.ts';
@@ -204,7 +204,7 @@ export function runUpload(deps: ControlDeps): Handler {
         uploadedAt,
         body,
         receipt,
-        sha256: createHash('sha256').update(body).digest('hex'),
+        sha256: sha256Hex(body),
       },
       note(EVENTS.runStored, fields, uploadedAt),
     );

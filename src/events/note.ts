@@ -4,7 +4,7 @@
  * attempt. The store writes it in the transaction of the change it reports (store/outbox.ts), so
  * no crash between the change and its delivery loses it.
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../crypto/random.ts';
 import type { AnyEvent, FieldsOf } from './catalogue.ts';
 
 export interface Note {
@@ -25,7 +25,7 @@ export interface Note {
  * the uploads slowed as the outbox grew (docs/decisions.md).
  */
 export function messageId(at: number): string {
-  return `msg_${Math.max(0, Math.floor(at)).toString(16).padStart(12, '0').slice(-12)}${randomBytes(10).toString('hex')}`;
+  return `msg_${Math.max(0, Math.floor(at)).toString(16).padStart(12, '0').slice(-12)}${randomHex(10)}`;
 }
 
 /** The note of an event for the outbox; the same fields the log and the audit trail hear. */

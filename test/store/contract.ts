@@ -11,6 +11,8 @@ import type { RunFilter } from '../../src/domain/runs.ts';
 import type { Viewer } from '../../src/domain/accounts.ts';
 import { CHUNK_SIZE } from '../../src/store/runs.ts';
 import { readAll } from '../support/read_all.ts';
+import { note } from '../../src/events/note.ts';
+import { EVENTS } from '../../src/events/catalogue.ts';
 
 const admin: Viewer = { subject: 'local:admin', admin: true };
 const ann: Viewer = { subject: 'oidc:ann', admin: false };
@@ -461,6 +463,55 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const stored = Buffer.from((await readAll(b)) ?? []).toString();
       assert.ok(stored === 'two' || stored === 'not two', 'one of the two bodies, whole');
       assert.equal(await store.runVisibleTo(admin, 'dx', 'c'), undefined);
+    });
+
+    test('uploads stored together keep each body byte for byte, and a note for each run stored, none for the rest', async () => {
+      await device('oidc:ann', 'dg');
+      await device('oidc:ann', 'dr');
+      await store.revokeDevice(admin, 'dr', 3);
+      await store.createWebhook({
+        id: 'wh_group',
+        url: 'https://hooks.example/in',
+        events: ['run.stored'],
+        description: '',
+        sealedSecret: 'sealed',
+        createdAt: 1,
+        createdBy: 'local:admin',
+      });
+      // Every byte value, lengths from none to a few KiB, so a body cut at the wrong offset shows.
+      const bodies = [0, 1, 255, 256, 1000, 4097, 3, 0, 2048].map((length, k) =>
+        Uint8Array.from({ length }, (_, i) => (i * 7 + k) % 256),
+      );
+      const noteOf = (id: string) =>
+        note(EVENTS.runStored, { account: 'oidc:ann', device: 'dg', run: id, privacy: 'full', size: 0 }, 5);
+      const put = (deviceId: string, id: string, body: Uint8Array) =>
+        store.putRun(
+          {
+            device: deviceId,
+            id,
+            contentType: 'application/octet-stream',
+            privacy: 'full',
+            size: body.length,
+            uploadedAt: 5,
+            body,
+            sha256: sha(body),
+          },
+          noteOf(id),
+        );
+      await put('dg', 'early', bodies[2] ?? new Uint8Array());
+      const answers = await Promise.all([
+        ...bodies.map((b, i) => put('dg', `g${i}`, b)),
+        put('dg', 'early', bodies[2] ?? new Uint8Array()),
+        put('dr', 'gone', bodies[1] ?? new Uint8Array()),
+      ]);
+      assert.deepEqual(answers, [...bodies.map(() => 'stored'), 'already-stored', 'device-unknown']);
+      for (const [i, b] of bodies.entries()) {
+        const r = await store.runVisibleTo(ann, 'dg', `g${i}`);
+        assert.equal(r?.size, b.length);
+        assert.deepEqual(Buffer.from((await readAll(r)) ?? []), Buffer.from(b), `g${i}'s bytes`);
+      }
+      // One message each for the ten runs stored (the first 'early' included), one endpoint each.
+      assert.equal((await store.outboxDepth()).pending, bodies.length + 1);
     });
 
     test('runs are listed newest first, scoped, in keyset pages; deletes are scoped', async () => {

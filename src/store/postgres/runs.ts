@@ -13,7 +13,6 @@ import type { RunsStore } from '../store.ts';
 import type { PutRunResult, Run } from '../../domain/runs.ts';
 import { notePattern, noteStatement, subscribedWhere } from '../outbox.ts';
 import type { Note } from '../../events/note.ts';
-import type { Param } from '../sql.ts';
 import type { Row } from '../sql.ts';
 import { StoreError } from '../errors.ts';
 import { isConnectionError } from './pool.ts';
@@ -30,38 +29,44 @@ const putRun = `WITH device AS (
     EXISTS (SELECT 1 FROM device) AS active, (SELECT sha256 FROM runs WHERE device_id = ? AND id = ?) AS existing`;
 
 /**
- * The same for many runs at once, one array per column ($1…$9). The devices are locked in the
+ * The same for many runs at once, and their run.stored notes, in one statement (so one implicit
+ * transaction, without BEGIN and COMMIT round trips). One array per column ($1…$7, $9), the bodies
+ * as one binary parameter ($10) cut by their lengths ($8): an array of bytea would travel as hex
+ * text, twice the bytes, each body turned into a string first. The devices are locked in the
  * order of their ids, so two groups (or a group and a bulk revoke, which updates in that order too)
- * never wait for each other in a cycle. A (device, id) appears at most once in a group.
+ * never wait for each other in a cycle. A (device, id) appears at most once in a group. A note
+ * ($11…$16: id, event, data, at, pattern, star; NULL for an upload without one) is written, as
+ * outbox.ts writes one, for a run the statement stored, naming the endpoints subscribed at commit.
  */
 const putRuns = `WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[],
-      $8::bytea[], $9::text[]) WITH ORDINALITY AS i(device_id, id, content_type, privacy, size, sha256, uploaded_at, body, receipt, n)
+      $8::int[], $9::text[], $11::text[], $12::text[], $13::text[], $14::bigint[], $15::text[], $16::int[])
+      WITH ORDINALITY AS i(device_id, id, content_type, privacy, size, sha256, uploaded_at, length, receipt,
+        note_id, note_event, note_data, note_at, note_pattern, note_star, n)
+  ), cut AS (
+    SELECT i.*, 1 + sum(length) OVER (ORDER BY n) - length AS start FROM input i
   ), device AS (
     SELECT id, owner, last_upload_at FROM devices
     WHERE id IN (SELECT device_id FROM input) AND revoked_at IS NULL ORDER BY id FOR SHARE
   ), inserted AS (
     INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, chunked, body, receipt)
-    SELECT i.device_id, i.id, d.owner, i.content_type, i.privacy, i.size, i.sha256, i.uploaded_at, false, i.body, i.receipt
-    FROM input i JOIN device d ON d.id = i.device_id ORDER BY i.n
+    SELECT i.device_id, i.id, d.owner, i.content_type, i.privacy, i.size, i.sha256, i.uploaded_at, false,
+      substring($10::bytea FROM i.start::int FOR i.length), i.receipt
+    FROM cut i JOIN device d ON d.id = i.device_id ORDER BY i.n
     ON CONFLICT (device_id, id) DO NOTHING RETURNING device_id, id, seq
+  ), noted AS (
+    INSERT INTO webhook_outbox (id, event, data, created_at, endpoints)
+    SELECT i.note_id, i.note_event, i.note_data, i.note_at, s.ids
+    FROM input i JOIN inserted x ON x.device_id = i.device_id AND x.id = i.id
+      CROSS JOIN LATERAL (SELECT string_agg(id, ' ') AS ids FROM webhook_endpoints
+        WHERE ${subscribedWhere('i.note_pattern', 'i.note_star')}) s
+    WHERE i.note_id IS NOT NULL AND s.ids IS NOT NULL ORDER BY i.n
   )
   SELECT i.n, s.seq, d.last_upload_at, d.id IS NOT NULL AS active,
     (SELECT sha256 FROM runs r WHERE r.device_id = i.device_id AND r.id = i.id) AS existing
   FROM input i LEFT JOIN device d ON d.id = i.device_id
     LEFT JOIN inserted s ON s.device_id = i.device_id AND s.id = i.id
   ORDER BY i.n`;
-
-/**
- * The run.stored notes of a group's stored runs, as outbox.ts writes one note, in one statement
- * for the whole group ($1…$6: id, event, data, at, pattern, star), in the group's transaction.
- */
-const groupMessages = `INSERT INTO webhook_outbox (id, event, data, created_at, endpoints)
-    SELECT m.id, m.event, m.data, m.at, s.ids
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::int[]) AS m(id, event, data, at, pat, star)
-      CROSS JOIN LATERAL (SELECT string_agg(id, ' ') AS ids FROM webhook_endpoints
-        WHERE ${subscribedWhere('m.pat', 'm.star')}) s
-    WHERE s.ids IS NOT NULL`;
 
 /** At most this many uploads share one statement, and this many statements are in flight at once. */
 const MAX_GROUP = 128;
@@ -130,34 +135,28 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
     return undefined;
   }
 
-  /** The group's runs in one statement, and the notes of those stored, in one transaction. */
+  /** The group's runs and the notes of those stored, in one statement. */
   async function storeGroup(group: Queued[]): Promise<Row[]> {
-    const runs = group.map((g) => g.run);
-    const columns: unknown[][] = [[], [], [], [], [], [], [], [], []];
-    for (const run of runs) {
+    const columns: unknown[][] = Array.from({ length: 16 }, () => []);
+    const bodies: Uint8Array[] = [];
+    for (const { run, note } of group) {
       const args = insertArgs(run);
-      // device, id, content type, privacy, size, sha256, uploaded at; chunked is always false here; body, receipt.
+      // device, id, content type, privacy, size, sha256, uploaded at; chunked is always false here.
       for (let c = 0; c < 7; c++) columns[c]?.push(args[c]);
-      columns[7]?.push(args[8]);
+      columns[7]?.push(run.body.byteLength);
       columns[8]?.push(args[9]);
+      bodies.push(run.body);
+      columns[10]?.push(note?.id ?? null);
+      columns[11]?.push(note?.event ?? null);
+      columns[12]?.push(note?.data ?? null);
+      columns[13]?.push(note?.at ?? null);
+      columns[14]?.push(note ? notePattern(note.event) : null);
+      columns[15]?.push(note ? (note.inStar ? 1 : 0) : null);
     }
-    return db.transaction(async (q) => {
-      const rows = await q(putRuns, ...(columns as unknown as Param[]));
-      if (rows.length !== runs.length) throw new Error(`group commit: ${rows.length} answers for ${runs.length} runs`);
-      const notes = group.flatMap((g, i) => (g.note && rows[i]?.seq != null ? [g.note] : []));
-      if (notes.length > 0) {
-        const args = [
-          notes.map((n) => n.id),
-          notes.map((n) => n.event),
-          notes.map((n) => n.data),
-          notes.map((n) => n.at),
-          notes.map((n) => notePattern(n.event)),
-          notes.map((n) => (n.inStar ? 1 : 0)),
-        ] as unknown as Param[];
-        await q(groupMessages, ...args);
-      }
-      return rows;
-    });
+    columns[9] = Buffer.concat(bodies) as unknown as unknown[];
+    const rows = await db.rowsOf(putRuns, columns);
+    if (rows.length !== group.length) throw new Error(`group commit: ${rows.length} answers for ${group.length} runs`);
+    return rows;
   }
 
   /**
