@@ -4,7 +4,9 @@
  * with the same codec and reads the session's state from the store (seeSession, as the guard
  * does), reads the list's parameters, runs the same keyset query (or reads the run in the viewer's
  * scope) through the same store, renders the same page with the same view (with the same CSRF
- * token), and sends it with the same security headers. No router,
+ * token), and sends it with the same security headers. The dashboard (`GET /`) runs the same
+ * self-test (the same checks, on the same configuration read from the same settings, with the
+ * control certificate the server stored) and reads the counts through the same count cache. No router,
  * no middleware, no web-standard Request or Response, no metrics, no logger.
  * Usage: page_baseline_server.ts <store> <sessionKeyBase64>, where <store> is a data directory
  * (SQLite) or a postgres:// URL; prints its port once it listens.
@@ -28,10 +30,38 @@ import { devicesPage } from '../src/views/devices.ts';
 import { runsPage } from '../src/views/runs.ts';
 import { runPage } from '../src/views/run.ts';
 import { DEVICE_ID, RUN_ID } from '../src/domain/ids.ts';
+import { systemClock } from '../src/clock.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { retentionStatus } from '../src/console/retention_status.ts';
+import { retentionOf } from '../src/domain/retention.ts';
+import { createSelfTest } from '../src/selftest/selftest.ts';
+import { resolveSessionKeys } from '../src/session/keys.ts';
+import { withCountCache } from '../src/store/count_cache.ts';
+import { loadControlIdentity } from '../src/tls/control_identity.ts';
+import { dashboardPage } from '../src/views/dashboard.ts';
+import { CHART_DAYS } from '../src/console/dashboard.ts';
 
 const [where = '', key = ''] = process.argv.slice(2);
-const store: Store = where.startsWith('postgres') ? await openPostgresStore(where) : openSqliteStore(where);
+const store: Store = withCountCache(
+  where.startsWith('postgres') ? await openPostgresStore(where) : openSqliteStore(where),
+  systemClock,
+);
 const codec = sessionCodec([Buffer.from(key, 'base64')], 43_200);
+// The dashboard's configuration and self-test, as `paddock serve` builds them from the bench's settings.
+const config = loadConfig({
+  ...(where.startsWith('postgres') ? { PADDOCK_DATABASE_URL: where } : { PADDOCK_DATA_DIR: where }),
+  PADDOCK_SESSION_KEYS: key,
+  PADDOCK_LISTEN: '127.0.0.1:0',
+});
+const control = await loadControlIdentity(store, config.controlHost, Date.now(), config.controlTls);
+const selfTest = createSelfTest({
+  store,
+  clock: systemClock,
+  dataDir: config.databaseUrl === undefined ? config.dataDir : undefined,
+  sessionKeys: await resolveSessionKeys(config.sessionKeys, store),
+  certificates: [{ name: 'control certificate', certPem: control.certPem, pin: control.pin }],
+});
+const retention = retentionOf(config);
 const STALE_AFTER_MS = 30 * 86_400_000;
 const HEADERS = {
   ...SECURITY_HEADERS,
@@ -79,7 +109,16 @@ const server = createServer((req, res) => {
       return void res.end();
     }
     let page: Html;
-    if (url.pathname === '/runs') {
+    if (url.pathname === '/') {
+      const [checks, counts, perDay, kept] = await Promise.all([
+        selfTest.run(),
+        store.countsVisibleTo(viewer).catch(() => undefined),
+        store.uploadsPerDay(viewer, CHART_DAYS, now).catch(() => undefined),
+        retentionStatus(store, retention, viewer, now),
+      ]);
+      const shown = viewer.admin ? checks : checks.map((check) => ({ ...check, detail: '' }));
+      page = dashboardPage(chrome, { version: config.version, checks: shown, counts, perDay, retention: kept });
+    } else if (url.pathname === '/runs') {
       const q = parseConsole(RUNS, url.searchParams);
       if (!q.ok) return send(res, 400);
       const runs = await store.runsVisibleTo(

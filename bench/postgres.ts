@@ -109,7 +109,7 @@ export async function postgresBench(ctx: {
       PADDOCK_SESSION_KEYS: ctx.sessionKey.toString('base64'),
       PADDOCK_ADMIN_PASSWORD: 'bench password 1234',
     });
-    const { compare, compareTo, laterPage, versus } = comparer({ ...ctx, base: server.base, pid: server.pid, rows });
+    const { compareTo, laterPage, versus } = comparer({ ...ctx, base: server.base, pid: server.pid, rows });
     // The list pages' baseline on the same database (bench/page_baseline_server.ts).
     const pageBaseline = () =>
       startBaselineServer(new URL('./page_baseline_server.ts', import.meta.url).pathname, [
@@ -151,7 +151,7 @@ export async function postgresBench(ctx: {
         admin,
         { minRatio: 0.8, maxP99: 15 },
       );
-    await compare('PostgreSQL: GET / (dashboard, counts), admin', '/', admin, { minRatio: 0.8 });
+    await compareTo('PostgreSQL: GET / (dashboard, counts), admin', '/', admin, { minRatio: 0.8 }, pageBaseline);
     await server.stop();
   } finally {
     await database.drop();

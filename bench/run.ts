@@ -118,6 +118,8 @@ const page = (name: string, path: string, c: string) =>
   compareTo(name, path, c, { minRatio: 0.9, maxP99: 15 }, pageBaseline);
 
 await compare('GET /healthz', '/healthz', undefined, { minRatio: 0.75 }, Buffer.from('hello world\n'), 'text/plain');
+// The dashboard: the same self-test, counts (through the count cache), chart and retention section.
+await compareTo('GET / (dashboard, counts), admin', '/', adminCookie, { minRatio: 0.8 }, pageBaseline);
 for (const [who, c] of [
   ['admin', adminCookie],
   ['owner', ownerCookie],

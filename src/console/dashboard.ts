@@ -8,7 +8,7 @@ import { chrome, viewer } from './page_helpers.ts';
 import { retentionStatus } from './retention_status.ts';
 
 /** Days shown in the uploads chart: two weeks, today last. */
-const CHART_DAYS = 14;
+export const CHART_DAYS = 14;
 
 export function dashboard(ctx: Ctx): Handler<UiEnv> {
   return async function dashboardHandler(c) {

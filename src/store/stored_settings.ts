@@ -7,8 +7,11 @@ export const settingsSql = {
   get: 'SELECT value FROM settings WHERE name = ?',
   insertIfAbsent: 'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING',
   upsert: 'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
-  probeWrite: 'INSERT INTO probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at',
-  probeRead: 'SELECT at FROM probe WHERE id = 1',
+  /**
+   * Written and read back by one statement: another instance probing the same row at the same
+   * moment cannot come between the write and the read (two statements read its value, a failure).
+   */
+  probe: 'INSERT INTO probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at RETURNING at',
 } as const;
 
 export function settingsStore(db: Sql): SettingsStore {
@@ -23,8 +26,7 @@ export function settingsStore(db: Sql): SettingsStore {
       await db.run(settingsSql.upsert, name, value);
     },
     async probe(now) {
-      await db.run(settingsSql.probeWrite, now);
-      if ((await db.get(settingsSql.probeRead))?.at !== now)
+      if (Number((await db.get(settingsSql.probe, now))?.at) !== now)
         throw new StoreError('probe', 'read back a different value');
     },
   };

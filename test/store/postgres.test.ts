@@ -321,6 +321,21 @@ if (!available) {
     await store.close();
   });
 
+  test("postgres: two instances' self-test probes at the same moments never read each other's value", async () => {
+    const schema = freshSchema();
+    const one = await openPostgresStore(PG_URL, { schema });
+    const two = await openPostgresStore(PG_URL, { schema });
+    try {
+      // Written then read by two statements, a probe failed whenever the other instance wrote between.
+      const probes = Array.from({ length: 200 }, (_, i) => [one.probe(2 * i), two.probe(2 * i + 1)]).flat();
+      const failed = (await Promise.allSettled(probes)).filter((p) => p.status === 'rejected');
+      assert.equal(failed.length, 0, `${failed.length} of 400 probes failed`);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
   test('postgres: a database that goes away is a StoreError; when it returns, the same store works again', async () => {
     const proxy = await tcpProxy(serverAddress());
     const store = await openPostgresStore(databaseUrl(TEST_DATABASE, proxy.port), { schema: freshSchema() });
