@@ -57,19 +57,17 @@ export async function postgresBench(ctx: {
 
     const pgbench = await pgbenchInserts(url, ctx.dir, ctx.duration);
     ctx.log(`pgbench: ${pgbench.toFixed(0)} inserts/s`);
+    const uploadRows: Row[] = [];
+    const uploads = ctx.pools
+      .map((pool) => ({ pool, name: `PostgreSQL: PUT /v1/runs/{id} 1 KiB, pool ${pool}` }))
+      .filter(({ name }) => ctx.selected(name));
     // Where the gap to pgbench lies, measured in the same run: the same uploads through a raw
     // server into the minimal table (HTTP, the load generator and Node on the same cores), then
     // into Paddock's own table (its indexes and triggers).
-    const floor = await uploadFloor(url, 'minimal', credentials, ctx.duration);
+    const floor = uploads.length > 0 ? await uploadFloor(url, 'minimal', credentials, ctx.duration) : undefined;
     await dropMinimal(url);
-    const schema = await uploadFloor(url, 'runs', credentials, ctx.duration);
-    ctx.log(
-      `upload floor: ${floor.requestsPerSecond.toFixed(0)}/s into the minimal table, ${schema.requestsPerSecond.toFixed(0)}/s into runs`,
-    );
-    const uploadRows: Row[] = [];
-    for (const pool of ctx.pools) {
-      const name = `PostgreSQL: PUT /v1/runs/{id} 1 KiB, pool ${pool}`;
-      if (!ctx.selected(name)) continue;
+    const schema = uploads.length > 0 ? await uploadFloor(url, 'runs', credentials, ctx.duration) : undefined;
+    for (const { pool, name } of uploads) {
       const server = await startPaddock(
         {
           PADDOCK_DATABASE_URL: url.href,
@@ -86,20 +84,21 @@ export async function postgresBench(ctx: {
       });
       await server.stop();
       const ratio = upload.requestsPerSecond / pgbench;
-      rows.push({
+      const row = {
         ...upload,
         baselineRps: pgbench,
         ratio,
         goal: '≥ 0.5 of pgbench (minimal table), none refused',
         met: ratio >= 0.5 && upload.non2xx === 0 && upload.errors === 0,
-      });
-      uploadRows.push(rows.at(-1) as Row);
+      };
+      rows.push(row);
+      uploadRows.push(row);
       ctx.log(
         `${name}: ${upload.requestsPerSecond.toFixed(0)}/s (${ratio.toFixed(2)} of pgbench), server CPU ${upload.cpuMicrosPerRequest.toFixed(0)} µs an upload, ${upload.non2xx} non-2xx`,
       );
     }
 
-    if (uploadRows.length > 0) {
+    if (floor && schema) {
       notes.push(uploadGap(pgbench, floor, schema, uploadRows));
       ctx.log(notes.at(-1) ?? '');
     }

@@ -19,9 +19,14 @@ export function subscribedWhere(pattern: string, star: string): string {
   return `enabled = 1 AND (' ' || events || ' ' LIKE ${pattern} ESCAPE '\\' OR (${star} = 1 AND ' ' || events || ' ' LIKE '% * %'))`;
 }
 
+/** The ids of the endpoints `where` selects, space-separated (NULL for none): an outbox row's `endpoints`. */
+export function owedEndpoints(where: string): string {
+  return `SELECT string_agg(id, ' ') AS ids FROM webhook_endpoints WHERE ${where}`;
+}
+
 const message = (endpoints: string) => `INSERT INTO webhook_outbox (id, event, data, created_at, endpoints)
     SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), s.ids
-    FROM (SELECT string_agg(id, ' ') AS ids FROM webhook_endpoints WHERE ${endpoints}) s WHERE s.ids IS NOT NULL`;
+    FROM (${owedEndpoints(endpoints)}) s WHERE s.ids IS NOT NULL`;
 
 export const outboxSql = {
   message: message(subscribedWhere('?', '?')),

@@ -11,7 +11,7 @@
 import { CHUNK_SIZE, chunksOf, DEVICE_TOUCH_MS, insertArgs, runsSql, touchArgs } from '../runs.ts';
 import type { RunsStore } from '../store.ts';
 import type { PutRunResult, Run } from '../../domain/runs.ts';
-import { notePattern, noteStatement, subscribedWhere } from '../outbox.ts';
+import { noteStatement, owedEndpoints, subscribedWhere } from '../outbox.ts';
 import type { Note } from '../../events/note.ts';
 import type { Row } from '../sql.ts';
 import { StoreError } from '../errors.ts';
@@ -35,8 +35,9 @@ const putRun = `WITH device AS (
  * text, twice the bytes, each body turned into a string first. The devices are locked in the
  * order of their ids, so two groups (or a group and a bulk revoke, which updates in that order too)
  * never wait for each other in a cycle. A (device, id) appears at most once in a group. A note
- * ($11…$16: id, event, data, at, pattern, star; NULL for an upload without one) is written, as
- * outbox.ts writes one, for a run the statement stored, naming the endpoints subscribed at commit.
+ * ($11…$16: noteStatement's parameters, id, event, data, at, pattern, star; NULL for an upload
+ * without one) is written as outbox.ts writes one, for a run the statement stored, naming the
+ * endpoints subscribed at commit.
  */
 const putRuns = `WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[],
@@ -58,8 +59,7 @@ const putRuns = `WITH input AS (
     INSERT INTO webhook_outbox (id, event, data, created_at, endpoints)
     SELECT i.note_id, i.note_event, i.note_data, i.note_at, s.ids
     FROM input i JOIN inserted x ON x.device_id = i.device_id AND x.id = i.id
-      CROSS JOIN LATERAL (SELECT string_agg(id, ' ') AS ids FROM webhook_endpoints
-        WHERE ${subscribedWhere('i.note_pattern', 'i.note_star')}) s
+      CROSS JOIN LATERAL (${owedEndpoints(subscribedWhere('i.note_pattern', 'i.note_star'))}) s
     WHERE i.note_id IS NOT NULL AND s.ids IS NOT NULL ORDER BY i.n
   )
   SELECT i.n, s.seq, d.last_upload_at, d.id IS NOT NULL AS active,
@@ -137,24 +137,20 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
 
   /** The group's runs and the notes of those stored, in one statement. */
   async function storeGroup(group: Queued[]): Promise<Row[]> {
-    const columns: unknown[][] = Array.from({ length: 16 }, () => []);
-    const bodies: Uint8Array[] = [];
+    // device, id, content type, privacy, size, sha256, uploaded at (chunked is always false here),
+    // then the body's length and the receipt; the bodies themselves travel as one parameter.
+    const runs: unknown[][] = Array.from({ length: 9 }, () => []);
+    const notes: unknown[][] = Array.from({ length: 6 }, () => []);
     for (const { run, note } of group) {
       const args = insertArgs(run);
-      // device, id, content type, privacy, size, sha256, uploaded at; chunked is always false here.
-      for (let c = 0; c < 7; c++) columns[c]?.push(args[c]);
-      columns[7]?.push(run.body.byteLength);
-      columns[8]?.push(args[9]);
-      bodies.push(run.body);
-      columns[10]?.push(note?.id ?? null);
-      columns[11]?.push(note?.event ?? null);
-      columns[12]?.push(note?.data ?? null);
-      columns[13]?.push(note?.at ?? null);
-      columns[14]?.push(note ? notePattern(note.event) : null);
-      columns[15]?.push(note ? (note.inStar ? 1 : 0) : null);
+      for (let c = 0; c < 7; c++) runs[c]?.push(args[c]);
+      runs[7]?.push(run.body.byteLength);
+      runs[8]?.push(args[9]);
+      const noteArgs = note ? noteStatement(note)[1] : [];
+      for (let c = 0; c < 6; c++) notes[c]?.push(noteArgs[c] ?? null);
     }
-    columns[9] = Buffer.concat(bodies) as unknown as unknown[];
-    const rows = await db.rowsOf(putRuns, columns);
+    const bodies = Buffer.concat(group.map(({ run }) => run.body));
+    const rows = await db.rowsOf(putRuns, [...runs, bodies, ...notes]);
     if (rows.length !== group.length) throw new Error(`group commit: ${rows.length} answers for ${group.length} runs`);
     return rows;
   }
