@@ -147,20 +147,27 @@ function suite(name: string, open: () => Promise<Store>, skip?: string | false) 
         () => [],
         () => 'hang',
       );
-      const hook = await endpoint(store, r.url);
-      await testWebhook(webhookDeps(store), ADMIN, hook.id);
-      const { sender: s } = sender(store, { timeoutMs: 300, retryDelaysMs: [60_000] });
-      s.start();
-      const deadline = Date.now() + 5000;
-      while ((await store.webhookAttempts(hook.id, 1)).length === 0 && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      await s.stop();
-      const [attempt] = await store.webhookAttempts(hook.id, 1);
-      assert.equal(attempt?.error, 'timeout');
-      assert.ok((attempt?.durationMs ?? 0) >= 300 && (attempt?.durationMs ?? 0) < 2000, String(attempt?.durationMs));
-      assert.equal(attempt?.status, 'pending', 'a retry is due');
-      await r.close();
-      await store.close();
+      // Closed whatever the outcome: a hanging receiver left open keeps the test file from exiting.
+      try {
+        const hook = await endpoint(store, r.url);
+        await testWebhook(webhookDeps(store), ADMIN, hook.id);
+        const { sender: s } = sender(store, { timeoutMs: 300, retryDelaysMs: [60_000] });
+        s.start();
+        const deadline = Date.now() + 5000;
+        while ((await store.webhookAttempts(hook.id, 1)).length === 0 && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        await s.stop();
+        const [attempt] = await store.webhookAttempts(hook.id, 1);
+        assert.deepEqual(
+          { error: attempt?.error, status: attempt?.status },
+          { error: 'timeout', status: 'pending' },
+          'timed out, and a retry is due',
+        );
+        assert.ok((attempt?.durationMs ?? 0) >= 300 && (attempt?.durationMs ?? 0) < 2000, String(attempt?.durationMs));
+      } finally {
+        await r.close();
+        await store.close();
+      }
     });
 
     test('a redirect is not followed: a 3xx is a failed attempt', async () => {
