@@ -21,7 +21,7 @@ import { openSqliteStore } from '../src/store/sqlite/store.ts';
 import type { LoadResult } from './load.ts';
 import type { Row } from './report.ts';
 import { uploadLoad } from './uploads.ts';
-import { SERVER_FLAGS } from './server.ts';
+import { SERVER_ENV, SERVER_FLAGS } from './server.ts';
 import { seal } from '../src/crypto/sealed.ts';
 import { webhookSealKey } from '../src/webhooks/key.ts';
 import { newSecret } from '../src/webhooks/sign.ts';
@@ -114,6 +114,7 @@ async function start(dir: string, mode: 'audit' | 'metrics' | 'webhooks' | 'plai
       ? ['--input-type=module', '-e', RECEIVER]
       : [...SERVER_FLAGS, 'bench/audit_server.ts', dir, mode];
   const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...SERVER_ENV },
     stdio: ['ignore', 'pipe', 'pipe'],
   }) as unknown as ChildProcessWithoutNullStreams;
   let out = '';

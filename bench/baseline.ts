@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SERVER_FLAGS } from './server.ts';
+import { SERVER_ENV, SERVER_FLAGS } from './server.ts';
 
 export interface Baseline {
   url: string;
@@ -27,7 +27,10 @@ export async function startBaseline(
 
 /** A baseline server script of this folder, in its own process; it prints its port when it listens. */
 export async function startBaselineServer(script: string, args: string[]): Promise<Baseline> {
-  const child = spawn(process.execPath, [...SERVER_FLAGS, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...SERVER_FLAGS, script, ...args], {
+    env: { ...process.env, ...SERVER_ENV },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
   return {
     url: `http://127.0.0.1:${chunk.toString().trim()}`,

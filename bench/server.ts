@@ -11,6 +11,13 @@ import { sessionCodec } from '../src/session/session.ts';
  */
 export const SERVER_FLAGS = ['--max-semi-space-size=2', '--max-old-space-size=256'] as const;
 
+/** glibc malloc's settings of `npm start` and bin/paddock.js, for the server and the baselines alike. */
+export const SERVER_ENV = {
+  MALLOC_ARENA_MAX: '2',
+  MALLOC_MMAP_THRESHOLD_: '131072',
+  MALLOC_TRIM_THRESHOLD_: '131072',
+} as const;
+
 export interface BenchServer {
   base: string;
   pid: number;
@@ -31,7 +38,13 @@ export async function startPaddock(
       'serve',
     ],
     {
-      env: { PATH: process.env.PATH ?? '', PADDOCK_LISTEN: `127.0.0.1:${port}`, PADDOCK_LOG_LEVEL: 'warn', ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...SERVER_ENV,
+        PADDOCK_LISTEN: `127.0.0.1:${port}`,
+        PADDOCK_LOG_LEVEL: 'warn',
+        ...env,
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   ) as unknown as ChildProcessWithoutNullStreams;
