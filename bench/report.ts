@@ -184,17 +184,29 @@ const ANALYSIS = `## Where a target is missed, and why
   2,869–3,127 uploads a second and 430–456 to 306–337 µs an upload in quick runs on a slow
   stretch of the machine. The young generation is the largest lever left: interleaved quick runs
   gave 160–164 µs an upload and 0.33–0.34 of pgbench at 2 MiB against 111–113 µs and 0.39–0.40 at
-  16 MiB, but the quick run's memory peak 184 MiB against 202; it stays at 2 MiB (item 5).
-- **Peak resident memory** was 176 MiB in issue 24's fourth stop's full run, 198 and 194 MiB in
-  the third stop's two (162 and 206 in the two before, the last with an 8 MiB young generation). It jumps once, with the
-  first heavy list load: the admin's later device pages in one run (144 → 186 MiB), the very
-  first list row in the next (101 → 182 MiB) after the labels were read as arrays and that page
-  got 30 % cheaper; the rows after add a few MiB, the 16 MiB views none above it. What jumps is
-  V8's heap (65 MiB in its 256 KiB pages after one such row, of which under 30 live): under 50
-  connections of pages the 2 MiB young generation promotes what a page holds in flight and V8
-  raises the old generation's limit rather than collect. At a peak the rest is the node binary's
-  pages (55 MiB) and malloc's arenas and SQLite's caches. Not brought under 150 MiB: the caps
-  that did (a 64 MiB old generation, \`--optimize-for-size\`) cost 15–30 % of every page.
+  16 MiB, but the quick run's memory peak 184 MiB against 202; it stays at 2 MiB (item 5). In
+  issue 24's fifth stop's full run, on a faster stretch of the machine: 0.38–0.49 of pgbench (the
+  raw server into the minimal table 1.00 of pgbench, into \`runs\` 0.75 of that, Paddock 0.65 of
+  the raw server into \`runs\`, 85–110 µs of the server's CPU an upload). Narrower list indexes
+  on \`runs\` were measured and not taken (docs/decisions.md): the narrowing that kept the lists'
+  speed gave 1.08 times the inserts in pgbench and nothing visible through the product.
+- **Peak resident memory** was 186 MiB in issue 24's fifth stop's full run (176 in the fourth's,
+  198 and 194 in the third's; this one on a stretch of the machine about 1.8 times as fast, every
+  page row's requests a second up by that much). It jumps once, with the first heavy list load
+  (the admin's first device pages: 112 → 166 MiB); the rows after add a few MiB, the 16 MiB views
+  none above it. What holds it, read from \`/proc/<pid>/smaps_rollup\` at a quick run's peak and
+  from V8's GC trace: the node binary's pages, 54 MiB (file-backed, shared with every other Node
+  process); V8's heap, 60–100 MiB committed between full collections while 17–38 MiB is live
+  after one (under 50 connections of pages the 2 MiB young generation promotes what a page holds
+  in flight, and freed pages stay pooled until V8's memory reducer runs); glibc's arenas, about
+  36 MiB (its main arena 14–30, and one of 3–9 MiB per thread that allocated). Since this stop
+  glibc runs with two arenas and fixed mmap and trim thresholds: interleaved loads of the list
+  pages on one dataset peaked at 156–169 MiB against 170–187 without, at the same CPU a request,
+  but the full run's peak did not come down with them. Not brought under 150 MiB: a 128 MiB old
+  generation did it on the same loads (146–158 MiB) at no measured cost, but 10,000 held
+  connections leave 47–62 MiB of the heap live, so that cap would let a flood of connections end
+  the process; the caps that cost speed (a 64 MiB old generation, \`--optimize-for-size\`) cost
+  15–30 % of every page (docs/decisions.md).
 - **PostgreSQL uploads against pgbench on a minimal table** also depend on the machine's run:
   pgbench itself gave 8,116 to 16,721 inserts a second on the same day; the ratio moves less.
 - **p99 under 15 ms at 50 connections** follows from throughput: with 50 requests always in
