@@ -63,10 +63,12 @@ test('bin/paddock.js run as a command serves with those settings in effect', asy
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   try {
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     await new Promise<void>((resolve, reject) => {
-      child.stderr.on('data', () => stderr.includes('serving on') && resolve());
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (stderr.includes('serving on')) resolve();
+      });
       child.once('exit', (code) => reject(new Error(`paddock serve exited (${code}): ${stderr}`)));
     });
     const environ = (await readFile(`/proc/${child.pid}/environ`, 'utf8')).split('\0');

@@ -15,7 +15,7 @@ import type { Store } from '../../src/store/store.ts';
 import { systemClock } from '../../src/clock.ts';
 import { memoryLogger } from '../../src/log/logger.ts';
 import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
-import { ADMIN, endpoint, enrolled, receiver, sender, webhookDeps } from './world.ts';
+import { ADMIN, endpoint, enrolled, receiver, sender, until, webhookDeps } from './world.ts';
 
 const actionDeps = (store: Store) => ({ store, logger: memoryLogger(), clock: systemClock });
 
@@ -153,9 +153,7 @@ function suite(name: string, open: () => Promise<Store>, skip?: string | false) 
         await testWebhook(webhookDeps(store), ADMIN, hook.id);
         const { sender: s } = sender(store, { timeoutMs: 300, retryDelaysMs: [60_000] });
         s.start();
-        const deadline = Date.now() + 5000;
-        while ((await store.webhookAttempts(hook.id, 1)).length === 0 && Date.now() < deadline)
-          await new Promise((resolve) => setTimeout(resolve, 50));
+        await until(async () => (await store.webhookAttempts(hook.id, 1)).length > 0);
         await s.stop();
         const [attempt] = await store.webhookAttempts(hook.id, 1);
         assert.deepEqual(
@@ -184,9 +182,7 @@ function suite(name: string, open: () => Promise<Store>, skip?: string | false) 
       await testWebhook(webhookDeps(store), ADMIN, hook.id);
       const { sender: s } = sender(store, { retryDelaysMs: [] });
       s.start();
-      const deadline = Date.now() + 5000;
-      while ((await store.webhookAttempts(hook.id, 1)).length === 0 && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      await until(async () => (await store.webhookAttempts(hook.id, 1)).length > 0);
       await s.stop();
       const [attempt] = await store.webhookAttempts(hook.id, 1);
       assert.equal(attempt?.statusCode, 307);
@@ -228,9 +224,7 @@ function suite(name: string, open: () => Promise<Store>, skip?: string | false) 
       await testWebhook(webhookDeps(store), ADMIN, hook.id);
       const { sender: s, logger } = sender(store, { disableAfterMs: 0, retryDelaysMs: [10_000] });
       s.start();
-      const deadline = Date.now() + 5000;
-      while ((await store.webhook(hook.id))?.enabled && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      await until(async () => !(await store.webhook(hook.id))?.enabled);
       await s.stop();
       const w = await store.webhook(hook.id);
       assert.equal(w?.enabled, false);
@@ -251,9 +245,7 @@ function suite(name: string, open: () => Promise<Store>, skip?: string | false) 
       const { sender: s } = sender(store);
       s.start();
       await r.waitFor(0);
-      const deadline = Date.now() + 5000;
-      while ((await store.webhookAttempts(hook.id, 1))[0]?.status !== 'delivered' && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      await until(async () => (await store.webhookAttempts(hook.id, 1))[0]?.status === 'delivered');
       await s.stop();
       await store.disableWebhook(hook.id);
       await testWebhook(webhookDeps(store), ADMIN, hook.id);

@@ -105,6 +105,12 @@ export async function receiver(
   };
 }
 
+/** Polls `done` every 50 ms until it holds or `timeoutMs` passes; the test's own assertions say which. */
+export async function until(done: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 export const SEAL_KEY = randomBytes(32);
 
 export function webhookDeps(
