@@ -9,9 +9,15 @@
  * the record's time, MSGID its event, and STRUCTURED-DATA its fields under the SD-ID
  * `paddock@32473` (32473: the example enterprise number of RFC 5612). MSG is the record as JSON
  * in ASCII (non-ASCII characters escaped), so it needs no BOM (RFC 5424 section 6.4).
+ *
+ * A record's values come from requests (a failed sign-in's username): none reaches the frame with
+ * a control character, a line break or a bidi override in it (security review finding 5, issue
+ * 34). PARAM-VALUEs are written through logText, MSG is printable ASCII, and the header fields are
+ * printable ASCII by construction.
  */
 import type { AuditRecord } from '../domain/audit.ts';
 import { eventNamed, type Level } from '../events/catalogue.ts';
+import { logText } from '../log/log_text.ts';
 import { auditJson } from './audit_json.ts';
 
 /** authpriv: security and authorization messages (RFC 5424 table 1). */
@@ -28,9 +34,25 @@ export interface SyslogOrigin {
   procid: string;
 }
 
-/** PARAM-VALUE escaping, RFC 5424 section 6.3.3: `"`, `\` and `]` take a backslash. */
+/**
+ * A PARAM-VALUE (RFC 5424 section 6.3.3, which escapes only `"`, `\` and `]`): the value as logText
+ * writes it, so `\` is `\\` as the RFC wants and a line feed is `\n`, not a second record; then
+ * `"` and `]` take a backslash. A collector that unescapes as the RFC says gets the value itself
+ * back when it holds nothing unseen, and otherwise keeps our `\n` as written (a backslash before
+ * another character is taken literally); there a typed `\n` and a line feed read alike, and the
+ * record's exact value is in MSG.
+ */
 export function sdEscape(value: string): string {
-  return value.replace(/["\\\]]/g, (c) => `\\${c}`);
+  return logText(value).replace(/["\]]/g, (c) => `\\${c}`);
+}
+
+/** An SD-NAME (RFC 5424 section 6.3.2): 1 to 32 printable ASCII characters but `=`, space, `]` and `"`. */
+const SD_NAME = /^[\x21\x23-\x3c\x3e-\x5c\x5e-\x7e]{1,32}$/;
+
+/** The SD-ID and PARAM-NAMEs are ours, never from a request; a wrong one is a bug, not input. */
+export function sdName(name: string): string {
+  if (!SD_NAME.test(name)) throw new TypeError(`syslog: not an RFC 5424 SD-NAME: ${JSON.stringify(name)}`);
+  return name;
 }
 
 /**
@@ -42,7 +64,10 @@ export function headerField(value: string, max: number): string {
   return printable === '' ? '-' : printable;
 }
 
-/** JSON with every non-ASCII character escaped as \uXXXX: the same value, in ASCII. */
+/**
+ * JSON with every non-ASCII character escaped as \uXXXX: the same value, in printable ASCII (JSON
+ * already escapes C0), so stricter than logJson (src/log/log_text.ts) and safe as MSG.
+ */
 function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(
     /[\u007f-\uffff]/g,
@@ -64,17 +89,17 @@ export function syslogMessage(record: AuditRecord, seq: number, origin: SyslogOr
   ];
   const sd = params
     .filter((p): p is [string, string] => p[1] !== null)
-    .map(([name, value]) => ` ${name}="${sdEscape(value)}"`)
+    .map(([name, value]) => ` ${sdName(name)}="${sdEscape(value)}"`)
     .join('');
   const header = [
     `<${pri}>1`,
     new Date(record.at).toISOString(),
     headerField(origin.hostname, 255),
-    APP_NAME,
+    headerField(APP_NAME, 48),
     headerField(origin.procid, 128),
     headerField(record.event, 32),
   ].join(' ');
-  return `${header} [${SD_ID}${sd}] ${asciiJson({ seq, ...auditJson(record) })}`;
+  return `${header} [${sdName(SD_ID)}${sd}] ${asciiJson({ seq, ...auditJson(record) })}`;
 }
 
 /** Octet-counting framing (RFC 6587 section 3.4.1): the message's length in bytes, a space, the message. */

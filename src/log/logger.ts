@@ -1,10 +1,12 @@
 /**
  * Operational log records of docs/contract.md section 8: one JSON object per line. The log takes only the
  * events of the catalogue (src/events/catalogue.ts), each at its own level with its typed fields;
- * the line writer below it (`jsonLines`) is the record format itself, for any name.
+ * the line writer below it (`jsonLines`) is the record format itself, for any name. A field from a
+ * request is written through logJson (log_text.ts): one record is one line, whatever it holds.
  */
 import { eventBus, type Emitter, type Subscriber } from '../events/bus.ts';
 import type { Level } from '../events/catalogue.ts';
+import { logJson } from './log_text.ts';
 
 export type { Level } from '../events/catalogue.ts';
 
@@ -29,7 +31,7 @@ export function jsonLines(
     const head = { time: new Date(now()).toISOString(), level, event };
     // The head keys come first and keep their values even if a field shares a name.
     const record = { ...head, ...fields, ...head };
-    write(JSON.stringify(record) + '\n');
+    write(logJson(record) + '\n');
   };
 }
 
