@@ -30,7 +30,8 @@ export async function postgresBench(ctx: {
   duration: number;
   pools: number[];
   sessionKey: Buffer;
-  cookie: (subject: string, admin: boolean) => string;
+  /** A recorded session's cookie, in the store at `where` (a data directory or a PostgreSQL URL). */
+  cookie: (subject: string, admin: boolean, where: string) => Promise<string>;
   log: (line: string) => void;
   selected: (name: string) => boolean;
   cpuProf?: boolean;
@@ -117,8 +118,8 @@ export async function postgresBench(ctx: {
       ]);
     const page = (name: string, path: string, c: string) =>
       compareTo(name, path, c, { minRatio: 0.9, maxP99: 15 }, pageBaseline);
-    const admin = ctx.cookie('local:admin', true);
-    const owner = ctx.cookie('oidc:account-0', false);
+    const admin = await ctx.cookie('local:admin', true, url.href);
+    const owner = await ctx.cookie('oidc:account-0', false, url.href);
     for (const [who, c] of [
       ['admin', admin],
       ['owner', owner],

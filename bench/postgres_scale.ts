@@ -430,8 +430,8 @@ async function measurePages(
     PADDOCK_AUDIT_RETENTION: '3650d',
   });
   const auth = {
-    admin: { cookie: sessionCookie(key, 'local:admin', true) },
-    owner: { cookie: sessionCookie(key, OWNER, false) },
+    admin: { cookie: await sessionCookie(key, 'local:admin', true, url) },
+    owner: { cookie: await sessionCookie(key, OWNER, false, url) },
     'admin token': { authorization: `Bearer ${token}` },
   };
   const get = async (path: string, headers: Record<string, string>) => {

@@ -85,9 +85,9 @@ const buildSeconds = (Date.now() - started) / 1000;
 log(`dataset built in ${buildSeconds.toFixed(1)} s`);
 
 const key = randomBytes(32);
-const cookie = (subject: string, admin: boolean) => sessionCookie(key, subject, admin);
-const adminCookie = cookie('local:admin', true);
-const ownerCookie = cookie(dataset.owner, false);
+const cookie = (subject: string, admin: boolean, where = dataDir) => sessionCookie(key, subject, admin, where);
+const adminCookie = await cookie('local:admin', true);
+const ownerCookie = await cookie(dataset.owner, false);
 
 // A server that has started before finds its modules in Node's compile cache (bin/paddock.js) and
 // does not load the TypeScript stripper; `paddock --help` loads the same modules, so the measured

@@ -3,6 +3,8 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { sessionCodec } from '../src/session/session.ts';
+import { openPostgresStore } from '../src/store/postgres/store.ts';
+import { openSqliteStore } from '../src/store/sqlite/store.ts';
 
 /**
  * The V8 flags of `npm start` and bin/paddock.js. The same-work baselines run with them too: a
@@ -66,8 +68,28 @@ export async function startPaddock(
   };
 }
 
-/** A console session cookie signed with `key` (one of the server's PADDOCK_SESSION_KEYS), as a sign-in sets it. */
-export function sessionCookie(key: Buffer, subject: string, admin: boolean): string {
+/**
+ * A console session cookie signed with `key` (one of the server's PADDOCK_SESSION_KEYS), recorded
+ * in the store at `where` (a data directory or a PostgreSQL URL) as a sign-in records it: the guard
+ * refuses a session it has no row for.
+ */
+export async function sessionCookie(key: Buffer, subject: string, admin: boolean, where: string): Promise<string> {
   const codec = sessionCodec([key], 43_200);
-  return `service_admin=${codec.encode(codec.newSession({ subject, display: subject, admin }, Date.now()))}`;
+  const now = Date.now();
+  const session = codec.newSession({ subject, display: subject, admin }, now);
+  const store = where.startsWith('postgres') ? await openPostgresStore(where) : openSqliteStore(where);
+  try {
+    await store.recordSession({
+      id: session.id,
+      subject,
+      admin,
+      startedAt: now,
+      expiresAt: session.expires,
+      client: '127.0.0.1',
+      browser: 'bench',
+    });
+  } finally {
+    await store.close();
+  }
+  return `service_admin=${codec.encode(session)}`;
 }

@@ -176,7 +176,7 @@ async function sweepRound(opts: {
 }): Promise<RoundRow[]> {
   const { dataDir, credentials } = opts;
   const key = randomBytes(32);
-  const cookie = sessionCookie(key, 'local:admin', true);
+  const cookie = await sessionCookie(key, 'local:admin', true, dataDir);
   const env = {
     PADDOCK_DATA_DIR: dataDir,
     PADDOCK_SESSION_KEYS: key.toString('base64'),

@@ -97,7 +97,7 @@ export type ConfirmTotpOutcome =
 
 /** Stores the pending secret once a code from it verifies, with 10 new recovery codes (returned once). */
 export async function confirmTotpEnrollment(
-  deps: ActionDeps<'setSettingIfAbsent' | 'createTotpFactor' | 'totpFactor'>,
+  deps: ActionDeps<'setSettingIfAbsent' | 'createTotpFactor' | 'totpFactor' | 'endSessionsOf'>,
   actor: Actor,
   input: { session: string; pending: string; code: string },
 ): Promise<ConfirmTotpOutcome> {
@@ -118,7 +118,10 @@ export async function confirmTotpEnrollment(
     enrolledAt: now,
   });
   if (!created) return { ok: false, failure: 'totpAlreadyEnrolled' };
-  await deps.logger.emit(EVENTS.totpEnrolled, actedBy(actor));
+  // A change of credential ends every other session of the account (ASVS 5.0 V7.4.3): one signed
+  // in with the password alone, before the factor, must not outlive it.
+  const sessions = await deps.store.endSessionsOf(actor.subject, now, input.session);
+  await deps.logger.emit(EVENTS.totpEnrolled, { ...actedBy(actor), sessions });
   return { ok: true, recoveryCodes };
 }
 
@@ -173,21 +176,30 @@ export async function checkSecondFactor(
 
 /** Removes the actor's factor once `typed` (a current code or an unused recovery code) verifies. */
 export async function disableTotp(
-  deps: ActionDeps<FactorStore | 'deleteTotpFactor'>,
+  deps: ActionDeps<FactorStore | 'deleteTotpFactor' | 'endSessionsOf'>,
   actor: Actor,
   typed: string,
+  session: string,
 ): Promise<'disabled' | 'totpWrongCode' | 'totpNotEnrolled'> {
   const check = await checkSecondFactor(deps, actor.subject, typed, true);
   if (!check.enrolled) return 'totpNotEnrolled';
   if (!check.ok) return 'totpWrongCode';
   if (!(await deps.store.deleteTotpFactor(actor.subject))) return 'totpNotEnrolled';
-  await deps.logger.emit(EVENTS.totpDisabled, { ...actedBy(actor), method: check.method });
+  const sessions = await deps.store.endSessionsOf(actor.subject, deps.clock.now(), session);
+  await deps.logger.emit(EVENTS.totpDisabled, { ...actedBy(actor), method: check.method, sessions });
   return 'disabled';
 }
 
-/** `paddock reset-admin-totp`: removes the account's factor, as `system`; false when it had none. */
-export async function resetTotp(deps: ActionDeps<'deleteTotpFactor'>, subject: string): Promise<boolean> {
+/**
+ * `paddock reset-admin-totp`: removes the account's factor, as `system`, and ends every session of
+ * the account (the operator on the server may be recovering from a stolen one); false when it had none.
+ */
+export async function resetTotp(
+  deps: ActionDeps<'deleteTotpFactor' | 'endSessionsOf'>,
+  subject: string,
+): Promise<boolean> {
   if (!(await deps.store.deleteTotpFactor(subject))) return false;
-  await deps.logger.emit(EVENTS.totpReset, { account: 'system', subject });
+  const sessions = await deps.store.endSessionsOf(subject, deps.clock.now());
+  await deps.logger.emit(EVENTS.totpReset, { account: 'system', subject, sessions });
   return true;
 }

@@ -503,7 +503,8 @@ export const OPENAPI = {
 export function apiDocument(ctx: Ctx): Handler<UiEnv> {
   const body = JSON.stringify(OPENAPI);
   return async function apiDocumentHandler(c) {
-    if (!(await liveSession(ctx, c))) {
+    const session = await liveSession(ctx, c);
+    if (session === undefined || session === 'unavailable') {
       const viewer = await apiViewer(ctx, c);
       if (viewer instanceof Response) return viewer;
     }

@@ -1,8 +1,14 @@
-/** `paddock set-admin-password`: reads a password from stdin (no echo on a terminal) and stores its hash. */
+/**
+ * `paddock set-admin-password`: reads a password from stdin (no echo on a terminal) and stores its
+ * hash; every session of the break-glass account ends with the old password (`password.changed`).
+ */
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { ConfigError } from '../config/parse.ts';
-import { hashPassword } from '../crypto/password.ts';
+import { changeAdminPassword } from '../actions/admin_password.ts';
+import { auditLogger } from '../audit/audit_logger.ts';
+import { systemClock } from '../clock.ts';
+import { jsonLogger } from '../log/logger.ts';
 import { StoreError } from '../store/errors.ts';
 import { openStore } from '../store/open.ts';
 import { serverConfig } from './server_config.ts';
@@ -19,7 +25,14 @@ export async function setAdminPasswordCommand(): Promise<number> {
     // The store serve uses: with PADDOCK_DATABASE_URL, the shared database every instance reads.
     const store = await openStore(config);
     try {
-      await store.setPasswordHash(config.adminUser, await hashPassword(password));
+      // The log hears only the trail's own failures here; the event itself is the audit row.
+      const logger = auditLogger(
+        jsonLogger('error', (line) => process.stderr.write(line)),
+        store,
+        systemClock,
+      );
+      await changeAdminPassword({ store, logger, clock: systemClock }, config.adminUser, password);
+      await logger.flush();
     } finally {
       await store.close();
     }
@@ -32,7 +45,7 @@ export async function setAdminPasswordCommand(): Promise<number> {
     process.stderr.write(`paddock: cannot set the password: ${err.message}\n`);
     return 1;
   }
-  process.stderr.write(`paddock: password for "${config.adminUser}" updated\n`);
+  process.stderr.write(`paddock: password for "${config.adminUser}" updated; its sessions are ended\n`);
   return 0;
 }
 

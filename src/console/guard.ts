@@ -17,6 +17,8 @@ export function guard(ctx: Ctx, access: Exclude<Access, 'none' | 'token'>): Midd
     // A session ended (signed out, ended from the sessions page, its account disabled) stays
     // refused though a copy of its cookie is still valid (context/session_cookie.ts).
     const session = await liveSession(ctx, c);
+    // Fail closed: a store that cannot say the session is live lets nobody through.
+    if (session === 'unavailable') return fail(c, 'storeUnavailable');
     if (!session) return seeOther(c, '/login');
     c.set('session', session);
 

@@ -19,6 +19,7 @@ export async function startSession(
   c: Context,
   who: Pick<Session, 'subject' | 'display' | 'admin'>,
   method: 'local' | 'oidc',
+  sid?: string,
 ): Promise<Session | Response> {
   const now = ctx.clock.now();
   const client = clientAddress(c);
@@ -36,6 +37,8 @@ export async function startSession(
   await ctx.store.recordSession({
     id: session.id,
     subject: session.subject,
+    admin: session.admin,
+    sid,
     startedAt: now,
     expiresAt: session.expires,
     client,

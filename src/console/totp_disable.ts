@@ -20,7 +20,7 @@ export function totpDisable(ctx: Ctx): Handler<UiEnv> {
     if (code === undefined) return fail(c, 'badForm');
     let outcome: Awaited<ReturnType<typeof disableTotp>> = 'totpNotEnrolled';
     const attempt = await ctx.throttle.attempt(clientAddress(c), async () => {
-      outcome = await disableTotp(ctx, actor(c), code);
+      outcome = await disableTotp(ctx, actor(c), code, c.get('session').id);
       return outcome !== 'totpWrongCode';
     });
     if (attempt === 'busy') return fail(c, 'signInsWaiting');

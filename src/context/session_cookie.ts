@@ -5,6 +5,8 @@ import { clientAddress } from '../http/client_address.ts';
 import { shortBrowser } from '../domain/sessions.ts';
 import type { Session } from '../session/session.ts';
 import type { Ctx } from './deps.ts';
+import { EVENTS } from '../events/catalogue.ts';
+import { innermostReason } from '../store/errors.ts';
 
 /** The session its cookie carries, if the cookie parses, verifies and has not expired. */
 export function cookieSession(ctx: Ctx, c: Context): Session | undefined {
@@ -14,17 +16,22 @@ export function cookieSession(ctx: Ctx, c: Context): Session | undefined {
 
 /**
  * The session its cookie carries, if the cookie verifies and the store says the session is live
- * (docs/contract.md section 14): not signed out, not ended from the sessions page, its account not
- * disabled. The store is read on every request, with no cache, so an ended session is refused by
- * every instance at once. Should the store be away, this one check lets the session through: every
- * page but the dashboard needs the store anyway, and the dashboard must be able to show that it is failing.
+ * (docs/contract.md section 14): recorded at sign-in as the cookie says, not signed out, not ended
+ * from the sessions page or by the identity provider, its account not disabled. The store is read
+ * on every request, with no cache, so an ended session is refused by every instance at once.
+ * Should the store fail, the answer is 'unavailable' (the guard's 503): a session the store cannot
+ * vouch for is never let through (issue 34, finding 4).
  */
-export async function liveSession(ctx: Ctx, c: Context): Promise<Session | undefined> {
+export async function liveSession(ctx: Ctx, c: Context): Promise<Session | 'unavailable' | undefined> {
   const session = cookieSession(ctx, c);
   if (!session) return undefined;
   const seen = sessionSeen(session, clientAddress(c), c.req.header('user-agent'));
-  const state = await ctx.store.seeSession(seen, ctx.clock.now()).catch(() => 'live' as const);
-  return state === 'live' ? session : undefined;
+  try {
+    return (await ctx.store.seeSession(seen, ctx.clock.now())) === 'live' ? session : undefined;
+  } catch (err) {
+    await ctx.logger.emit(EVENTS.storeUnavailable, { error: innermostReason(err), path: c.req.path });
+    return 'unavailable';
+  }
 }
 
 /** What the store records of a session seen from a client (store.seeSession). */
@@ -32,6 +39,7 @@ export function sessionSeen(session: Session, client: string, userAgent: string 
   return {
     id: session.id,
     subject: session.subject,
+    admin: session.admin,
     expiresAt: session.expires,
     client,
     browser: shortBrowser(userAgent),

@@ -2,7 +2,7 @@
  * Recorded console sessions (docs/contract.md section 14): each session is a row, named on the
  * pages by a public id that says nothing of the cookie, with where it came from and which browser.
  */
-import { randomToken } from '../crypto/random.ts';
+import { randomToken, sha256Hex } from '../crypto/random.ts';
 
 /** How the sessions page names a session (`s_` + 96 random bits). */
 export const SESSION_PUBLIC_ID = /^s_[A-Za-z0-9_-]{1,62}$/;
@@ -11,14 +11,26 @@ export function newSessionPublicId(): string {
   return `s_${randomToken(12)}`;
 }
 
+/**
+ * What the store keys a session by: the SHA-256 of its cookie's id (128 random bits, so a fast
+ * hash suffices). Reading the sessions table then gives nothing a cookie could carry.
+ */
+export function sessionKey(cookieId: string): string {
+  return sha256Hex(cookieId);
+}
+
 /** Last seen is written at most this often per session, so a busy console costs few writes. */
 export const SESSION_SEEN_EVERY_MS = 60_000;
 
 /** What starting (or first seeing) a session records. */
 export interface NewSessionRecord {
-  /** The cookie's session id: the row's key, never shown. */
+  /** The cookie's session id: the row's key is its hash (sessionKey), never shown. */
   id: string;
   subject: string;
+  /** The admin flag the session started with: a cookie claiming another is refused. */
+  admin: boolean;
+  /** The identity provider's session id (`sid`) of the sign-in, for back-channel logout. */
+  sid?: string | undefined;
   startedAt: number;
   expiresAt: number;
   client: string;

@@ -112,7 +112,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
     const config = bindListenPort(configured, address.port);
     try {
       // After the port is ours: a start that fails on its address prints no password it did not use.
-      await ensureAdminPassword(config, store, opts.announce ?? ((line) => process.stderr.write(line)));
+      await ensureAdminPassword(config, { store, logger, clock }, opts.announce ?? ((line) => process.stderr.write(line)));
       handler = await buildHandler(config, store, clock, logger, control, checks, metrics);
       ready = true;
     } catch (err) {

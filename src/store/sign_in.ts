@@ -1,13 +1,14 @@
 /**
  * What sign-in keeps: break-glass password hashes, the throttle's failures and turns, accounts
- * (with the admin flag of their latest sign-in and whether they are disabled), recorded sessions
- * and ended sessions (docs/contract.md sections 5 and 14).
+ * (with the admin flag of their latest sign-in and whether they are disabled), recorded sessions,
+ * keyed by the hash of their cookie's id, and logout tokens seen (docs/contract.md sections 5, 14 and 17).
  */
 import type { Sql } from './sql.ts';
 import type { SignInStore } from './store.ts';
 import type { Account, AccountState } from '../domain/accounts.ts';
 import {
   newSessionPublicId,
+  sessionKey,
   type NewSessionRecord,
   SESSION_SEEN_EVERY_MS,
   type SessionRecord,
@@ -40,30 +41,44 @@ export const signInSql = {
   accountState: 'SELECT subject, display, last_sign_in_at, admin, disabled_at FROM accounts WHERE subject = ?',
   disableAccount: 'UPDATE accounts SET disabled_at = ? WHERE subject = ? AND disabled_at IS NULL',
   enableAccount: 'UPDATE accounts SET disabled_at = NULL WHERE subject = ? AND disabled_at IS NOT NULL',
-  endSession: 'INSERT INTO ended_sessions (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING',
-  markSessionEnded: 'UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL',
-  pruneSessions: 'DELETE FROM ended_sessions WHERE expires_at <= ?',
+  /** Signing out: the row is marked ended (sessions are keyed by sessionKey of the cookie's id). */
+  endSession: 'UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL',
   pruneSessionRows: 'DELETE FROM sessions WHERE expires_at <= ?',
-  sessionEnded: 'SELECT 1 AS ended FROM ended_sessions WHERE id = ?',
-  recordSession: `INSERT INTO sessions (id, public_id, subject, started_at, last_seen_at, expires_at, client, browser)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-  /** The guard's one read per request: ended, last seen (null: no row yet), its account disabled. */
-  sessionState: `SELECT (SELECT 1 FROM ended_sessions WHERE id = ?) AS ended,
-    (SELECT last_seen_at FROM sessions WHERE id = ?) AS last_seen,
-    (SELECT disabled_at FROM accounts WHERE subject = ?) AS disabled`,
+  recordSession: `INSERT INTO sessions (id, public_id, subject, admin, sid, started_at, last_seen_at, expires_at, client, browser)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+  /** The guard's one read per request: the session's row, and whether its account is disabled. */
+  sessionState: `SELECT s.subject, s.admin, s.expires_at, s.last_seen_at, s.ended_at,
+    (SELECT disabled_at FROM accounts WHERE subject = s.subject) AS disabled
+    FROM sessions s WHERE s.id = ?`,
   seeSession: 'UPDATE sessions SET last_seen_at = ? WHERE id = ? AND last_seen_at <= ?',
   /** An account's live sessions, newest first (index sessions_subject). */
   sessionsOf: `SELECT public_id, subject, started_at, last_seen_at, expires_at, client, browser, ended_at, id
     FROM sessions WHERE subject = ? AND ended_at IS NULL AND expires_at > ? ORDER BY started_at DESC, public_id LIMIT ?`,
-  // Ending by public id or for a whole account: the ids go to ended_sessions first (what refuses
-  // them), then the rows are marked. `id <> ?` keeps the asking session when it ends the others.
-  endByPublicId: `INSERT INTO ended_sessions (id, expires_at) SELECT id, expires_at FROM sessions
-    WHERE subject = ? AND public_id = ? AND ended_at IS NULL AND expires_at > ? ON CONFLICT (id) DO NOTHING`,
-  markByPublicId:
+  endByPublicId:
     'UPDATE sessions SET ended_at = ? WHERE subject = ? AND public_id = ? AND ended_at IS NULL AND expires_at > ?',
-  endAllOf: `INSERT INTO ended_sessions (id, expires_at) SELECT id, expires_at FROM sessions
-    WHERE subject = ? AND id <> ? AND ended_at IS NULL AND expires_at > ? ON CONFLICT (id) DO NOTHING`,
-  markAllOf: 'UPDATE sessions SET ended_at = ? WHERE subject = ? AND id <> ? AND ended_at IS NULL AND expires_at > ?',
+  // `id <> ?` keeps the asking session when it ends the others.
+  endAllOf: 'UPDATE sessions SET ended_at = ? WHERE subject = ? AND id <> ? AND ended_at IS NULL AND expires_at > ?',
+  // Back-channel logout (docs/contract.md section 17): by the provider's sid (index sessions_sid),
+  // narrowed to the account when the token names it too.
+  liveBySid: `SELECT DISTINCT subject FROM sessions WHERE sid = ? AND ended_at IS NULL AND expires_at > ?`,
+  endBySid: 'UPDATE sessions SET ended_at = ? WHERE sid = ? AND subject = ? AND ended_at IS NULL AND expires_at > ?',
+  // A logout token's jti, kept until its exp (docs/contract.md section 17): one row, or a replay.
+  noteLogoutToken: 'INSERT INTO logout_tokens_seen (jti, expires_at) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING',
+  pruneLogoutTokens: 'DELETE FROM logout_tokens_seen WHERE expires_at <= ?',
+  // The throttle's account-wide count, and the addresses the break-glass account signed in from.
+  accountFailuresSince: 'SELECT count(*) AS n FROM login_failures WHERE at > ?',
+  knownClient: 'SELECT 1 AS known FROM login_known_clients WHERE client = ? AND at > ?',
+  rememberClient:
+    'INSERT INTO login_known_clients (client, at) VALUES (?, ?) ON CONFLICT (client) DO UPDATE SET at = excluded.at',
+  pruneKnownClients: 'DELETE FROM login_known_clients WHERE at <= ?',
+  // Reserves the account's next slot: the later of now and the slot after the last one taken, moved
+  // on by the interval; nothing when that start would be past the latest one waited for.
+  // RETURNING gives the slot's end: its start is that less the interval.
+  reserveAccountSlot: `INSERT INTO login_account_slots (name, next_at) VALUES (?, ?)
+    ON CONFLICT (name) DO UPDATE SET next_at =
+      CASE WHEN login_account_slots.next_at > ? THEN login_account_slots.next_at ELSE ? END + ?
+    WHERE login_account_slots.next_at <= ?
+    RETURNING next_at`,
 } as const;
 
 /** How many of an account's sessions the pages list; more live at once would be odd. */
@@ -75,9 +90,11 @@ export function signInStore(db: Sql): SignInStore {
     await db.critical(signInSql.pruneSessionRows, s.startedAt);
     await db.critical(
       signInSql.recordSession,
-      s.id,
+      sessionKey(s.id),
       newSessionPublicId(),
       s.subject,
+      s.admin ? 1 : 0,
+      s.sid ?? null,
       s.startedAt,
       s.startedAt,
       s.expiresAt,
@@ -135,29 +152,69 @@ export function signInStore(db: Sql): SignInStore {
     },
     recordSession,
     async seeSession(s, now) {
-      const state = await db.get(signInSql.sessionState, s.id, s.id, s.subject);
-      if (state?.ended != null || state?.disabled != null) return 'ended';
-      if (state?.last_seen == null) {
-        // A session from before sessions were recorded (or whose row was lost): recorded now.
-        await recordSession({ ...s, startedAt: now });
-      } else if (now - Number(state.last_seen) >= SESSION_SEEN_EVERY_MS) {
-        await db.run(signInSql.seeSession, now, s.id, now - SESSION_SEEN_EVERY_MS);
+      const key = sessionKey(s.id);
+      const row = await db.get(signInSql.sessionState, key);
+      // Only a session recorded at sign-in is live, and only as it was recorded: a cookie forged
+      // with a leaked session key names no recorded id, or claims another account or flag.
+      if (row === undefined || row.ended_at !== null || row.disabled != null) return 'ended';
+      if (row.subject !== s.subject || (Number(row.admin) === 1) !== s.admin) return 'ended';
+      if (Number(row.expires_at) !== s.expiresAt || !(s.expiresAt > now)) return 'ended';
+      if (now - Number(row.last_seen_at) >= SESSION_SEEN_EVERY_MS) {
+        await db.run(signInSql.seeSession, now, key, now - SESSION_SEEN_EVERY_MS);
       }
       return 'live';
     },
     async sessionsOf(subject, now, currentId) {
       return (await db.all(signInSql.sessionsOf, subject, now, SESSIONS_SHOWN)).map((r) => ({
         ...sessionFrom(r),
-        current: r.id === currentId,
+        current: currentId !== undefined && r.id === sessionKey(currentId),
       }));
     },
     async endSessionOf(subject, publicId, now) {
-      await db.critical(signInSql.endByPublicId, subject, publicId, now);
-      return (await db.critical(signInSql.markByPublicId, now, subject, publicId, now)) === 1;
+      return (await db.critical(signInSql.endByPublicId, now, subject, publicId, now)) === 1;
     },
-    async endSessionsOf(subject, now, except = '') {
-      await db.critical(signInSql.endAllOf, subject, except, now);
-      return db.critical(signInSql.markAllOf, now, subject, except, now);
+    async endSessionsOf(subject, now, except) {
+      return db.critical(signInSql.endAllOf, now, subject, except === undefined ? '' : sessionKey(except), now);
+    },
+    async endSessionsBySid(sid, subject, now) {
+      const subjects =
+        subject === undefined
+          ? (await db.all(signInSql.liveBySid, sid, now)).map((r) => r.subject as string)
+          : [subject];
+      const ended: Array<{ subject: string; sessions: number }> = [];
+      for (const who of subjects) {
+        const n = await db.critical(signInSql.endBySid, now, sid, who, now);
+        if (n > 0) ended.push({ subject: who, sessions: n });
+      }
+      return ended;
+    },
+    async noteLogoutToken(jti, expiresAt, now) {
+      await db.critical(signInSql.pruneLogoutTokens, now);
+      return (await db.critical(signInSql.noteLogoutToken, jti, expiresAt)) === 1;
+    },
+    async accountLoginFailuresSince(since) {
+      return Number((await db.get(signInSql.accountFailuresSince, since))?.n);
+    },
+    async knownLoginClient(client, since) {
+      return (await db.get(signInSql.knownClient, client, since)) !== undefined;
+    },
+    async reserveLoginSlot(name, now, interval, latestStart) {
+      const rows = await db.noted(
+        () => [],
+        signInSql.reserveAccountSlot,
+        name,
+        now + interval,
+        now,
+        now,
+        interval,
+        latestStart,
+      );
+      const end = rows[0]?.next_at;
+      return end === undefined ? undefined : Number(end) - interval;
+    },
+    async rememberLoginClient(client, at, forgetBefore) {
+      await db.critical(signInSql.rememberClient, client, at);
+      await db.critical(signInSql.pruneKnownClients, forgetBefore);
     },
     async knownAccounts(limit) {
       return (await db.all(signInSql.knownAccounts, limit)).map((r): Account => ({
@@ -166,13 +223,8 @@ export function signInStore(db: Sql): SignInStore {
         lastSignInAt: r.last_sign_in_at as number,
       }));
     },
-    async endSession(id, expiresAt, now) {
-      await db.critical(signInSql.endSession, id, expiresAt);
-      await db.critical(signInSql.markSessionEnded, now, id);
-      await db.critical(signInSql.pruneSessions, now);
-    },
-    async sessionEnded(id) {
-      return (await db.get(signInSql.sessionEnded, id)) !== undefined;
+    async endSession(id, now) {
+      await db.critical(signInSql.endSession, now, sessionKey(id));
     },
   };
 }

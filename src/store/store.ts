@@ -33,7 +33,7 @@ export interface SettingsStore {
   probe(now: number): Promise<void>;
 }
 
-/** Break-glass credentials, the throttle, accounts and ended sessions (store/sign_in.ts). */
+/** Break-glass credentials, the throttle, accounts, sessions and logout tokens (store/sign_in.ts). */
 export interface SignInStore {
   passwordHash(username: string): Promise<string | undefined>;
   setPasswordHash(username: string, hash: string): Promise<void>;
@@ -44,6 +44,17 @@ export interface SignInStore {
   loginFailuresSince(client: string, since: number): Promise<number>;
   recordLoginFailure(client: string, at: number): Promise<void>;
   clearLoginFailures(client: string): Promise<void>;
+  /** Failures from every address together since `since`: the account-wide schedule's count. */
+  accountLoginFailuresSince(since: number): Promise<number>;
+  /** Whether the break-glass account signed in from `client` after `since`. */
+  knownLoginClient(client: string, since: number): Promise<boolean>;
+  /**
+   * Reserves the next slot of the schedule `name`, `interval` after the last one taken and not
+   * before `now`: its start, or undefined (nothing reserved) when it would start after `latestStart`.
+   */
+  reserveLoginSlot(name: string, now: number, interval: number, latestStart: number): Promise<number | undefined>;
+  /** Remembers a successful sign-in from `client` at `at`; forgets those before `forgetBefore`. */
+  rememberLoginClient(client: string, at: number, forgetBefore: number): Promise<void>;
   /**
    * Gives `holder` the sign-in turn of `client` until `until`, unless another holder's turn runs
    * past `now`; true when taken. Attempts from one address are thus answered one at a time by
@@ -64,19 +75,18 @@ export interface SignInStore {
    */
   setAccountDisabled(subject: string, at: number | null): Promise<boolean>;
 
-  /**
-   * Sessions signed out before they expire (by id), so a copy of the cookie is refused by every
-   * instance; rows of sessions past their expiry are pruned on each sign-out.
-   */
-  endSession(id: string, expiresAt: number, now: number): Promise<void>;
-  sessionEnded(id: string): Promise<boolean>;
+  /** Signs a session out (by its cookie's id): its row is marked ended, so every instance refuses it. */
+  endSession(id: string, now: number): Promise<void>;
 
-  /** Records a new session (docs/contract.md section 14): at sign-in. Expired rows are pruned. */
+  /**
+   * Records a new session at sign-in (docs/contract.md section 14), keyed by the hash of its
+   * cookie's id, never the id itself. Expired rows are pruned.
+   */
   recordSession(session: NewSessionRecord): Promise<void>;
   /**
    * The guard's check of a session on every request, on the store (so every instance agrees at
-   * once): 'ended' when it was ended or its account is disabled. A live one is recorded if it has
-   * no row yet, and its last seen written when a minute has passed.
+   * once): 'live' only when a row was recorded for its id at sign-in with the same account, admin
+   * flag and expiry, not ended, its account not disabled; its last seen written when a minute has passed.
    */
   seeSession(session: Omit<NewSessionRecord, 'startedAt'>, now: number): Promise<'live' | 'ended'>;
   /** The account's live sessions, newest first; `current` marks the one whose cookie id is `currentId`. */
@@ -85,6 +95,17 @@ export interface SignInStore {
   endSessionOf(subject: string, publicId: string, now: number): Promise<boolean>;
   /** Ends every live session of the account but the one whose cookie id is `except`; how many. */
   endSessionsOf(subject: string, now: number, except?: string): Promise<number>;
+  /**
+   * Ends the live sessions started by a sign-in with the provider's session id `sid` (of
+   * `subject` only, when given); each account with how many of its sessions ended.
+   */
+  endSessionsBySid(
+    sid: string,
+    subject: string | undefined,
+    now: number,
+  ): Promise<Array<{ subject: string; sessions: number }>>;
+  /** Notes a logout token's jti until `expiresAt`; false when it was seen before (a replay). */
+  noteLogoutToken(jti: string, expiresAt: number, now: number): Promise<boolean>;
 }
 
 /** Enrollment tokens (store/enroll_tokens.ts). */

@@ -1,13 +1,19 @@
 /**
  * The break-glass sign-in throttle of docs/contract.md section 5. The delay before an attempt's answer is
  * min(2^(f-3), 30) seconds once f, the failures recorded for the client address in the last
- * 15 minutes, reaches 3. Attempts from one address are answered one at a time, in arrival order,
- * so parallel connections cannot multiply guesses. State lives in the store, shared by instances:
- * the failures, and the address's turn, so that instances behind one load balancer take turns too.
+ * 15 minutes, reaches 3. Attempts from one address (an IPv6 client: its /64) are answered one at a
+ * time, in arrival order, so parallel connections cannot multiply guesses. Many addresses cannot
+ * either: the account's failures from all of them are counted too, and once there are 10 in the
+ * window, attempts from addresses the account has not signed in from take turns on one
+ * account-wide schedule (accountIntervalMs), so the real administrator is never held back at an
+ * address they use (docs/decisions.md, "The break-glass throttle counts the account too").
+ * State lives in the store, shared by instances: the failures, the address's turn, the account's
+ * schedule and the known addresses, so that instances behind one load balancer agree.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/store.ts';
+import { throttleKey } from './throttle_key.ts';
 
 export interface Throttle {
   /**
@@ -28,6 +34,24 @@ const TURN_LEASE_MS = 60_000;
 /** How often an attempt asks again while another instance has the address's turn. */
 const TURN_POLL_MS = 100;
 
+/** Below this many failures of the account in the window, other addresses are not slowed. */
+const ACCOUNT_FREE_FAILURES = 10;
+const ACCOUNT_MAX_INTERVAL_S = 30;
+/** An attempt waits at most this long for its slot on the account's schedule; past it, 'busy' at once. */
+const ACCOUNT_MAX_WAIT_MS = 30_000;
+/** A successful sign-in makes its address known for this long: it skips the account's schedule. */
+export const KNOWN_CLIENT_MS = 30 * 24 * 3600 * 1000;
+const ACCOUNT_SCHEDULE = 'break-glass';
+
+/**
+ * The spacing in milliseconds between attempts from unknown addresses, for `failures` of the
+ * account from every address in the window: none below 10, then doubling from 1 s up to 30 s.
+ */
+export function accountIntervalMs(failures: number): number {
+  if (failures < ACCOUNT_FREE_FAILURES) return 0;
+  return Math.min(2 ** (failures - ACCOUNT_FREE_FAILURES), ACCOUNT_MAX_INTERVAL_S) * 1000;
+}
+
 /** The delay in milliseconds for `failures` recent failures. */
 export function throttleDelayMs(failures: number): number {
   if (failures < 3) return 0;
@@ -37,6 +61,18 @@ export function throttleDelayMs(failures: number): number {
 /** `onDelay` hears each attempt's delay in milliseconds, 0 included (the metrics' histogram). */
 export function storeThrottle(store: Store, clock: Clock, onDelay?: (ms: number) => void): Throttle {
   const queues = new Map<string, { tail: Promise<unknown>; waiting: number; refusing: number }>();
+
+  /**
+   * How long an attempt from `client` waits on the account's schedule: 0 from a known address or
+   * while the account has few failures; 'busy' when its slot would be too far off (none is taken).
+   */
+  async function accountWait(client: string): Promise<number | 'busy'> {
+    const now = clock.now();
+    const interval = accountIntervalMs(await store.accountLoginFailuresSince(now - WINDOW_MS));
+    if (interval === 0 || (await store.knownLoginClient(client, now - KNOWN_CLIENT_MS))) return 0;
+    const start = await store.reserveLoginSlot(ACCOUNT_SCHEDULE, now, interval, now + ACCOUNT_MAX_WAIT_MS);
+    return start === undefined ? 'busy' : Math.max(0, start - now);
+  }
 
   async function run(client: string, check: () => Promise<boolean>): Promise<boolean | 'busy'> {
     const holder = randomBytes(12).toString('base64url');
@@ -48,12 +84,17 @@ export function storeThrottle(store: Store, clock: Clock, onDelay?: (ms: number)
     }
     try {
       const failures = await store.loginFailuresSince(client, clock.now() - WINDOW_MS);
-      const delay = throttleDelayMs(failures);
+      const waitForAccount = await accountWait(client);
+      // Refused, but not sooner than the address's own delay would answer.
+      const delay = Math.max(throttleDelayMs(failures), waitForAccount === 'busy' ? 0 : waitForAccount);
       onDelay?.(delay);
       if (delay > 0) await clock.sleep(delay);
+      if (waitForAccount === 'busy') return 'busy';
       const ok = await check();
-      if (ok) await store.clearLoginFailures(client);
-      else await store.recordLoginFailure(client, clock.now());
+      if (ok) {
+        await store.clearLoginFailures(client);
+        await store.rememberLoginClient(client, clock.now(), clock.now() - KNOWN_CLIENT_MS);
+      } else await store.recordLoginFailure(client, clock.now());
       return ok;
     } finally {
       // Should the store be gone, the turn lapses by itself.
@@ -71,7 +112,8 @@ export function storeThrottle(store: Store, clock: Clock, onDelay?: (ms: number)
   }
 
   return {
-    attempt: function throttledAttempt(client, check) {
+    attempt: function throttledAttempt(address, check) {
+      const client = throttleKey(address);
       const queue = queues.get(client) ?? { tail: Promise.resolve(), waiting: 0, refusing: 0 };
       // Refused, but not sooner than an attempt would be answered: the delay is slept first, by
       // at most as many refusals as may queue; beyond those, a refusal is answered at once.

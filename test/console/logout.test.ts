@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { harness } from '../support/harness.ts';
+import { sessionSeen } from '../../src/context/session_cookie.ts';
 
 test('after sign-out a copy of the session cookie is no session; other sessions are untouched', async () => {
   const h = await harness();
@@ -28,8 +29,10 @@ test('after sign-out a copy of the session cookie is no session; other sessions 
     assert.equal(post.headers.get('location'), '/login');
 
     assert.equal((await h.request('/devices', { headers: { cookie: bob.cookie } })).status, 200);
-    assert.equal(await h.store.sessionEnded(ann.session.id), true);
-    assert.equal(await h.store.sessionEnded(bob.session.id), false);
+    const state = (who: typeof ann) =>
+      h.store.seeSession({ ...sessionSeen(who.session, '203.0.113.7', undefined) }, h.clock.now());
+    assert.equal(await state(ann), 'ended');
+    assert.equal(await state(bob), 'live');
   } finally {
     await h.close();
   }

@@ -100,19 +100,18 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.equal(await store.loginFailuresSince('recent', 0), 1, 'within the hour: kept');
     });
 
-    test('ended sessions: recorded once, known by id, pruned once past their expiry', async () => {
-      assert.equal(await store.sessionEnded('s1'), false);
-      await store.endSession('s1', 2_000, 1_000);
-      await store.endSession('s1', 2_000, 1_000);
-      assert.equal(await store.sessionEnded('s1'), true);
-      assert.equal(await store.sessionEnded('s2'), false);
-      await store.endSession('s2', 5_000, 2_000);
-      assert.equal(
-        await store.sessionEnded('s1'),
-        false,
-        'expired at 2000: its cookie is refused anyway, the row goes',
-      );
-      assert.equal(await store.sessionEnded('s2'), true);
+    test('the throttle: failures of every address counted together; a known client is remembered for its time', async () => {
+      await store.recordLoginFailure('a', 1_000);
+      await store.recordLoginFailure('b', 2_000);
+      await store.recordLoginFailure('c', 3_000);
+      assert.equal(await store.accountLoginFailuresSince(0), 3);
+      assert.equal(await store.accountLoginFailuresSince(1_500), 2);
+      assert.equal(await store.knownLoginClient('a', 0), false);
+      await store.rememberLoginClient('a', 5_000, 0);
+      assert.equal(await store.knownLoginClient('a', 4_999), true);
+      assert.equal(await store.knownLoginClient('a', 5_000), false, 'too long ago');
+      await store.rememberLoginClient('b', 9_000, 6_000);
+      assert.equal(await store.knownLoginClient('a', 0), false, 'forgotten');
     });
 
     test('sign-in turns: one holder per client at a time; a lapsed turn passes on; only the holder releases', async () => {

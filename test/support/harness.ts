@@ -44,7 +44,10 @@ export interface Harness {
   clock: FakeClock;
   logs: ReturnType<typeof memoryLogger>['records'];
   config: InterfaceConfig;
-  /** A valid session cookie header value (`service_admin=…`) and the session's CSRF token. */
+  /**
+   * A valid session cookie header value (`service_admin=…`) and the session's CSRF token; the
+   * session is recorded in the store, as a sign-in records it, before the next request is sent.
+   */
   signIn(who: { subject: string; display?: string; admin: boolean }): {
     cookie: string;
     csrf: string;
@@ -123,6 +126,9 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
     metrics,
   });
   const codec = sessionCodec(config.sessionKeys, config.sessionTtlSeconds);
+  // Sessions signed in but not yet recorded: a request waits for them (the store refuses unrecorded ones).
+  let recording: Promise<unknown> = Promise.resolve();
+  const recorded = () => recording;
   return {
     ui,
     controlApp,
@@ -135,14 +141,25 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
         { subject: who.subject, display: who.display ?? who.subject, admin: who.admin },
         clock.now(),
       );
+      const record = store.recordSession({
+        id: session.id,
+        subject: session.subject,
+        admin: session.admin,
+        startedAt: clock.now(),
+        expiresAt: session.expires,
+        client: '203.0.113.7',
+        browser: 'unknown',
+      });
+      recording = Promise.all([recording, record]);
       return {
         cookie: `service_admin=${codec.encode(session)}`,
         csrf: codec.csrfToken(session),
         session,
       };
     },
-    request(path, init, client = '203.0.113.7') {
-      return Promise.resolve(ui.request(path, init, { incoming: { socket: { remoteAddress: client } } }));
+    async request(path, init, client = '203.0.113.7') {
+      await recorded();
+      return ui.request(path, init, { incoming: { socket: { remoteAddress: client } } });
     },
     control(path, init) {
       return Promise.resolve(

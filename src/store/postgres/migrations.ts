@@ -581,6 +581,30 @@ export const migrations: readonly Migration[] = [
   );
   `,
   },
+  {
+    name: 'sessions-hashed',
+    sql: `
+  -- Issue 34, finding 1: a session row is keyed by the SHA-256 of its cookie's id, so reading the
+  -- table (a backup, a replica, a read-only role) gives no id to put in a cookie; and a session is
+  -- live only while its row is, so every row written before, keyed by the id itself, is dropped:
+  -- everyone signs in once more after the upgrade. ended_sessions is folded into sessions.ended_at.
+  DELETE FROM sessions;
+  DROP TABLE ended_sessions;
+  -- The admin flag the session was started with: the cookie's must match it.
+  ALTER TABLE sessions ADD COLUMN admin BIGINT NOT NULL DEFAULT 0;
+  -- docs/contract.md section 17: the identity provider's session id, for back-channel logout.
+  ALTER TABLE sessions ADD COLUMN sid TEXT;
+  CREATE INDEX sessions_sid ON sessions (sid) WHERE sid IS NOT NULL;
+  -- Logout tokens' jti seen, until their exp: a replayed token is refused by every instance.
+  CREATE TABLE logout_tokens_seen (jti TEXT PRIMARY KEY, expires_at BIGINT NOT NULL);
+  CREATE INDEX logout_tokens_seen_expires_at ON logout_tokens_seen (expires_at);
+  -- Issue 34, finding 2: where the break-glass account last signed in successfully; attempts from
+  -- there are exempt from the account-wide schedule (docs/decisions.md, the throttle).
+  CREATE TABLE login_known_clients (client TEXT PRIMARY KEY, at BIGINT NOT NULL);
+  -- The account-wide schedule's next free slot for attempts from other addresses.
+  CREATE TABLE login_account_slots (name TEXT PRIMARY KEY, next_at BIGINT NOT NULL);
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */
