@@ -15,9 +15,12 @@ export function adminHelp(verb: string): string {
   const subs = VERBS[verb] ?? {};
   return `Usage:
 ${Object.entries(subs)
-  .map(
-    ([name, s]) => `  paddock ${verb} ${s.usage.replaceAll('\n', `\n${' '.repeat(verb.length + name.length + 12)}`)}`,
-  )
+  .map(([name, s]) => {
+    // Continued lines and the note stand under the arguments, past `  paddock <verb> <name> `.
+    const under = `\n${' '.repeat(verb.length + name.length + 12)}`;
+    const note = s.note === undefined ? '' : `${under}(${s.note.replaceAll('\n', under)})`;
+    return `  paddock ${verb} ${s.usage.replaceAll('\n', under)}${note}`;
+  })
   .join('\n')}
 
 Lists take --before CURSOR (a page's "next") and --all (every page). Every command takes --json
@@ -60,7 +63,7 @@ export async function adminCommand(verb: string, args: string[]): Promise<number
       return EXIT.ok;
     }
     if (sub.more ? positionals.length < sub.positionals : positionals.length !== sub.positionals)
-      throw new CliFailure(`usage: paddock ${verb} ${sub.usage}`, EXIT.usage);
+      throw new CliFailure(`usage: paddock ${verb} ${sub.usage.replaceAll('\n', ' ')}`, EXIT.usage);
     const output = await sub.run(apiClient(process.env), positionals, values);
     const shown = values.json ? asJson(output) : asText(output);
     if (shown) process.stdout.write(shown);

@@ -3,11 +3,6 @@
  * (each option is the API parameter or body field of the same name), the API call, and what it
  * prints (a list with its columns, one record, or a confirmation). Run by cli/admin.ts.
  */
-import { once } from 'node:events';
-import { existsSync } from 'node:fs';
-import { type FileHandle, link, open, rm } from 'node:fs/promises';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { AUDIT } from '../lists/audit.ts';
 import { DEVICES } from '../lists/devices.ts';
 import { ENROLL_TOKENS } from '../lists/pages.ts';
@@ -15,6 +10,7 @@ import type { ListDeclaration, Parameters } from '../lists/parameters.ts';
 import { parseLabel, parseLabelKey } from '../domain/labels.ts';
 import { RUNS } from '../lists/runs.ts';
 import { type ApiClient, CliFailure, EXIT, type Query } from './api_client.ts';
+import { STDOUT, writeRunBytes } from './runs_raw.ts';
 import { pairs, printable } from './table.ts';
 
 export type Values = Record<string, string | boolean | string[] | undefined>;
@@ -24,6 +20,8 @@ export type Page = { items: Item[]; next?: string };
 export interface SubCommand {
   /** After `paddock <verb> <name>`: positional arguments and options. */
   usage: string;
+  /** What the help says under the usage, when the usage alone would not do. */
+  note?: string;
   /** How many positional arguments; with `more`, at least that many. */
   positionals: number;
   more?: true;
@@ -121,12 +119,6 @@ function listCommand<P extends Parameters>(declared: ListDeclaration<P>, at: str
     run: async (api, _, v) => ({ kind: 'list', page: await list(api, at, listQuery(declared, v), v), columns }),
   };
 }
-
-const outputExists = (output: string) =>
-  new CliFailure(
-    `${output} already exists; remove it or choose another --output (nothing was downloaded)`,
-    EXIT.refused,
-  );
 
 async function list(api: ApiClient, at: string, query: Query, v: Values): Promise<Page> {
   const first = (await api.get(at, { ...query, before: text(v, 'before') })) as Page;
@@ -313,41 +305,15 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
       },
     },
     raw: {
-      usage: 'raw DEVICE ID [--output FILE]   (the bytes as uploaded; to stdout without --output)',
+      usage: `raw DEVICE ID [--output FILE|${STDOUT}]`,
+      note:
+        `the bytes as uploaded: into FILE, which must not exist, or with ${STDOUT} to stdout;\n` +
+        "without --output, to stdout unless it is a terminal: a device's bytes may carry\n" +
+        'escape sequences a terminal obeys, such as setting the clipboard or the title',
       positionals: 2,
       options: { output: { type: 'string' } },
-      run: async (api, [device = '', id = ''], v) => {
-        const output = text(v, 'output');
-        if (output === undefined) {
-          const body = await api.download(`/api/v1/runs/${path(device, id)}/raw`);
-          for await (const chunk of body) if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
-          return { kind: 'done', message: '' };
-        }
-        // Refused before the download (which the server audits) when the file exists or its
-        // directory cannot take it. Written beside the file and linked to its name when whole: a
-        // failed download leaves nothing behind, and a file that appeared meanwhile is never
-        // replaced (link fails with EEXIST).
-        if (existsSync(output)) throw outputExists(output);
-        const partial = `${output}.partial-${process.pid}`;
-        let file: FileHandle;
-        try {
-          file = await open(partial, 'wx', 0o600);
-        } catch (err) {
-          throw new CliFailure(`cannot write ${output}: ${(err as Error).message}`, EXIT.refused);
-        }
-        try {
-          const body = await api.download(`/api/v1/runs/${path(device, id)}/raw`);
-          await pipeline(Readable.fromWeb(body), file.createWriteStream());
-          await link(partial, output).catch((err: unknown) => {
-            if ((err as { code?: string }).code !== 'EEXIST') throw err;
-            throw new CliFailure(`${output} appeared during the download and was left as it was`, EXIT.refused);
-          });
-        } finally {
-          await file.close().catch(() => {});
-          await rm(partial, { force: true });
-        }
-        return { kind: 'done', message: `wrote ${output}` };
-      },
+      run: async (api, [device = '', id = ''], v) =>
+        writeRunBytes(api, `/api/v1/runs/${path(device, id)}/raw`, text(v, 'output')),
     },
   },
   audit: {

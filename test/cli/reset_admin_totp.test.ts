@@ -46,13 +46,19 @@ test('reset-admin-totp removes the factor while the server runs: the password al
     assert.equal(await reset.exited, 0, reset.output().stderr);
     assert.match(reset.output().stderr, /second factor of "admin" removed/);
     assert.ok(!reset.output().stderr.includes(secret));
-    assert.equal((await post(base, '/login', { username: 'admin', password: PASSWORD })).status, 303);
+    const after = await post(base, '/login', { username: 'admin', password: PASSWORD });
+    assert.equal(after.status, 303);
+    // The reset ends the account's sessions (issue 34, finding 8): the one that enrolled is refused.
+    assert.equal(
+      (await fetch(`${base}/devices`, { headers: { cookie: signedIn.cookie }, redirect: 'manual' })).status,
+      303,
+    );
 
     const again = paddock(['reset-admin-totp'], env);
     assert.equal(await again.exited, 0);
     assert.match(again.output().stderr, /has no second factor; nothing changed/);
 
-    const audit = await get(base, '/audit.jsonl?event=totp.reset', signedIn.cookie);
+    const audit = await get(base, '/audit.jsonl?event=totp.reset', after.cookie);
     const rows = audit
       .trim()
       .split('\n')
@@ -61,6 +67,7 @@ test('reset-admin-totp removes the factor while the server runs: the password al
     assert.equal(rows.length, 1, audit);
     assert.equal(rows[0]?.account, 'system');
     assert.match(String(rows[0]?.detail), /local:admin/);
+    assert.match(String(rows[0]?.detail), /sessions=1/);
     const log = server.output().stdout + server.output().stderr;
     assert.ok(!log.includes(secret), 'the secret is in no log record of the server');
   } finally {
