@@ -9,6 +9,8 @@ import type { JWTPayload } from 'jose';
 import { constantTimeEqual } from '../crypto/random.ts';
 import { clientAddress } from '../http/client_address.ts';
 import { clearCookie, OIDC_COOKIE, readCookie } from '../http/cookies.ts';
+import { oidcSubject } from '../actions/provider_logout.ts';
+import { OIDC_IDENTIFIER } from '../oidc/verify.ts';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx } from '../context/deps.ts';
 import { startSession } from './sign_in.ts';
@@ -63,8 +65,10 @@ async function signIn(ctx: Ctx, c: Context, claims: JWTPayload & { sub: string }
   const session = await startSession(
     ctx,
     c,
-    { subject: `oidc:${claims.sub}`, display: display.slice(0, 256), admin },
+    { subject: oidcSubject(claims.sub), display: display.slice(0, 256), admin },
     'oidc',
+    // Kept with the session for back-channel logout (docs/contract.md section 17).
+    typeof claims.sid === 'string' && OIDC_IDENTIFIER.test(claims.sid) ? claims.sid : undefined,
   );
   if (session instanceof Response) return session;
   await ctx.logger.emit(EVENTS.loginOidcSucceeded, { account: session.subject, method: 'oidc', admin, client });

@@ -47,6 +47,7 @@ import { webhookDisable } from './webhook_disable.ts';
 import { webhookEnable } from './webhook_enable.ts';
 import { webhookRedeliver } from './webhook_redeliver.ts';
 import { webhookRotate } from './webhook_rotate.ts';
+import { backchannelLogout } from './backchannel_logout.ts';
 import { webhookShow } from './webhook_show.ts';
 import { webhookTest } from './webhook_test.ts';
 import { webhooksList } from './webhooks_list.ts';
@@ -57,6 +58,7 @@ export const consoleRoutes: readonly DoorRoute<'none' | 'guarded' | 'admin'>[] =
   { method: 'POST', path: '/login', access: 'none', handler: loginCheck },
   { method: 'GET', path: '/auth/start', access: 'none', handler: authStart },
   { method: 'GET', path: '/admin/callback', access: 'none', handler: authCallback },
+  { method: 'POST', path: '/oidc/backchannel-logout', access: 'none', handler: backchannelLogout },
   { method: 'POST', path: '/logout', access: 'none', handler: logout },
   { method: 'GET', path: '/', access: 'guarded', handler: dashboard },
   { method: 'GET', path: '/devices', access: 'guarded', handler: devicesList },

@@ -97,6 +97,13 @@ export const EVENTS = {
     audited: true,
     help: 'the identity token did not verify',
   }),
+  logoutTokenRejected: event({
+    name: 'oidc.logout_token_rejected',
+    level: 'warn',
+    fields: { client: 'string', error: 'string' },
+    audited: true,
+    help: 'a back-channel logout token did not verify (docs/contract.md section 17); nothing ended',
+  }),
   loginOidcSucceeded: event({
     name: 'login.oidc.succeeded',
     level: 'info',

@@ -8,6 +8,7 @@ import { discoverProvider, type ProviderMetadata } from './discovery.ts';
 import { OidcError } from './errors.ts';
 import { exchangeCode, TOKEN_TIMEOUT_MS } from './exchange.ts';
 import { verifyIdToken } from './verify.ts';
+import { type LogoutRequest, LogoutTokenRejected, verifyLogoutToken } from './logout_token.ts';
 
 export interface OidcClient {
   /** Discovers the provider; throws OidcError('discovery_failed'). */
@@ -16,6 +17,11 @@ export interface OidcClient {
   exchange(req: { code: string; redirectUri: string; codeVerifier: string }): Promise<string>;
   /** Verifies an identity token; throws OidcError('token_rejected'). */
   verify(idToken: string): Promise<JWTPayload & { sub: string }>;
+  /**
+   * Verifies a back-channel logout token (logout_token.ts) against the provider's metadata and
+   * keys; throws LogoutTokenRejected, for a provider that cannot be reached too.
+   */
+  verifyLogoutToken(token: string): Promise<LogoutRequest>;
 }
 
 export interface OidcClientOptions {
@@ -109,6 +115,19 @@ export function createOidcClient(opts: OidcClientOptions): OidcClient {
       } catch (err) {
         throw new OidcError('token_rejected', `identity token rejected: ${describe(err)}`, err);
       }
+    },
+
+    async verifyLogoutToken(token) {
+      const { metadata, keys } = await provider().catch((err: unknown) => {
+        throw new LogoutTokenRejected(`cannot verify: ${describe(err)}`, { cause: err });
+      });
+      return verifyLogoutToken(token, {
+        issuer: metadata.issuer,
+        clientId: opts.clientId,
+        algorithms: metadata.idTokenAlgorithms,
+        keys,
+        now: opts.clock.now(),
+      });
     },
   };
 }

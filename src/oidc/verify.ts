@@ -14,6 +14,9 @@ export interface VerifyOptions {
   now: number;
 }
 
+/** `sub` (Core section 2), and `sid` and `jti` likewise: 1 to 255 printable ASCII characters. */
+export const OIDC_IDENTIFIER = /^[\x20-\x7e]{1,255}$/;
+
 /** Clock skew tolerated between us and the provider. */
 const CLOCK_TOLERANCE_S = 30;
 /** Tokens are used right after issue; an old one is a replay. */
@@ -37,7 +40,7 @@ export async function verifyIdToken(token: string, opts: VerifyOptions): Promise
   if (payload.azp !== undefined && payload.azp !== opts.clientId) throw new Error('azp is not this client');
   if (payload.nonce !== undefined) throw new Error('unexpected nonce');
   // Section 2: sub is at most 255 ASCII characters (a longer one would also not fit a cookie).
-  if (typeof payload.sub !== 'string' || !/^[\x20-\x7e]{1,255}$/.test(payload.sub)) {
+  if (typeof payload.sub !== 'string' || !OIDC_IDENTIFIER.test(payload.sub)) {
     throw new Error('sub is not 1 to 255 printable ASCII characters');
   }
   return payload as JWTPayload & { sub: string };

@@ -98,6 +98,9 @@ runScenarios('POST /login', [
         },
         exchange: async () => '',
         verify: async () => ({ sub: 'x' }),
+        verifyLogoutToken: async () => {
+          throw new Error('unused');
+        },
       },
     },
     form: { username: 'admin', password: 'nope nope nope' },

@@ -35,7 +35,7 @@ export interface FakeProvider {
   /** Signs arbitrary claims/header with the current key (or an HMAC key / alg 'none' for attack tests). */
   sign(
     claims: Record<string, unknown>,
-    opts?: { alg?: string; kid?: string; hmacSecret?: Uint8Array; unsecured?: boolean },
+    opts?: { alg?: string; kid?: string; hmacSecret?: Uint8Array; unsecured?: boolean; typ?: string | null },
   ): Promise<string>;
   close(): Promise<void>;
 }
@@ -234,9 +234,11 @@ export async function startFakeProvider(opts?: {
 
   async function sign(
     claims: Record<string, unknown>,
-    signOpts?: { alg?: string; kid?: string; hmacSecret?: Uint8Array; unsecured?: boolean },
+    signOpts?: { alg?: string; kid?: string; hmacSecret?: Uint8Array; unsecured?: boolean; typ?: string | null },
   ): Promise<string> {
     const kidHeader = signOpts?.kid !== undefined ? { kid: signOpts.kid } : {};
+    // `typ: null` leaves the header out; a logout token's is `logout+jwt`.
+    const typ = signOpts?.typ === null ? {} : { typ: signOpts?.typ ?? 'JWT' };
     if (signOpts?.unsecured || signOpts?.alg === 'none') {
       return `${b64urlJson({ alg: 'none', ...kidHeader })}.${b64urlJson(claims)}.`;
     }
@@ -244,14 +246,14 @@ export async function startFakeProvider(opts?: {
     const alg = signOpts?.alg ?? (signOpts?.hmacSecret ? 'HS256' : provider.behaviour.idTokenAlg);
     if (/^HS(256|384|512)$/.test(alg)) {
       const secret = signOpts?.hmacSecret ?? new TextEncoder().encode(clientSecret);
-      return new CompactSign(payload).setProtectedHeader({ alg, typ: 'JWT', ...kidHeader }).sign(secret);
+      return new CompactSign(payload).setProtectedHeader({ alg, ...typ, ...kidHeader }).sign(secret);
     }
     let key: SigningKey;
     if (alg === 'RS256') key = current.RS256;
     else if (alg === 'ES256') key = current.ES256;
     else throw new Error(`fake provider cannot sign with ${alg}`);
     return new CompactSign(payload)
-      .setProtectedHeader({ alg, typ: 'JWT', kid: key.kid, ...kidHeader })
+      .setProtectedHeader({ alg, ...typ, kid: key.kid, ...kidHeader })
       .sign(key.privateKey);
   }
 
