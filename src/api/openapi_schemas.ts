@@ -15,10 +15,12 @@ import {
 import { LABEL_KEY, LABEL_VALUE, MAX_LABELS } from '../domain/labels.ts';
 import { LIST_MAX } from './json_body.ts';
 import { WEBHOOK_EVENTS } from '../events/catalogue.ts';
+import { ATTEMPT_FAILURES } from '../webhooks/outcome.ts';
 
 const OPT_IN = WEBHOOK_EVENTS.filter((e) => e.webhook === 'opt-in')
   .map((e) => `\`${e.name}\``)
   .join(', ');
+const FAILURE_CLASSES = ATTEMPT_FAILURES.map((c) => `\`${c}\``).join(', ');
 
 const time = { type: ['string', 'null'], format: 'date-time' } as const;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -259,7 +261,10 @@ export const SCHEMAS = {
       failures: { type: 'integer', minimum: 0, description: 'Failed attempts in a row' },
       failing_since: time,
       last_attempt_at: time,
-      last_outcome: { type: ['string', 'null'], description: 'The last status code, or the error (`timeout`, …)' },
+      last_outcome: {
+        type: ['string', 'null'],
+        description: `The last attempt's status code, or the class of its failure (${FAILURE_CLASSES})`,
+      },
     },
   },
   WebhookAttempt: {
@@ -271,9 +276,17 @@ export const SCHEMAS = {
       message: { type: 'string', description: 'The `webhook-id` the receiver saw' },
       event: { type: 'string' },
       at: { type: 'string', format: 'date-time' },
-      status_code: { type: ['integer', 'null'] },
-      error: { type: ['string', 'null'] },
-      duration_ms: { type: 'integer', minimum: 0 },
+      status_code: { type: ['integer', 'null'], description: 'The status code of an answer; null when none came' },
+      error: {
+        enum: [...ATTEMPT_FAILURES, null],
+        description:
+          'Why no answer came, as a class only: the detail and the exact time stay in the server log, so the API is no port scanner',
+      },
+      duration_ms: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        description: "An answer's duration to two significant figures; null for a failed attempt",
+      },
       status: { enum: ['pending', 'delivered', 'failed'], description: "The delivery's status now" },
     },
   },

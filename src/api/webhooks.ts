@@ -24,6 +24,7 @@ import type { Webhook, WebhookAttempt } from '../domain/webhooks.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { WEBHOOK_FAILURES, webhookDeps } from '../context/webhooks.ts';
 import { FAILURES } from '../http/failures.ts';
+import { shownAttempt, shownOutcome } from '../webhooks/outcome.ts';
 import { apiOperation } from './auth.ts';
 import { type FieldType, jsonFields } from './json_body.ts';
 import { problem } from './problem.ts';
@@ -53,19 +54,21 @@ export function webhookJson(w: Webhook) {
     failures: w.failures,
     failing_since: iso(w.failingSince),
     last_attempt_at: iso(w.lastAttemptAt),
-    last_outcome: w.lastOutcome,
+    last_outcome: shownOutcome(w.lastOutcome),
   };
 }
 
+/** An attempt as the API shows it: a failure's class only, without its duration (webhooks/outcome.ts). */
 export function attemptJson(a: WebhookAttempt) {
+  const shown = shownAttempt(a);
   return {
     delivery: a.delivery,
     message: a.message,
     event: a.event,
     at: iso(a.at),
-    status_code: a.statusCode,
-    error: a.error,
-    duration_ms: a.durationMs,
+    status_code: shown.statusCode,
+    error: shown.error,
+    duration_ms: shown.durationMs,
     status: a.status,
   };
 }

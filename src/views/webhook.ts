@@ -2,9 +2,11 @@
  * One webhook endpoint's page (docs/contract.md section 13): what it is and how it fares, its
  * actions (test, enable or disable, rotate the secret, delete), and its latest delivery attempts
  * (event, message id, time, status code or error, duration), each with a button to send that
- * message again under the same id.
+ * message again under the same id. A failed attempt shows its class, never its detail or duration
+ * (webhooks/outcome.ts), so the page is no port scanner.
  */
 import type { Webhook, WebhookAttempt } from '../domain/webhooks.ts';
+import { shownAttempt } from '../webhooks/outcome.ts';
 import { time } from './format.ts';
 import { html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
@@ -70,18 +72,18 @@ export function webhookPage(chrome: Chrome, opts: { webhook: Webhook; attempts: 
               </tr>
             </thead>
             <tbody>
-              ${opts.attempts.map(
-                (a) =>
-                  html`<tr>
-                    <td>${a.event}</td>
-                    <td><code>${a.message}</code></td>
-                    <td>${time(a.at, chrome.now)}</td>
-                    <td>${a.statusCode === null ? (a.error ?? 'error') : String(a.statusCode)}</td>
-                    <td>${`${a.durationMs} ms`}</td>
-                    <td>${a.status}</td>
-                    <td>${redeliver(a)}</td>
-                  </tr> `,
-              )}
+              ${opts.attempts.map((a) => {
+                const shown = shownAttempt(a);
+                return html`<tr>
+                  <td>${a.event}</td>
+                  <td><code>${a.message}</code></td>
+                  <td>${time(a.at, chrome.now)}</td>
+                  <td>${shown.statusCode === null ? shown.error : String(shown.statusCode)}</td>
+                  <td>${shown.durationMs === null ? 'not shown' : `${shown.durationMs} ms`}</td>
+                  <td>${a.status}</td>
+                  <td>${redeliver(a)}</td>
+                </tr> `;
+              })}
             </tbody>
           </table>`
       }

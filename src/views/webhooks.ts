@@ -5,6 +5,7 @@
  */
 import type { Webhook } from '../domain/webhooks.ts';
 import { WEBHOOK_EVENTS } from '../events/catalogue.ts';
+import { shownOutcome } from '../webhooks/outcome.ts';
 import { time } from './format.ts';
 import { html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
@@ -20,7 +21,7 @@ export function eventsText(events: readonly string[]): string {
 
 export function lastDelivery(w: Webhook, now: number) {
   if (w.lastAttemptAt === null) return 'none yet';
-  return html`${time(w.lastAttemptAt, now)}: ${w.lastOutcome ?? ''}`;
+  return html`${time(w.lastAttemptAt, now)}: ${shownOutcome(w.lastOutcome) ?? ''}`;
 }
 
 export function webhooksPage(chrome: Chrome, opts: { webhooks: Webhook[]; max: number }) {
