@@ -19,7 +19,11 @@ import { checkUrl, refusedAddress } from '../../src/webhooks/target.ts';
 /** Each newly refused target, and the kind its refusal names. */
 const REFUSED: Array<[url: string, kind: string, what: string]> = [
   ['https://[64:ff9b::a9fe:a9fe]/', 'tunnelled or translated', 'NAT64 (64:ff9b::/96) of 169.254.169.254'],
-  ['https://[64:ff9b::169.254.169.254]/latest/meta-data', 'tunnelled or translated', 'NAT64 written with a dotted quad'],
+  [
+    'https://[64:ff9b::169.254.169.254]/latest/meta-data',
+    'tunnelled or translated',
+    'NAT64 written with a dotted quad',
+  ],
   ['https://[64:FF9B:0:0:0:0:A9FE:A9FE]/', 'tunnelled or translated', 'NAT64 in capitals, uncompressed'],
   ['https://[64:ff9b::a00:1]/', 'tunnelled or translated', 'NAT64 of 10.0.0.1'],
   ['https://[64:ff9b::7f00:1]/', 'tunnelled or translated', 'NAT64 of 127.0.0.1'],
