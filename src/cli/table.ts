@@ -1,12 +1,13 @@
 /**
  * Tables for people in a terminal. Every value comes from the server, and a device name could
- * carry escape sequences that rewrite the terminal: each control character is shown as `\xNN`.
+ * carry escape sequences that rewrite the terminal, or a bidi override that reorders what is shown.
  */
+import { logText } from '../log/log_text.ts';
 
-/** The text with C0 and C1 control characters (and DEL) written as `\xNN`. */
+/** The text as a log writes it (log/log_text.ts): controls, bidi overrides and `\` escaped, visibly. */
 export function printable(value: unknown): string {
   const text = value === null || value === undefined ? '-' : String(value);
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return logText(text);
 }
 
 /** Columns padded to their widest cell, a header first; the last column is not padded. */

@@ -12,6 +12,7 @@ import { auditJson } from '../audit/audit_json.ts';
 import { AUDIT, auditFilter } from '../lists/audit.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { listParameters } from './page_helpers.ts';
+import { logJson } from '../log/log_text.ts';
 
 /** Records per store read: a few hundred kilobytes of lines at most. */
 export const AUDIT_STREAM_BATCH = 500;
@@ -19,7 +20,8 @@ export const AUDIT_STREAM_BATCH = 500;
 export const AUDIT_JSONL_TYPE = 'application/x-ndjson';
 
 export function auditLine(r: AuditRecord): string {
-  return `${JSON.stringify(auditJson(r))}\n`;
+  // logJson: C1 controls, U+2028 and bidi overrides escaped too, for whoever reads the export in a terminal.
+  return `${logJson(auditJson(r))}\n`;
 }
 
 export function auditJsonl(ctx: Ctx): Handler<UiEnv> {

@@ -4,8 +4,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { printable, record, table } from '../../src/cli/table.ts';
 
-test('control characters, C1 ones and DEL are shown as \\xNN; null is a dash', () => {
-  assert.equal(printable('a\u001b[2Jb\u0007c\u009bd\u007fe\nf'), 'a\\x1b[2Jb\\x07c\\x9bd\\x7fe\\x0af');
+test('control characters, C1 ones, DEL, bidi overrides and the backslash are escaped visibly; null is a dash', () => {
+  assert.equal(
+    printable('a\u001b[2Jb\u0007c\u009bd\u007fe\nf\u202eg\\h'),
+    'a\\u001b[2Jb\\u0007c\\u009bd\\u007fe\\nf\\u202eg\\\\h',
+  );
   assert.equal(printable(null), '-');
   assert.equal(printable('émoji 🐑'), 'émoji 🐑');
 });
