@@ -1,6 +1,6 @@
 /**
  * Request bodies of the JSON API, read strictly (docs/contract.md section 11): `application/json`, at most
- * 8 KiB, at the console form's minimum rate, one object whose fields are all known and of their
+ * 8 KiB, at every body's minimum rate (http/body.ts), one object whose fields are all known and of their
  * type. Every failure is a problem naming the field at fault, so a script can tell which of its
  * inputs to fix; nothing is acted on until the whole body has passed.
  *
@@ -8,8 +8,7 @@
  * to the same checks (the console's parsers then apply each field's own rule and range).
  */
 import type { Context } from 'hono';
-import { BodyTooLarge, readStream, TooSlow } from '../http/body.ts';
-import { FORM_RATE } from '../http/form.ts';
+import { BodyError, readBody } from '../http/body.ts';
 import { problem } from './problem.ts';
 import { labelKeysFromJson, labelLines, labelsFromJson } from '../domain/labels.ts';
 
@@ -44,12 +43,13 @@ export async function jsonFields(
     return refuse(415, 'unsupported media type', 'the body must be application/json');
   let text: string;
   try {
-    const bytes = await readStream(c.req.raw, JSON_LIMIT, { take: () => true, minRate: FORM_RATE });
+    const bytes = await readBody(c.req.raw, { limit: JSON_LIMIT });
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch (err) {
-    if (err instanceof BodyTooLarge)
-      return refuse(413, 'body too large', `the body must be at most ${JSON_LIMIT} bytes`);
-    if (err instanceof TooSlow) return refuse(408, 'request timeout', 'the body arrived too slowly');
+    const code = err instanceof BodyError ? err.code : undefined;
+    if (code === 'too-large') return refuse(413, 'body too large', `the body must be at most ${JSON_LIMIT} bytes`);
+    if (code === 'too-slow') return refuse(408, 'request timeout', 'the body arrived too slowly');
+    if (code === 'cut-short') return refuse(408, 'request timeout', 'the body ended before its declared length');
     return refuse(400, 'malformed body', 'the body is not UTF-8 text');
   }
   let body: unknown;

@@ -2,7 +2,7 @@
 import { fail } from '../http/failures.ts';
 import type { Handler } from 'hono';
 import { randomToken, secretHash } from '../crypto/random.ts';
-import { BodyTooLarge, readBody } from '../http/body.ts';
+import { BodyError, readBody } from '../http/body.ts';
 import { clientAddress } from '../http/client_address.ts';
 
 import { newDeviceId } from '../domain/ids.ts';
@@ -13,14 +13,18 @@ import { note } from '../events/note.ts';
 import type { Device } from '../domain/devices.ts';
 
 const TOKEN = /^[A-Za-z0-9_-]{1,512}$/;
+const ENROLL_LIMIT = 65_536;
 
 export function enroll(deps: ControlDeps): Handler {
   return async function enrollHandler(c) {
     let request: unknown;
     try {
-      request = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(await readBody(c.req.raw, 65_536)));
+      const body = await readBody(c.req.raw, { limit: ENROLL_LIMIT });
+      request = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
     } catch (err) {
-      if (err instanceof BodyTooLarge) return fail(c, 'requestTooLarge');
+      const code = err instanceof BodyError ? err.code : undefined;
+      if (code === 'too-large') return fail(c, 'requestTooLarge');
+      if (code === 'too-slow' || code === 'cut-short') return fail(c, 'requestTimeout');
       return fail(c, 'notJsonObject');
     }
     if (typeof request !== 'object' || request === null || Array.isArray(request)) return fail(c, 'notJsonObject');

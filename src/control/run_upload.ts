@@ -7,7 +7,7 @@ import { fail, type FailureName } from '../http/failures.ts';
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, Handler } from 'hono';
 import { secretHash, sha256Hex } from '../crypto/random.ts';
-import { BodyTooLarge, declaredLength, OverBudget, readBody, readStream, TooSlow } from '../http/body.ts';
+import { BodyError, type BodyFailure, declaredLength, readBody } from '../http/body.ts';
 import { plainText } from '../http/responses.ts';
 import { RUN_ID } from '../domain/ids.ts';
 import { parseReceipt, type Receipt, RECEIPT_HEADER } from '../domain/receipt.ts';
@@ -24,9 +24,6 @@ import { note } from '../events/note.ts';
 export const RUN_LIMIT = 16 * 1024 * 1024;
 const BEARER = /^Bearer ([A-Za-z0-9_-]{43})$/i;
 const CONTENT_TYPE = /^[\x20-\x7e]{1,255}$/;
-
-/** Small bodies with a declared length arrive at once: read directly, their length taken up front. */
-const SMALL_BODY = 64 * 1024;
 
 /** Every way an upload ends: the store's outcomes (PutRunResult), and the refusals before it. */
 export type UploadOutcome =
@@ -56,6 +53,15 @@ type Answer =
       detail?: (device: Device) => string;
       headers?: Record<string, string>;
     };
+
+/** How a read of the run that failed ends; 'over-budget' depends on what refused the bytes (busyBy). */
+const READ_FAILURES: Record<Exclude<BodyFailure, 'over-budget'>, UploadOutcome> = {
+  'too-large': 'too-large',
+  'too-slow': 'too-slow',
+  // The device closed its side before the length it declared: answered at once, as a stall would be.
+  'cut-short': 'too-slow',
+  unreadable: 'interrupted',
+};
 
 /** The one table from an outcome to its answer (docs/contract.md section 6). */
 const ANSWERS: Record<UploadOutcome, Answer> = {
@@ -168,7 +174,7 @@ export function runUpload(deps: ControlDeps): Handler {
   ): Promise<UploadOutcome> {
     const device = found.id;
     let body: Uint8Array;
-    // What refused the last bytes taken, for the answer to an OverBudget.
+    // What refused the last bytes taken, for the answer to 'over-budget'.
     let refused: Refusal | undefined;
     const take = (bytes: number) => (refused = ticket.take(bytes)) === undefined;
     // A declared length already past the quota is refused before a byte is read.
@@ -176,18 +182,12 @@ export function runUpload(deps: ControlDeps): Handler {
     if (declared !== undefined && (await quotaCheck(deps, device, id, declared)) === 'over-quota')
       return overQuota(found, id, declared);
     try {
-      const length = declared;
-      if (length !== undefined && length <= SMALL_BODY) {
-        if (!take(length)) return busyBy(refused);
-        body = await readBody(c.req.raw, RUN_LIMIT);
-      } else {
-        body = await readStream(c.req.raw, RUN_LIMIT, { take, minRate: limits.minRate });
-      }
+      body = await readBody(c.req.raw, { limit: RUN_LIMIT, take, minRate: limits.minRate });
     } catch (err) {
-      if (err instanceof BodyTooLarge) return 'too-large';
-      if (err instanceof OverBudget) return busyBy(refused);
-      if (err instanceof TooSlow) return 'too-slow';
-      return 'interrupted';
+      // However the read ends, the ticket goes back in authenticated()'s `finally`: a stalled
+      // upload frees its device's slot as soon as it is cut off.
+      const code: BodyFailure = err instanceof BodyError ? err.code : 'unreadable';
+      return code === 'over-budget' ? busyBy(refused) : READ_FAILURES[code];
     }
     if (declared === undefined && (await quotaCheck(deps, device, id, body.byteLength)) === 'over-quota')
       return overQuota(found, id, body.byteLength);

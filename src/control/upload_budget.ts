@@ -4,6 +4,8 @@
  * bytes held are counted as they are read, against a total for the process and a share for each
  * device. One device, even a compromised or very slow one, cannot hold what the others need.
  */
+import { MIN_BODY_RATE, type MinRate } from '../http/body.ts';
+
 export interface UploadLimits {
   /** Bytes held by all uploads together. */
   totalBytes: number;
@@ -14,15 +16,16 @@ export interface UploadLimits {
   /**
    * A sender must keep up this rate on average after a grace period, or the upload is cut off
    * (408): a body sent a byte a minute would otherwise hold its memory and connection for minutes.
+   * Stricter than every body's rule (http/body.ts), which is its floor.
    */
-  minRate: { graceMs: number; bytesPerSecond: number };
+  minRate: MinRate;
 }
 
 export const DEFAULT_UPLOAD_LIMITS: UploadLimits = {
   totalBytes: 128 * 1024 * 1024,
   deviceBytes: 32 * 1024 * 1024,
   deviceUploads: 4,
-  minRate: { graceMs: 10_000, bytesPerSecond: 8 * 1024 },
+  minRate: { graceMs: MIN_BODY_RATE.graceMs, bytesPerSecond: 8 * 1024 },
 };
 
 /**

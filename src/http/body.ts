@@ -1,47 +1,79 @@
-/** Request bodies read with a hard cap: never buffer more than the limit allows. */
+/**
+ * The one door through which a route reads a request body (issue 34): never more than its limit,
+ * and never more slowly than the minimum rate, whatever its size or however it is framed. The
+ * readers behind it are not exported, and test/unit/body_door.test.ts checks that nothing else in
+ * src/ reads a body, so a route added later gets the same rule.
+ */
 
-export class BodyTooLarge extends Error {
-  constructor(limit: number) {
-    super(`body larger than ${limit} bytes`);
-    this.name = 'BodyTooLarge';
+/** Why a body was not read whole; each door answers these in its own shape. */
+export type BodyFailure =
+  /** Longer than the route's limit, or than its own Content-Length: 413. */
+  | 'too-large'
+  /** Its bytes would pass the memory budget (a device's share: 429; the process's: 503); nothing is kept. */
+  | 'over-budget'
+  /** Sent more slowly than the minimum rate: abandoned, and the client told 408. */
+  | 'too-slow'
+  /**
+   * Ended before its declared length: the client closed its side (server/listen.ts), so it never
+   * will be whole. Answered as the 408 it would otherwise have waited for, without the wait.
+   */
+  | 'cut-short'
+  /** The stream failed (the connection was reset); nobody is left to answer. */
+  | 'unreadable';
+
+const MESSAGES: Record<BodyFailure, string> = {
+  'too-large': 'body larger than its limit',
+  'over-budget': 'upload memory budget exhausted',
+  'too-slow': 'body sent more slowly than the minimum rate',
+  'cut-short': 'body ended before its declared length',
+  unreadable: 'body could not be read',
+};
+
+export class BodyError extends Error {
+  readonly code: BodyFailure;
+  constructor(code: BodyFailure, options?: ErrorOptions) {
+    super(MESSAGES[code], options);
+    this.name = 'BodyError';
+    this.code = code;
   }
 }
 
-/** The bytes held would pass the memory budget (a device's share: 429; the process's: 503); nothing is kept. */
-export class OverBudget extends Error {
-  constructor() {
-    super('upload memory budget exhausted');
-    this.name = 'OverBudget';
-  }
+/** After `graceMs`, a body must keep arriving at `bytesPerSecond` on average since it was asked for. */
+export interface MinRate {
+  graceMs: number;
+  bytesPerSecond: number;
 }
 
-/** The sender fell below the minimum transfer rate: the body is abandoned and the client told 408. */
-export class TooSlow extends Error {
-  constructor() {
-    super('body sent more slowly than the minimum rate');
-    this.name = 'TooSlow';
-  }
+/**
+ * The rule for every body: after 10 s it must have come at 1 KiB/s on average, so a client that
+ * sends part of one and stalls holds its connection (and a device its upload slot) for seconds,
+ * not for Node's five-minute request timeout. A route may ask for a stricter rule (the run upload
+ * asks for 8 KiB/s), never a looser one.
+ */
+export const MIN_BODY_RATE: Readonly<MinRate> = Object.freeze({ graceMs: 10_000, bytesPerSecond: 1024 });
+
+export interface BodyRead {
+  /** Bytes at most: a body (or Content-Length) above it is 'too-large' as soon as it is known. */
+  limit: number;
+  /** Asked for bytes before they are kept; false refuses them ('over-budget'). */
+  take?: (bytes: number) => boolean;
+  /** A stricter rule than MIN_BODY_RATE for this route. */
+  minRate?: MinRate;
 }
 
-export interface StreamedRead {
-  /** Asked for each chunk's bytes before it is kept; false refuses it (OverBudget). */
-  take(bytes: number): boolean;
-  /** After `graceMs`, the body must keep arriving at `bytesPerSecond` on average, or TooSlow. */
-  minRate: { graceMs: number; bytesPerSecond: number };
-}
-
-/** Reads the whole body, throwing BodyTooLarge as soon as it (or its Content-Length) exceeds `limit`. */
-export async function readBody(req: Request, limit: number): Promise<Uint8Array> {
+/** Reads the whole body under the route's limit and the minimum rate, or throws a BodyError. */
+export async function readBody(req: Request, read: BodyRead): Promise<Uint8Array> {
+  const rate = read.minRate ?? MIN_BODY_RATE;
+  if (rate.graceMs > MIN_BODY_RATE.graceMs || rate.bytesPerSecond < MIN_BODY_RATE.bytesPerSecond)
+    throw new TypeError('readBody: a route may ask for a stricter rate than MIN_BODY_RATE, not a looser one');
   const length = declaredLength(req);
-  if (length !== undefined && length > limit) throw new BodyTooLarge(limit);
-  if (length !== undefined) {
-    // A declared length within the limit: Node's parser delivers exactly that many bytes, so the
-    // adapter's direct read (no web stream) is bounded; the check below holds for any other Request.
-    const bytes = new Uint8Array(await req.arrayBuffer());
-    if (bytes.byteLength > limit) throw new BodyTooLarge(limit);
-    return bytes;
-  }
-  return readStream(req, limit);
+  if (length !== undefined && length > read.limit) throw new BodyError('too-large');
+  const started = Date.now();
+  // A body of at most a second's worth at the rate is read whole (the adapter's direct read, without
+  // a web stream: cheaper, and most bodies are this small) by the time the rule gives its last byte,
+  // at most a second past the grace. A longer one is read chunk by chunk, each chunk held to the rule.
+  if (length !== undefined && length <= rate.bytesPerSecond) return readWhole(req, length, started, rate, read.take);
+  return readChunks(req, read.limit, length, started, rate, read.take);
 }
 
 /** The Content-Length, when present and well-formed. */
@@ -50,28 +82,47 @@ export function declaredLength(req: Request): number | undefined {
   return declared !== null && /^[0-9]{1,15}$/.test(declared) ? Number(declared) : undefined;
 }
 
+async function readWhole(
+  req: Request,
+  length: number,
+  started: number,
+  rate: MinRate,
+  take: BodyRead['take'],
+): Promise<Uint8Array> {
+  // The declared length is taken up front: Node's parser delivers no more than it.
+  if (take && !take(length)) throw new BodyError('over-budget');
+  const bytes = new Uint8Array(await within(req.arrayBuffer(), deadline(started, length, rate)));
+  if (bytes.byteLength > length) throw new BodyError('too-large');
+  if (bytes.byteLength < length) throw new BodyError('cut-short');
+  return bytes;
+}
+
 /**
- * Reads the body chunk by chunk as it arrives: each chunk's bytes are taken from `read.take` before
- * it is kept (so memory is accounted for by what is really held, whatever the sender declared), and
- * a sender slower than `read.minRate` is cut off. Joins the chunks into one buffer at the end; with a
- * declared length the buffer is filled as the chunks come, so nothing is held twice.
+ * Reads the body chunk by chunk as it arrives: each chunk's bytes are taken from `take` before it
+ * is kept (so memory is accounted for by what is really held, whatever the sender declared). Joins
+ * the chunks into one buffer at the end; with a declared length the buffer is filled as the chunks
+ * come, so nothing is held twice.
  */
-export async function readStream(req: Request, limit: number, read?: StreamedRead): Promise<Uint8Array> {
-  const length = declaredLength(req);
-  if (length !== undefined && length > limit) throw new BodyTooLarge(limit);
+async function readChunks(
+  req: Request,
+  limit: number,
+  length: number | undefined,
+  started: number,
+  rate: MinRate,
+  take: BodyRead['take'],
+): Promise<Uint8Array> {
   if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
   const into = length === undefined ? undefined : Buffer.allocUnsafe(length);
   const chunks: Uint8Array[] = [];
-  const started = Date.now();
   let size = 0;
   try {
     for (;;) {
-      const { done, value } = await nextChunk(reader, read && deadline(started, size, read.minRate));
+      const { done, value } = await within(reader.read(), deadline(started, size, rate));
       if (done) break;
       size += value.byteLength;
-      if (size > limit || (length !== undefined && size > length)) throw new BodyTooLarge(limit);
-      if (read && !read.take(value.byteLength)) throw new OverBudget();
+      if (size > limit || (length !== undefined && size > length)) throw new BodyError('too-large');
+      if (take && !take(value.byteLength)) throw new BodyError('over-budget');
       if (into) into.set(value, size - value.byteLength);
       else chunks.push(value);
     }
@@ -79,9 +130,8 @@ export async function readStream(req: Request, limit: number, read?: StreamedRea
     await reader.cancel().catch(() => undefined);
     throw err;
   }
-  // Node ends a body short of its declared length with an error; any other stream is held to it too.
   if (into) {
-    if (size !== into.byteLength) throw new Error('body ended before its declared length');
+    if (size !== into.byteLength) throw new BodyError('cut-short');
     return into;
   }
   if (chunks.length === 1) return chunks[0] as Uint8Array;
@@ -90,19 +140,21 @@ export async function readStream(req: Request, limit: number, read?: StreamedRea
   return Buffer.concat(chunks, size);
 }
 
-/** When the next chunk must have come for the average rate since the grace period to hold. */
-function deadline(started: number, size: number, rate: StreamedRead['minRate']): number {
+/** When `size` bytes must have come for the average rate since the grace period to hold. */
+function deadline(started: number, size: number, rate: MinRate): number {
   return started + rate.graceMs + (size / rate.bytesPerSecond) * 1000;
 }
 
-function nextChunk(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  by: number | undefined,
-): ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> {
-  if (by === undefined) return reader.read();
+/** The read's result by `by`, else 'too-slow'; a failed read is 'unreadable' (its cause kept). */
+function within<T>(read: Promise<T>, by: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TooSlow()), Math.max(0, by - Date.now()));
+    timer = setTimeout(() => reject(new BodyError('too-slow')), Math.max(0, by - Date.now()));
   });
-  return Promise.race([reader.read(), late]).finally(() => clearTimeout(timer));
+  const settled = read.catch((err: unknown) => {
+    throw err instanceof BodyError ? err : new BodyError('unreadable', { cause: err });
+  });
+  // A read abandoned for being late settles when the adapter closes the connection: nothing waits for it.
+  settled.catch(() => undefined);
+  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
 }

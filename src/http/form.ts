@@ -5,16 +5,9 @@
  * of a bulk action (docs/contract.md section 9: `device`, `run`) and a webhook's events (section
  * 13: `event`) may repeat, one per checked box.
  */
-import { BodyTooLarge, readStream, TooSlow } from './body.ts';
+import { BodyError, type BodyFailure, readBody } from './body.ts';
 
 export const FORM_LIMIT = 65_536;
-
-/**
- * A form is small: after 10 s it must have come at 1 KiB/s on average, so a client that sends part
- * of one and stalls (or half-closes) holds its connection for seconds, not for the server's
- * five-minute request timeout.
- */
-export const FORM_RATE = { graceMs: 10_000, bytesPerSecond: 1024 };
 const MAX_FIELDS = 64;
 
 /** The fields that a form may repeat: the checked items of a bulk action, a webhook's events. */
@@ -40,8 +33,10 @@ export class FormFields extends Map<string, string> {
   }
 }
 
-export type FormResult =
-  { ok: true; fields: FormFields } | { ok: false; reason: 'too-large' | 'too-slow' | 'malformed' };
+/** `too-slow`: the form did not arrive whole in time (body.ts's rule), or never will (cut short): 408. */
+export type FormFailure = 'too-large' | 'too-slow' | 'malformed';
+
+export type FormResult = { ok: true; fields: FormFields } | { ok: false; reason: FormFailure };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -75,6 +70,15 @@ export function parseForm(body: string): FormFields | undefined {
   return fields;
 }
 
+/** How a form read that failed is answered (a form takes no budget: 'over-budget' cannot happen). */
+const FORM_FAILURES = {
+  'too-large': 'too-large',
+  'too-slow': 'too-slow',
+  'cut-short': 'too-slow',
+  'over-budget': 'malformed',
+  unreadable: 'malformed',
+} as const satisfies Record<BodyFailure, FormFailure>;
+
 /** Reads and parses a form post: the media type must be urlencoded (charset, if any, UTF-8). */
 export async function readForm(req: Request): Promise<FormResult> {
   const type = (req.headers.get('content-type') ?? '').toLowerCase().replaceAll(' ', '');
@@ -83,10 +87,9 @@ export async function readForm(req: Request): Promise<FormResult> {
   }
   let bytes: Uint8Array;
   try {
-    bytes = await readStream(req, FORM_LIMIT, { take: () => true, minRate: FORM_RATE });
+    bytes = await readBody(req, { limit: FORM_LIMIT });
   } catch (err) {
-    if (err instanceof TooSlow) return { ok: false, reason: 'too-slow' };
-    return { ok: false, reason: err instanceof BodyTooLarge ? 'too-large' : 'malformed' };
+    return { ok: false, reason: err instanceof BodyError ? FORM_FAILURES[err.code] : 'malformed' };
   }
   let text: string;
   try {

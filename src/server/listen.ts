@@ -13,6 +13,7 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { failureResponse, failureText, FAILURES, type FailureName } from '../http/failures.ts';
@@ -45,6 +46,14 @@ export interface ListenOptions {
   /** Connections kept open at most (see connections.ts); by default from the open-file limit. */
   maxConnections?: number | undefined;
 }
+
+/**
+ * Node's own limits, the backstop behind every body's minimum rate (http/body.ts), which answers a
+ * slow body 408 within seconds: a head whole within 60 s and a whole request within five minutes
+ * (checked every 30 s), whatever a route does. Node's defaults, written out so they are seen: lower,
+ * the request timeout would cut off a large run uploaded at a modest but steady rate.
+ */
+const NODE_TIMEOUTS = { headersTimeout: 60_000, requestTimeout: 300_000, connectionsCheckingInterval: 30_000 };
 
 /** One year, the usual value once a site serves HTTPS only; subdomains are not Paddock's to speak for. */
 const HSTS = 'max-age=31536000';
@@ -80,6 +89,7 @@ export function listen(
     server = createHttpsServer(
       {
         requireHostHeader: false,
+        ...NODE_TIMEOUTS,
         cert: tls.admin.certPem,
         key: tls.admin.keyPem,
         ...TLS_PROFILE,
@@ -98,7 +108,7 @@ export function listen(
         : listener,
     );
   } else {
-    server = createHttpServer({ requireHostHeader: false }, listener);
+    server = createHttpServer({ requireHostHeader: false, ...NODE_TIMEOUTS }, listener);
     if (control) acceptTlsOnPlainPort(server, control);
   }
   // Each connection costs memory and a file descriptor, so they are capped; but a new one is never
@@ -116,6 +126,8 @@ export function listen(
     const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
     if (inFlight && !inFlight.writableFinished && err.code !== 'ECONNRESET') {
       inFlight.shouldKeepAlive = false;
+      // The client closed its side before the body it declared was whole (issue 34).
+      if (err.code === 'HPE_INVALID_EOF_STATE') endCutShortBody(inFlight.req, socket);
       inFlight.once('finish', () => socket.end());
       inFlight.once('close', () => socket.destroy());
       return;
@@ -139,6 +151,23 @@ export function listen(
       resolve(server);
     });
   });
+}
+
+/**
+ * The client closed its side of the connection inside a request's body (RFC 9112 section 8: an
+ * incomplete message), which Node's parser reports and nothing else hears. With a declared length
+ * the body's stream ends there, so the route's read (http/body.ts) finds it short of its length at
+ * once and answers, instead of waiting out the minimum rate for bytes that cannot come. A chunked
+ * body has no length to be held to and would pass for whole: its connection is dropped instead.
+ */
+function endCutShortBody(req: IncomingMessage, socket: Duplex): void {
+  if (req.complete || req.readableEnded) return;
+  if (req.headers['content-length'] === undefined) return void socket.destroy();
+  // Nothing more will be parsed. Marked complete so that the stream's end does not take the
+  // connection with it (Node destroys the socket of a message destroyed incomplete), which must
+  // still carry the answer.
+  req.complete = true;
+  req.push(null);
 }
 
 /** A secure context for the pair as it is now, made again only when the certificate changed. */
