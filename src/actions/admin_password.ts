@@ -10,7 +10,10 @@ import type { ActionDeps } from './deps.ts';
 
 type PasswordStore = 'passwordHash' | 'setPasswordHash' | 'endSessionsOf';
 
-/** Stores `password` for `username`; false, and nothing changed, when it is the password already stored. */
+/**
+ * Stores `password` for `username`; false, and nothing changed, when it is the password already
+ * stored. A first password (none stored) is no change of credential: nothing ends, nothing is audited.
+ */
 export async function changeAdminPassword(
   deps: ActionDeps<PasswordStore>,
   username: string,
@@ -19,6 +22,7 @@ export async function changeAdminPassword(
   const stored = await deps.store.passwordHash(username);
   if (stored !== undefined && (await verifyPassword(password, stored))) return false;
   await deps.store.setPasswordHash(username, await hashPassword(password));
+  if (stored === undefined) return true;
   const subject = `local:${username}`;
   const sessions = await deps.store.endSessionsOf(subject, deps.clock.now());
   await deps.logger.emit(EVENTS.passwordChanged, { account: 'system', subject, sessions });

@@ -43,7 +43,7 @@ export function backchannelLogout(ctx: Ctx): Handler {
 }
 
 async function refuse(ctx: Ctx, c: Context, description: string): Promise<Response> {
-  await ctx.logger.emit(EVENTS.logoutTokenRejected, { client: clientAddress(c), error: description });
+  await ctx.logger.emit(EVENTS.oidcLogoutTokenRejected, { client: clientAddress(c), error: description });
   c.header('Cache-Control', 'no-store');
   return c.json({ error: 'invalid_request', error_description: description }, 400);
 }

@@ -97,7 +97,7 @@ export const EVENTS = {
     audited: true,
     help: 'the identity token did not verify',
   }),
-  logoutTokenRejected: event({
+  oidcLogoutTokenRejected: event({
     name: 'oidc.logout_token_rejected',
     level: 'warn',
     fields: { client: 'string', error: 'string' },

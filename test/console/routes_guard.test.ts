@@ -10,7 +10,10 @@ import { serviceRoutes } from '../../src/service/routes.ts';
 import { form, harness } from '../support/harness.ts';
 import { ACCOUNTS } from '../support/scenario.ts';
 
-/** The routes the specification lets through without a session (Authentication, item 8; Endpoints). */
+/**
+ * The routes the specification lets through without a session (Authentication, item 8; Endpoints),
+ * and back-channel logout, which the provider's signed token authorizes (docs/contract.md section 17).
+ */
 const UNAUTHENTICATED = [
   'GET /healthz',
   'GET /v1/discover',
@@ -19,6 +22,7 @@ const UNAUTHENTICATED = [
   'GET /auth/start',
   'GET /admin/callback',
   'POST /logout',
+  'POST /oidc/backchannel-logout',
 ];
 
 /** A concrete path for a row: each `:name` segment becomes a well-formed sample id. */
