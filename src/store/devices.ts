@@ -47,13 +47,43 @@ const sorts: Record<DeviceSort, { order: string; after: string }> = {
 export const OWNER_SCAN_DEVICES = 10_000;
 
 /** Whether an owner's devices are few enough for a search to read them all (from the counters). */
-async function ownerHasFewDevices(db: Sql, owner: string): Promise<boolean> {
+export async function ownerHasFewDevices(db: Sql, owner: string): Promise<boolean> {
   return Number((await db.get(devicesSql.ownerDevices, owner))?.n ?? 0) <= OWNER_SCAN_DEVICES;
 }
 
 /** `%q%` for LIKE, with the pattern's own wildcards escaped (ESCAPE '\\'), lower-cased. */
 export function substringPattern(q: string): string {
   return `%${q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+/**
+ * The conditions of the device list's filter (docs/contract.md sections 9 and 12) in the viewer's
+ * scope, on `devices` unaliased: the list pages by them, and a collection from a filter reaches
+ * every device they hold (store/collections.ts). Labels are not among them: each caller checks
+ * those its own way (labelConditions).
+ */
+export function deviceConditions(
+  db: Sql,
+  viewer: Viewer,
+  filter: Omit<DeviceFilter, 'sort'>,
+  fewDevices = false,
+): { where: string[]; params: Param[]; owner: string | undefined } {
+  const where: string[] = [];
+  const params: Param[] = [];
+  const add = (condition: string, ...values: Param[]) => (where.push(condition), params.push(...values));
+  const owner = viewer.admin ? filter.owner : viewer.subject;
+  if (owner !== undefined) add('owner = ?', owner);
+  // Another account's devices are outside the scope: asking for them finds nothing.
+  if (!viewer.admin && filter.owner !== undefined && filter.owner !== viewer.subject) add('1 = 0');
+  if (filter.q !== undefined) {
+    const search = db.searchDevices(filter.q, owner !== undefined && fewDevices);
+    where.push(search.sql);
+    params.push(...search.params);
+  }
+  if (filter.status === 'revoked') where.push('revoked_at IS NOT NULL');
+  else if (filter.status === 'active') add('revoked_at IS NULL AND coalesce(last_seen_at, 0) >= ?', filter.staleBefore);
+  else if (filter.status === 'stale') add('revoked_at IS NULL AND coalesce(last_seen_at, 0) < ?', filter.staleBefore);
+  return { where, params, owner };
 }
 
 /**
@@ -74,21 +104,8 @@ export function filteredDevices(
   /** The owner in scope has at most OWNER_SCAN_DEVICES devices (ownerHasFewDevices). */
   fewDevices = false,
 ): { sql: string; params: Param[] } {
-  const where: string[] = [];
-  const params: Param[] = [];
+  const { where, params, owner } = deviceConditions(db, viewer, filter, fewDevices);
   const add = (condition: string, ...values: Param[]) => (where.push(condition), params.push(...values));
-  const owner = viewer.admin ? filter.owner : viewer.subject;
-  if (owner !== undefined) add('owner = ?', owner);
-  // Another account's devices are outside the scope: asking for them finds nothing.
-  if (!viewer.admin && filter.owner !== undefined && filter.owner !== viewer.subject) add('1 = 0');
-  if (filter.q !== undefined) {
-    const search = db.searchDevices(filter.q, owner !== undefined && fewDevices);
-    where.push(search.sql);
-    params.push(...search.params);
-  }
-  if (filter.status === 'revoked') where.push('revoked_at IS NOT NULL');
-  else if (filter.status === 'active') add('revoked_at IS NULL AND coalesce(last_seen_at, 0) >= ?', filter.staleBefore);
-  else if (filter.status === 'stale') add('revoked_at IS NULL AND coalesce(last_seen_at, 0) < ?', filter.staleBefore);
   const sortName = filter.sort ?? 'newest';
   const labels = filter.labels ?? [];
   if (labels.length > 0 && owner === undefined && sortName === 'newest') return labelDriven(labels, where, params, req);

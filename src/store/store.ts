@@ -20,6 +20,16 @@ import type { PrivacyLevel } from '../domain/privacy.ts';
 import type { TotpFactor } from '../domain/totp.ts';
 import type { AttemptResult, ClaimedDelivery, NewWebhook, Webhook, WebhookAttempt } from '../domain/webhooks.ts';
 import type { Note } from '../events/note.ts';
+import type {
+  Collection,
+  CollectionScope,
+  CollectionState,
+  CollectionTarget,
+  DeviceRequest,
+  NewCollection,
+  TargetCounts,
+  TargetState,
+} from '../domain/collections.ts';
 import type { LabelChange, LabelChangeOutcome } from './labels.ts';
 
 /** Settings shared by every instance on this store, and the self-test's probe (store/settings.ts). */
@@ -106,6 +116,66 @@ export interface SignInStore {
   ): Promise<Array<{ subject: string; sessions: number }>>;
   /** Notes a logout token's jti until `expiresAt`; false when it was seen before (a replay). */
   noteLogoutToken(jti: string, expiresAt: number, now: number): Promise<boolean>;
+}
+
+/** How a device's answer to a request ended (fulfilled by an upload, or declined). */
+export type RequestAnswer =
+  | { outcome: 'unknown' | 'not-open' }
+  | {
+      outcome: 'fulfilled' | 'declined';
+      collection: string;
+      /** When the collection was created: the metrics' time to answer. */
+      createdAt: number;
+      /** The collection, when this answer closed it. */
+      closed: Collection | undefined;
+    };
+
+/** Collections and their targets (store/collections.ts; docs/contract.md section 15). */
+export interface CollectionsStore {
+  /** How many devices `scope` reaches for the viewer, counted up to MAX_TARGETS + 1. */
+  countCollectionReach(viewer: Viewer, collection: NewCollection, scope: CollectionScope): Promise<number>;
+  /**
+   * Creates the collection and a target for every device of `scope` the viewer can see (at most
+   * MAX_TARGETS), in one transaction; those it skips are targets too, with their reason. Devices
+   * held waiting on any instance sharing the store hear of it (onRequestsCreated).
+   */
+  createCollection(viewer: Viewer, collection: NewCollection, scope: CollectionScope): Promise<Collection>;
+  /** Collections newest first, with their counts: all of them for an admin, else the viewer's own. */
+  collectionsVisibleTo(viewer: Viewer, page: PageRequest, state?: CollectionState): Promise<Page<Collection>>;
+  /** One collection, with its counts, when the viewer created it or is an admin. */
+  collectionVisibleTo(viewer: Viewer, id: string): Promise<Collection | undefined>;
+  /** A page of a collection's targets, newest first, in one state or all. */
+  collectionTargets(id: string, page: PageRequest, state?: TargetState): Promise<Page<CollectionTarget>>;
+  /** Cancels the open targets of a collection the viewer may cancel; undefined when it may not (or none such). */
+  cancelCollection(
+    viewer: Viewer,
+    id: string,
+    at: number,
+  ): Promise<{ cancelled: number; closed: Collection | undefined } | undefined>;
+  /** The device's open, unexpired requests, oldest first, at most `limit`; the pending ones become delivered. */
+  takeRequests(device: string, now: number, limit: number): Promise<DeviceRequest[]>;
+  /** One of the device's requests, in whatever state; undefined for another device's or an unknown one. */
+  requestOf(
+    device: string,
+    id: string,
+  ): Promise<{ request: DeviceRequest; state: TargetState; run: string | null } | undefined>;
+  /** Marks the device's open request fulfilled by `run`. */
+  fulfilRequest(device: string, id: string, run: string, at: number): Promise<RequestAnswer>;
+  /** Marks the device's open request declined with `reason`. */
+  declineRequest(device: string, id: string, reason: string, at: number): Promise<RequestAnswer>;
+  /** Cancels a (revoked) device's open requests; the collections that closed. */
+  cancelDeviceRequests(device: string, at: number): Promise<Collection[]>;
+  /** Expires the open targets of up to `limit` collections past their expiry; the collections closed. */
+  expireCollections(now: number, limit: number): Promise<Collection[]>;
+  /** Which of `devices` have a pending request (the held requests' re-check). */
+  devicesWithPendingRequests(devices: readonly string[], now: number): Promise<string[]>;
+  /** Targets of every collection by state (the metrics' gauge). */
+  targetsByState(): Promise<TargetCounts>;
+  /**
+   * Hears of every collection created by any instance sharing the store: in this process on
+   * SQLite, through PostgreSQL's LISTEN/NOTIFY across instances. Returns the unsubscribe.
+   */
+  onRequestsCreated(listener: (collection: string) => void): () => void;
 }
 
 /** Enrollment tokens (store/enroll_tokens.ts). */
@@ -351,6 +421,7 @@ export interface Store
     AccountsStore,
     RetentionStore,
     AccessTokensStore,
-    TotpStore {
+    TotpStore,
+    CollectionsStore {
   close(): Promise<void>;
 }

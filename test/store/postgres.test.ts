@@ -26,6 +26,7 @@ import { auditContract } from './audit_contract.ts';
 import { storeContract } from './contract.ts';
 import { totpContract } from './totp_contract.ts';
 import { labelsContract } from './labels_contract.ts';
+import { collectionsContract } from './collections_contract.ts';
 
 const available = await postgresAvailable();
 after(() => (available ? dropSchemas() : undefined));
@@ -66,6 +67,7 @@ if (!available) {
   accessTokensContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   sessionsContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   auditContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
+  collectionsContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   totpContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
 
   test('postgres: the audit feed waits for a record whose transaction is still open, then gives both in commit order', async () => {

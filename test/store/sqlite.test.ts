@@ -15,6 +15,7 @@ import { storeContract } from './contract.ts';
 import { totpContract } from './totp_contract.ts';
 import { sessionsContract } from './sessions_contract.ts';
 import { labelsContract } from './labels_contract.ts';
+import { collectionsContract } from './collections_contract.ts';
 
 storeContract('sqlite', async () => openSqliteStore(':memory:'));
 accessTokensContract('sqlite', async () => openSqliteStore(':memory:'));
@@ -22,6 +23,7 @@ auditContract('sqlite', async () => openSqliteStore(':memory:'));
 totpContract('sqlite', async () => openSqliteStore(':memory:'));
 sessionsContract('sqlite', async () => openSqliteStore(':memory:'));
 labelsContract('sqlite', async () => openSqliteStore(':memory:'));
+collectionsContract('sqlite', async () => openSqliteStore(':memory:'));
 
 test('sqlite: the data directory is created 0700, WAL is on, migrations are recorded and not rerun', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'paddock-store-'));

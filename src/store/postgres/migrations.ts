@@ -605,6 +605,42 @@ export const migrations: readonly Migration[] = [
   CREATE TABLE login_account_slots (name TEXT PRIMARY KEY, next_at BIGINT NOT NULL);
   `,
   },
+  {
+    name: 'collections',
+    sql: `
+  -- docs/contract.md section 15. A collection is one ask for a run; each device it reaches is a
+  -- target, which the device sees as a request named by the target's seq (r_<seq>).
+  CREATE TABLE collections (
+    seq BIGSERIAL PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    created_by TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    privacy TEXT NOT NULL CHECK (privacy IN ('full', 'redacted', 'minimal')),
+    reason TEXT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    closed_at BIGINT,
+    cancelled_at BIGINT
+  );
+  -- A creator's collections, newest first; the sweeper's open collections past their expiry.
+  CREATE INDEX collections_creator ON collections (created_by, seq);
+  CREATE INDEX collections_open_expiry ON collections (expires_at) WHERE closed_at IS NULL;
+  CREATE TABLE collection_targets (
+    seq BIGSERIAL PRIMARY KEY,
+    collection TEXT NOT NULL,
+    device TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'fulfilled', 'declined', 'expired', 'cancelled', 'skipped')),
+    since BIGINT NOT NULL,
+    run TEXT,
+    reason TEXT
+  );
+  -- A collection's targets, newest first; and by state (its page in one state, its counts, whether
+  -- it is closed).
+  CREATE INDEX collection_targets_page ON collection_targets (collection, seq);
+  CREATE INDEX collection_targets_collection ON collection_targets (collection, state, seq);
+  -- A device's open requests, oldest first: what it fetches, what makes it busy, what wakes it.
+  CREATE INDEX collection_targets_open ON collection_targets (device, seq) WHERE state IN ('pending', 'delivered');
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

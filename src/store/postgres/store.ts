@@ -17,6 +17,8 @@ import { settingsStore } from '../stored_settings.ts';
 import { signInStore } from '../sign_in.ts';
 import type { Store } from '../store.ts';
 import { webhooksStore } from '../webhooks.ts';
+import { collectionsStore } from '../collections.ts';
+import { pgWakeups } from './listen.ts';
 import { openPgDb } from './db.ts';
 import { pgDeviceTransactions } from './devices.ts';
 import type { PgOptions } from './pool.ts';
@@ -24,6 +26,7 @@ import { pgPutRun } from './runs.ts';
 
 export async function openPostgresStore(url: string, opts: PgOptions = {}): Promise<Store> {
   const db = await openPgDb(url, opts);
+  const wakeups = pgWakeups(url, opts, db.sql);
   return {
     ...settingsStore(db.sql),
     ...signInStore(db.sql),
@@ -39,6 +42,10 @@ export async function openPostgresStore(url: string, opts: PgOptions = {}): Prom
     ...totpStore(db.sql),
     ...retentionStore(db.sql),
     ...webhooksStore(db.sql),
-    close: () => db.end(),
+    ...collectionsStore(db.sql, wakeups),
+    close: async () => {
+      await wakeups.close();
+      await db.end();
+    },
   };
 }

@@ -15,6 +15,8 @@ import { settingsStore } from '../stored_settings.ts';
 import { signInStore } from '../sign_in.ts';
 import type { Store } from '../store.ts';
 import { webhooksStore } from '../webhooks.ts';
+import { collectionsStore } from '../collections.ts';
+import { localWakeups } from '../wakeups.ts';
 import { openDb } from './db.ts';
 import { sqliteDeviceTransactions } from './devices.ts';
 import { sqlitePutRun } from './runs.ts';
@@ -23,6 +25,7 @@ import { sqlitePutRun } from './runs.ts';
 export function openSqliteStore(dataDir: string | ':memory:'): Store {
   const db = openDb(dataDir);
   const sql = db.sql;
+  const wakeups = localWakeups();
   return {
     ...settingsStore(sql),
     ...signInStore(sql),
@@ -38,7 +41,9 @@ export function openSqliteStore(dataDir: string | ':memory:'): Store {
     ...totpStore(sql),
     ...retentionStore(sql),
     ...webhooksStore(sql),
+    ...collectionsStore(sql, wakeups),
     async close() {
+      await wakeups.close();
       db.close();
     },
   };
