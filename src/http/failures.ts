@@ -12,6 +12,13 @@ import { MAX_LABEL_FILTERS } from '../domain/labels.ts';
 import { ACCESS_EXPIRES_IN_RULE, ACCESS_TOKEN_NAME_RULE, TOKEN_SCOPE_RULE } from '../domain/access_tokens.ts';
 import { PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
 import { RECEIPT_RULE } from '../domain/receipt.ts';
+import {
+  COLLECTION_REASON_RULE,
+  EXPIRES_IN_RULE as COLLECTION_EXPIRES_IN_RULE,
+  MAX_NAMED_DEVICES,
+  MAX_TARGETS,
+  MAX_WAIT_S,
+} from '../domain/collections.ts';
 import type { ListFailure } from '../lists/parameters.ts';
 import { applySecurityHeaders } from './security_headers.ts';
 
@@ -156,6 +163,26 @@ export const FAILURES = {
   tooManyWebhooks: { status: 409, message: 'there are as many webhook endpoints as allowed: delete one first' },
   webhookNotFound: { status: 404, message: 'webhook endpoint not found' },
   deliveryNotFound: { status: 404, message: 'delivery not found for this webhook endpoint' },
+  // Collection requests (docs/contract.md section 15): the ask's fields, the device's answers.
+  badCollectionPrivacy: { status: 400, message: `privacy must be ${PRIVACY_LEVELS_TEXT}` },
+  badCollectionReason: { status: 400, message: COLLECTION_REASON_RULE },
+  badCollectionExpiresIn: { status: 400, message: COLLECTION_EXPIRES_IN_RULE },
+  badCollectionDevices: { status: 400, message: 'device must name at least one device by its id' },
+  tooManyNamedDevices: { status: 400, message: `device may be given at most ${MAX_NAMED_DEVICES} times` },
+  tooManyTargets: {
+    status: 400,
+    message: `a collection reaches at most ${MAX_TARGETS} devices: narrow the filter`,
+  },
+  collectionNotFound: { status: 404, message: 'collection not found' },
+  badWait: { status: 400, message: `wait must be whole seconds from 0 to ${MAX_WAIT_S}` },
+  requestNotFound: { status: 404, message: 'request not found for this device' },
+  requestNotOpen: { status: 409, message: 'this request is no longer open (fulfilled, declined, expired or cancelled)' },
+  aboveRequest: {
+    status: 403,
+    message: 'privacy level more revealing than the request asked: upload at its level or a more private one',
+  },
+  badCollectionHeader: { status: 400, message: 'X-Collection must be a request id such as r_123' },
+  badDeclineReason: { status: 400, message: 'reason must be a string of at most 200 visible characters' },
   // Every failure a list's parameter can be (lists/parameters.ts) is one of these.
 } as const satisfies Record<string, Failure> & Record<ListFailure, Failure>;
 
