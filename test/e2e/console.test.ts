@@ -1,7 +1,8 @@
 // The console in a real browser against a real OpenID provider (oidc-provider): sign-in through
 // the provider's own pages, break-glass sign-in, the dashboard, minting (the QR code decodes to the
 // link), a non-admin account's view and refusal, delete, revoke and sign-out, the webhook pages;
-// every page audited.
+// every page audited. Last, signing out on the provider's own page ends the Paddock session
+// (back-channel logout).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -13,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { type PaddockProcess, paddock } from '../support/process.ts';
 import { freePort } from '../support/tls_fixture.ts';
 import { audit, chromiumAvailable, launch, type Watched, watchedContext } from './browser.ts';
-import { ADMIN_GROUP, CLIENT, startProvider } from './provider.ts';
+import { ADMIN_GROUP, CLIENT, type StartedProvider, startProvider } from './provider.ts';
 import { decodeQrSvg } from './qr.ts';
 import { codeAt } from '../support/totp.ts';
 
@@ -34,6 +35,8 @@ const PASSWORD = 'e2e break-glass password';
 const available = chromiumAvailable();
 let browser: Browser;
 let provider: Server;
+/** The provider as started: its issuer, and the logout tokens it posted. */
+let idp: StartedProvider;
 let server: PaddockProcess;
 let origin = '';
 const devices: Record<string, { device: string; credential: string }> = {};
@@ -79,6 +82,7 @@ if (!available) {
       origin = `http://127.0.0.1:${port}`;
       const started = await startProvider(providerPort, `${origin}/admin/callback`);
       provider = started.server;
+      idp = started;
       server = paddock(['serve'], {
         PADDOCK_LISTEN: `127.0.0.1:${port}`,
         PADDOCK_BASE_URL: origin,
@@ -520,6 +524,51 @@ if (!available) {
       await w.page.click('button:has-text("Sign out")');
       await signIn('');
       await w.page.waitForURL(`${origin}/`);
+      await w.context.close();
+    });
+
+    test('back-channel logout (docs/contract.md section 17): signing out on the provider’s own page ends the Paddock session; audited', async () => {
+      const w = await watchedContext(browser);
+      await oidcSignIn(w, 'alice');
+      await w.page.goto(`${origin}/devices`);
+      assert.equal(w.page.url(), `${origin}/devices`, 'a Paddock page loads');
+      assert.match((await w.page.textContent('header')) ?? '', /Signed in as Alice Admin \(oidc:alice/);
+
+      // At the provider, as a person signing out there: its end-session page, "Yes, sign me out".
+      const posted = idp.logoutPosts.length;
+      await w.page.goto(`${idp.issuer}/session/end`);
+      await w.page.click('button:has-text("Yes, sign me out")');
+      await w.page.waitForSelector('text=Sign-out Success');
+      const post = idp.logoutPosts[posted];
+      assert.equal(post?.url, `${origin}/oidc/backchannel-logout`);
+      assert.equal(post?.status, 200, `Paddock accepted the logout token${post?.error ? `: ${post.error}` : ''}`);
+      assert.equal(post?.cacheControl, 'no-store');
+
+      const refused = await w.page.request.get(`${origin}/devices`, { maxRedirects: 0 });
+      assert.equal(refused.status(), 303, 'the session cookie is refused');
+      assert.equal(refused.headers()['location'], '/login');
+      await w.page.goto(`${origin}/devices`);
+      assert.equal(w.page.url(), `${origin}/login`);
+
+      // The break-glass administrator reads the audit trail (the second factor is off again).
+      const login = await fetch(`${origin}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ username: 'admin', password: PASSWORD }),
+        redirect: 'manual',
+      });
+      assert.equal(login.status, 303);
+      const cookie = (login.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+      const trail = await fetch(`${origin}/audit.jsonl?event=session.ended_by_provider`, { headers: { cookie } });
+      assert.equal(trail.status, 200);
+      const records = (await trail.text())
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { account: string; detail: string });
+      assert.deepEqual(
+        records.map((r) => [r.account, r.detail]),
+        [['oidc:alice', 'sessions=1']],
+      );
       await w.context.close();
     });
   });
