@@ -164,7 +164,10 @@ export const FAILURES = {
   webhookNotFound: { status: 404, message: 'webhook endpoint not found' },
   deliveryNotFound: { status: 404, message: 'delivery not found for this webhook endpoint' },
   // Collection requests (docs/contract.md section 15): the ask's fields, the device's answers.
-  badCollectionPrivacy: { status: 400, message: `privacy must be ${PRIVACY_LEVELS_TEXT}` },
+  badCollectionPrivacy: {
+    status: 400,
+    message: `privacy (the level asked of the devices) must be ${PRIVACY_LEVELS_TEXT}`,
+  },
   badCollectionReason: { status: 400, message: COLLECTION_REASON_RULE },
   badCollectionExpiresIn: { status: 400, message: COLLECTION_EXPIRES_IN_RULE },
   badCollectionDevices: { status: 400, message: 'device must name at least one device by its id' },
@@ -176,7 +179,10 @@ export const FAILURES = {
   collectionNotFound: { status: 404, message: 'collection not found' },
   badWait: { status: 400, message: `wait must be whole seconds from 0 to ${MAX_WAIT_S}` },
   requestNotFound: { status: 404, message: 'request not found for this device' },
-  requestNotOpen: { status: 409, message: 'this request is no longer open (fulfilled, declined, expired or cancelled)' },
+  requestNotOpen: {
+    status: 409,
+    message: 'this request is no longer open (fulfilled, declined, expired or cancelled)',
+  },
   aboveRequest: {
     status: 403,
     message: 'privacy level more revealing than the request asked: upload at its level or a more private one',

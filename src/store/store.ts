@@ -20,6 +20,7 @@ import type { PrivacyLevel } from '../domain/privacy.ts';
 import type { TotpFactor } from '../domain/totp.ts';
 import type { AttemptResult, ClaimedDelivery, NewWebhook, Webhook, WebhookAttempt } from '../domain/webhooks.ts';
 import type { Note } from '../events/note.ts';
+import type { Subscription } from './wakeups.ts';
 import type {
   Collection,
   CollectionScope,
@@ -173,9 +174,9 @@ export interface CollectionsStore {
   targetsByState(): Promise<TargetCounts>;
   /**
    * Hears of every collection created by any instance sharing the store: in this process on
-   * SQLite, through PostgreSQL's LISTEN/NOTIFY across instances. Returns the unsubscribe.
+   * SQLite, through PostgreSQL's LISTEN/NOTIFY across instances.
    */
-  onRequestsCreated(listener: (collection: string) => void): () => void;
+  onRequestsCreated(listener: (collection: string) => void): Subscription;
 }
 
 /** Enrollment tokens (store/enroll_tokens.ts). */

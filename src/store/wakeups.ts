@@ -6,8 +6,14 @@
  */
 export interface Wakeups {
   notify(collection: string): Promise<void>;
-  subscribe(listener: (collection: string) => void): () => void;
+  subscribe(listener: (collection: string) => void): Subscription;
   close(): Promise<void>;
+}
+
+/** A listener's subscription: `ready` once it hears what is created from then on (or gave up trying). */
+export interface Subscription {
+  ready: Promise<void>;
+  stop(): void;
 }
 
 /** The wake-ups of one process (SQLite): listeners are called after the creating call returns. */
@@ -19,7 +25,7 @@ export function localWakeups(): Wakeups {
     },
     subscribe(listener) {
       listeners.add(listener);
-      return () => listeners.delete(listener);
+      return { ready: Promise.resolve(), stop: () => void listeners.delete(listener) };
     },
     async close() {
       listeners.clear();

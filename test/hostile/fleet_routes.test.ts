@@ -50,6 +50,8 @@ test('every console route on raw sockets: malformed paths, queries and forms nev
       '&',
     );
     for (const route of interfaceRoutes) {
+      // 501 is the answer of the sign-in routes (and back-channel logout) when no provider is configured.
+      const expected = (code: number) => code < 500 || (code === 501 && /^\/(auth|admin|oidc)\//.test(route.path));
       const targets = [
         pathWith(route.path, '%ZZ'),
         pathWith(route.path, '%00'),
@@ -69,8 +71,6 @@ test('every console route on raw sockets: malformed paths, queries and forms nev
         );
         const codes = statuses(raw);
         assert.ok(codes.length >= 1, `${route.method} ${target.slice(0, 80)}: answered`);
-        // 501 is the answer of the sign-in routes (and back-channel logout) when no provider is configured.
-        const expected = (code: number) => code < 500 || (code === 501 && /^\/(auth|admin|oidc)\//.test(route.path));
         for (const code of codes) assert.ok(expected(code), `${route.method} ${target.slice(0, 80)}: ${code}`);
         assert.doesNotMatch(raw, /at .*\.ts:\d+|Error:/, 'no stack trace');
       }
@@ -86,7 +86,7 @@ test('every console route on raw sockets: malformed paths, queries and forms nev
           `csrf=${csrf}&device=${device}`,
           'destroy',
         );
-        for (const code of statuses(cut.out)) assert.ok(code < 500, `${route.path} cut short: ${code}`);
+        for (const code of statuses(cut.out)) assert.ok(expected(code), `${route.path} cut short: ${code}`);
       }
     }
     assert.equal((await fetch(`${l.url}/healthz`)).status, 200, 'still serving');

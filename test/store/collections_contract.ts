@@ -168,10 +168,11 @@ export function collectionsContract(name: string, open: () => Promise<Store>): v
     test('a collection is heard by a subscriber of the same store', async () => {
       await device('oidc:ann', 'd');
       const heard: string[] = [];
-      const stop = store.onRequestsCreated((id) => heard.push(id));
+      const subscription = store.onRequestsCreated((id) => heard.push(id));
+      await subscription.ready;
       const c = await store.createCollection(admin, collection(), { devices: ['d'] });
       for (let i = 0; i < 100 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-      stop();
+      subscription.stop();
       assert.deepEqual(heard, [c.id]);
     });
   });

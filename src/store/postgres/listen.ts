@@ -57,8 +57,8 @@ export function pgWakeups(url: string, opts: PgOptions, sql: Sql): Wakeups {
     },
     subscribe(listener) {
       listeners.add(listener);
-      if (!client) void connect();
-      return () => listeners.delete(listener);
+      const ready = client ? Promise.resolve() : connect();
+      return { ready, stop: () => void listeners.delete(listener) };
     },
     async close() {
       closed = true;
