@@ -26,7 +26,7 @@ export interface BulkCounts {
 const none = (): BulkCounts => ({ done: 0, unchanged: 0, notRevoked: 0, unknown: 0, full: 0 });
 
 export async function bulkDevices(
-  deps: ActionDeps<'deviceVisibleTo' | 'revokeDevice' | 'deleteDevice'>,
+  deps: ActionDeps<'deviceVisibleTo' | 'revokeDevice' | 'deleteDevice' | 'cancelDeviceRequests' | 'enqueue'>,
   actor: Actor,
   input: { action: 'revoke' | 'delete'; ids: readonly string[] },
 ): Promise<BulkCounts> {

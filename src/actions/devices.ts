@@ -10,6 +10,7 @@ import type { Actor } from '../domain/accounts.ts';
 import { actedBy, type ActionDeps } from './deps.ts';
 import { EVENTS } from '../events/catalogue.ts';
 import { note } from '../events/note.ts';
+import { cancelRevokedDeviceRequests } from './collections.ts';
 
 /** 'unknown' covers what does not exist and what the actor may not see: scoping reveals nothing. */
 export type RevokeOutcome = 'revoked' | 'already-revoked' | 'unknown';
@@ -17,7 +18,7 @@ export type DeleteDeviceOutcome = 'deleted' | 'not-revoked' | 'unknown';
 export type RenameOutcome = LabelledDevice | 'bad-name' | 'unknown';
 
 export async function revokeDevice(
-  deps: ActionDeps<'deviceVisibleTo' | 'revokeDevice'>,
+  deps: ActionDeps<'deviceVisibleTo' | 'revokeDevice' | 'cancelDeviceRequests' | 'enqueue'>,
   actor: Actor,
   id: string,
 ): Promise<RevokeOutcome> {
@@ -28,6 +29,8 @@ export async function revokeDevice(
   if (!(await deps.store.revokeDevice(actor, id, now, note(EVENTS.deviceRevoked, fields, now))))
     return 'already-revoked';
   await deps.logger.emit(EVENTS.deviceRevoked, fields);
+  // Its open requests are cancelled (docs/contract.md section 15).
+  await cancelRevokedDeviceRequests(deps, id);
   return 'revoked';
 }
 
@@ -37,7 +40,7 @@ export async function revokeDevice(
  * sweeper's action, as the system actor: logged as any revocation, with the reason.
  */
 export async function revokeStaleDevices(
-  deps: ActionDeps<'revokeStale'>,
+  deps: ActionDeps<'revokeStale' | 'cancelDeviceRequests' | 'enqueue'>,
   actor: Actor,
   input: { staleAfterMs: number; limit: number },
 ): Promise<string[]> {
@@ -45,7 +48,10 @@ export async function revokeStaleDevices(
   const ids = await deps.store.revokeStale(now - input.staleAfterMs, now, input.limit, (device) =>
     note(EVENTS.deviceRevoked, revokedFields(actor, device, 'stale'), now),
   );
-  for (const device of ids) await deps.logger.emit(EVENTS.deviceRevoked, revokedFields(actor, device, 'stale'));
+  for (const device of ids) {
+    await deps.logger.emit(EVENTS.deviceRevoked, revokedFields(actor, device, 'stale'));
+    await cancelRevokedDeviceRequests(deps, device);
+  }
   return ids;
 }
 

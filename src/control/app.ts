@@ -3,8 +3,11 @@ import type { Hono } from 'hono';
 import { buildApp } from '../http/router.ts';
 import type { ControlDeps } from './deps.ts';
 import { controlRoutes } from './routes.ts';
+import { requestHub } from '../collections/hub.ts';
 
-export function createControlApp(deps: ControlDeps): Hono {
+export function createControlApp(given: ControlDeps): Hono {
+  // One hub of held requests for the app's routes (the server passes its own, to drain it).
+  const deps = { ...given, requests: given.requests ?? requestHub(given.store, given.clock) };
   const routes = controlRoutes.map(({ method, path, handler }) => ({
     method,
     path,

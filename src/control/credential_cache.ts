@@ -39,3 +39,8 @@ export function credentialCache(store: Pick<Store, 'deviceByCredential'>, clock:
     },
   };
 }
+
+/** The same lookup without memory: every call asks the store (routes that must refuse a revoked device at once). */
+export function freshCredentials(store: Pick<Store, 'deviceByCredential'>): CredentialCache {
+  return { lookup: (hash) => store.deviceByCredential(hash), forget: () => undefined };
+}

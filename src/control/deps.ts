@@ -5,6 +5,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { Store } from '../store/store.ts';
 import type { LevelCheck } from './level_check.ts';
 import type { UploadLimits } from './upload_budget.ts';
+import type { RequestHub } from '../collections/hub.ts';
 
 export interface ControlDeps {
   store: Store;
@@ -18,4 +19,6 @@ export interface ControlDeps {
   metrics?: Metrics | undefined;
   /** Checks each redacted or minimal run as it is stored (docs/contract.md section 10); none when absent. */
   levelCheck?: LevelCheck | undefined;
+  /** Held requests (docs/contract.md section 15): the server's, drained at SIGTERM; the app makes one when absent. */
+  requests?: RequestHub | undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * Every route of the device-facing control API (docs/contract.md section 6). The control app
+ * Every route of the device-facing control API (docs/contract.md sections 6 and 15). The control app
  * (control/app.ts) and the host router's idea of a control path (server/host_router.ts) are both
  * derived from these rows, so a route added here answers on every host setup.
  */
@@ -8,6 +8,8 @@ import { type Method, pathMatcher } from '../http/router.ts';
 import type { ControlDeps } from './deps.ts';
 import { enroll } from './enroll.ts';
 import { runUpload } from './run_upload.ts';
+import { deviceRequests } from './requests.ts';
+import { requestDecline } from './request_decline.ts';
 
 export interface ControlRoute {
   method: Method;
@@ -18,6 +20,8 @@ export interface ControlRoute {
 export const controlRoutes: readonly ControlRoute[] = [
   { method: 'POST', path: '/v1/enroll', handler: enroll },
   { method: 'PUT', path: '/v1/runs/:id', handler: runUpload },
+  { method: 'GET', path: '/v1/requests', handler: deviceRequests },
+  { method: 'POST', path: '/v1/requests/:id/decline', handler: requestDecline },
 ];
 
 /** True for a path some control route serves (any method), so one port can carry both interfaces. */

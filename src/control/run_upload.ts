@@ -4,25 +4,26 @@
  * upload ends is an outcome (UploadOutcome), answered in one place (ANSWERS).
  */
 import { fail, type FailureName } from '../http/failures.ts';
-import { timingSafeEqual } from 'node:crypto';
 import type { Context, Handler } from 'hono';
-import { secretHash, sha256Hex } from '../crypto/random.ts';
+import { sha256Hex } from '../crypto/random.ts';
 import { BodyError, type BodyFailure, declaredLength, readBody } from '../http/body.ts';
 import { plainText } from '../http/responses.ts';
 import { RUN_ID } from '../domain/ids.ts';
+import { isOpen, REQUEST_ID } from '../domain/collections.ts';
+import { fulfilRequest } from '../actions/collections.ts';
 import { parseReceipt, type Receipt, RECEIPT_HEADER } from '../domain/receipt.ts';
 import { isPrivacyLevel, type PrivacyLevel, withinCeiling } from '../domain/privacy.ts';
 import type { Device } from '../domain/devices.ts';
 import type { PutRunResult } from '../domain/runs.ts';
 import type { ControlDeps } from './deps.ts';
 import { credentialCache } from './credential_cache.ts';
+import { deviceOf } from './device_auth.ts';
 import { lastSeen } from './last_seen.ts';
 import { DEFAULT_UPLOAD_LIMITS, type Refusal, uploadBudget, type UploadTicket } from './upload_budget.ts';
 import { EVENTS } from '../events/catalogue.ts';
 import { note } from '../events/note.ts';
 
 export const RUN_LIMIT = 16 * 1024 * 1024;
-const BEARER = /^Bearer ([A-Za-z0-9_-]{43})$/i;
 const CONTENT_TYPE = /^[\x20-\x7e]{1,255}$/;
 
 /** Every way an upload ends: the store's outcomes (PutRunResult), and the refusals before it. */
@@ -43,7 +44,11 @@ export type UploadOutcome =
   | 'over-quota'
   | 'too-large'
   | 'too-slow'
-  | 'interrupted';
+  | 'interrupted'
+  /** X-Collection (docs/contract.md section 15): not a request id; not open for this device; above its level. */
+  | 'bad-collection'
+  | 'request-not-open'
+  | 'above-request';
 
 type Answer =
   | { status: 200 | 201; text: string }
@@ -86,6 +91,9 @@ const ANSWERS: Record<UploadOutcome, Answer> = {
   'too-large': { failure: 'runTooLarge' },
   'too-slow': { failure: 'uploadTooSlow' },
   interrupted: { failure: 'uploadInterrupted' },
+  'bad-collection': { failure: 'badCollectionHeader' },
+  'request-not-open': { failure: 'requestNotOpen' },
+  'above-request': { failure: 'aboveRequest' },
 };
 
 function answer(c: Context, outcome: UploadOutcome, device: Device | undefined): Response {
@@ -101,17 +109,9 @@ export function runUpload(deps: ControlDeps): Handler {
   const credentials = credentialCache(deps.store, deps.clock);
   const seen = lastSeen(deps.store, deps.clock, deps.logger);
   return async function runUploadHandler(c) {
-    const credential = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
-    const hash = credential === undefined ? undefined : secretHash(credential);
-    const device = hash === undefined ? undefined : await credentials.lookup(hash);
-    // The lookup is by hash; the constant-time comparison makes the match itself leak nothing.
-    if (
-      !hash ||
-      !device ||
-      !timingSafeEqual(Buffer.from(device.credentialHash), Buffer.from(hash)) ||
-      device.revokedAt !== null
-    )
-      return answer(c, 'unknown-credential', undefined);
+    const found = await deviceOf(c, credentials);
+    if (!found) return answer(c, 'unknown-credential', undefined);
+    const { device, hash } = found;
     const outcome = await authenticated(c, device, hash);
     // A stored run wrote last seen in its own statement; every other answer to a known device touches it.
     if (outcome === 'stored') seen.written(device.id);
@@ -150,6 +150,10 @@ export function runUpload(deps: ControlDeps): Handler {
       if (!receipt) return 'bad-receipt';
     }
 
+    // An upload for a collection's request (docs/contract.md section 15) is checked before a byte is read.
+    const asked = await requestAnswered(found, id, level, c.req.header('x-collection'));
+    if (typeof asked === 'string') return asked;
+
     // Bytes are counted as they are read, so a body without a declared length costs what it sends.
     const ticket = begin(device);
     if (ticket === 'device') return 'device-busy';
@@ -157,6 +161,12 @@ export function runUpload(deps: ControlDeps): Handler {
       const outcome = await store(c, found, id, level, contentType, ticket, receipt);
       // Revoked (or gone) since it was remembered: the next upload asks the store again.
       if (outcome === 'device-unknown') credentials.forget(hash);
+      // The run is stored (now, or by an earlier try): the request is fulfilled by it, once. Should
+      // the request have closed meanwhile (expired, cancelled), the run stays stored all the same.
+      if (asked.open && (outcome === 'stored' || outcome === 'already-stored'))
+        await fulfilRequest(deps, found, asked.open, id, (createdAt) =>
+          deps.metrics?.requestAnswered(deps.clock.now() - createdAt),
+        );
       return outcome;
     } finally {
       ticket.release();
@@ -213,6 +223,27 @@ export function runUpload(deps: ControlDeps): Handler {
       deps.levelCheck?.stored({ device, id, privacy, body, owner: found.owner });
     }
     return outcome;
+  }
+
+  /**
+   * The request an upload with X-Collection answers: `open` when it is open for this device at a
+   * level this upload keeps to; nothing to fulfil for the retry of the upload that fulfilled it
+   * (same run id: putRun then says whether the bytes are the same); else the refusal.
+   */
+  async function requestAnswered(
+    found: Device,
+    run: string,
+    level: PrivacyLevel,
+    header: string | undefined,
+  ): Promise<{ open?: string } | 'bad-collection' | 'request-not-open' | 'above-request'> {
+    if (header === undefined) return {};
+    if (!REQUEST_ID.test(header)) return 'bad-collection';
+    const asked = await deps.store.requestOf(found.id, header);
+    if (!asked) return 'request-not-open';
+    if (asked.state === 'fulfilled' && asked.run === run) return {};
+    if (!isOpen(asked.state) || asked.request.expiresAt <= deps.clock.now()) return 'request-not-open';
+    if (!withinCeiling(level, asked.request.privacy)) return 'above-request';
+    return { open: header };
   }
 
   /** A refusal by the quota: logged, and its webhook message written on its own (nothing is stored). */

@@ -32,12 +32,21 @@ export interface Metrics {
   subscriber: Subscriber;
   /** Hears each break-glass sign-in attempt's throttle delay (throttle/throttle.ts). */
   throttleDelay(ms: number): void;
+  /** Hears a device's answer to a request (fulfilled or declined), `ms` after its collection was created. */
+  requestAnswered(ms: number): void;
+  /** Reads the requests held now at each scrape (the control API's hub, once it exists). */
+  heldRequests(read: () => number): void;
 }
 
 export function createMetrics(deps: {
   store: Pick<
     Store,
-    'countsVisibleTo' | 'storedBytesByLevel' | 'storedRunsByLevel' | 'staleDeviceCount' | 'outboxDepth'
+    | 'countsVisibleTo'
+    | 'storedBytesByLevel'
+    | 'storedRunsByLevel'
+    | 'staleDeviceCount'
+    | 'outboxDepth'
+    | 'targetsByState'
   >;
   clock: Clock;
   staleAfterMs: number;
@@ -151,6 +160,33 @@ export function createMetrics(deps: {
     },
   });
 
+  // docs/contract.md section 15: collection requests.
+  let held: () => number = () => 0;
+  new Gauge({
+    name: 'paddock_requests_held',
+    help: 'Device requests for a collection request held open now (long polls), on this instance',
+    registers: [registry],
+    collect() {
+      this.set(held());
+    },
+  });
+  const answerTime = new Histogram({
+    name: 'paddock_request_answer_seconds',
+    help: "Time from a collection's creation to a device's answer (a run, or a decline)",
+    buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'paddock_collection_targets',
+    help: 'Targets of collection requests by state (pending, delivered, fulfilled, declined, expired, cancelled, skipped)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const counts = await deps.store.targetsByState();
+      for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+    },
+  });
+
   // Counters whose label sets are known start at 0, so a rate or an alert sees the first event.
   for (const method of ['local', 'oidc'] as const) signIns.inc({ method, outcome: 'succeeded' }, 0);
   signIns.inc({ method: 'local', outcome: 'failed' }, 0);
@@ -202,6 +238,12 @@ export function createMetrics(deps: {
     },
     throttleDelay(ms) {
       delays.observe(ms / 1000);
+    },
+    requestAnswered(ms) {
+      answerTime.observe(Math.max(0, ms) / 1000);
+    },
+    heldRequests(read) {
+      held = read;
     },
     subscriber: counted,
   };

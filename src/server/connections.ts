@@ -42,8 +42,22 @@ export function openFileLimit(): number {
   return 1024;
 }
 
+/**
+ * Connections holding a device's request open (docs/contract.md section 15): never shed as idle,
+ * and shed only after every other connection inside a request. A request held by design would
+ * otherwise look like the oldest request of all.
+ */
+const held = new WeakSet<Socket>();
+
+/** Marks the connection under `socket` as holding a request, until the returned function is called. */
+export function holdConnection(socket: Socket): () => void {
+  const connection = connectionOf(socket);
+  held.add(connection);
+  return () => held.delete(connection);
+}
+
 /** Why a connection was closed to make room: it was waiting for a head, or in a request. */
-export type Shed = 'waiting' | 'in-request';
+export type Shed = 'waiting' | 'in-request' | 'held';
 
 /**
  * Tracks every connection of `server` and keeps at most `cap` open, closing the one that holds the
@@ -85,10 +99,14 @@ export function shedAtCap(server: Server, cap: number, onShed?: (kind: Shed) => 
       socket.destroy();
       return void onShed?.('waiting');
     }
-    for (const socket of inRequest.keys()) {
-      inRequest.delete(socket);
-      socket.destroy();
-      return void onShed?.('in-request');
+    // Inside a request: the oldest one not held open by design, and only when there is none, the oldest held.
+    for (const heldToo of [false, true]) {
+      for (const socket of inRequest.keys()) {
+        if (held.has(socket) && !heldToo) continue;
+        inRequest.delete(socket);
+        socket.destroy();
+        return void onShed?.(held.has(socket) ? 'held' : 'in-request');
+      }
     }
   }
   return { open: () => waiting.size + inRequest.size };

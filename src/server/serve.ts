@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import { bindListenPort, type Config } from '../config/config.ts';
 import { failureResponse } from '../http/failures.ts';
 import { createControlApp } from '../control/app.ts';
+import { type RequestHub, requestHub } from '../collections/hub.ts';
 import { type LevelCheck, levelCheck } from '../control/level_check.ts';
 import { defaultLinkBuilder } from '../link/link_builder.ts';
 import type { Log, Logger } from '../log/logger.ts';
@@ -77,6 +78,11 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
     flush: () => audit.flush(),
   };
   const checks = levelCheck({ store, logger });
+  // Held requests of devices (docs/contract.md section 15): answered at once on SIGTERM.
+  const requests = requestHub(store, clock, (err) =>
+    logger.emit(EVENTS.serverError, { error: `held requests: ${err.message}` }),
+  );
+  metrics.heldRequests(() => requests.held());
   try {
     const loadControl = () => loadControlIdentity(store, configured.controlHost, clock.now(), configured.controlTls);
     // Reissued with the same key before it expires (see tls/control_identity.ts), so the pin holds.
@@ -112,8 +118,12 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
     const config = bindListenPort(configured, address.port);
     try {
       // After the port is ours: a start that fails on its address prints no password it did not use.
-      await ensureAdminPassword(config, { store, logger, clock }, opts.announce ?? ((line) => process.stderr.write(line)));
-      handler = await buildHandler(config, store, clock, logger, control, checks, metrics);
+      await ensureAdminPassword(
+        config,
+        { store, logger, clock },
+        opts.announce ?? ((line) => process.stderr.write(line)),
+      );
+      handler = await buildHandler(config, store, clock, logger, control, checks, metrics, requests);
       ready = true;
     } catch (err) {
       server.close();
@@ -172,7 +182,10 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       close: async () => {
         draining = true;
         clearInterval(renewal);
+        // Held requests are answered now (an empty list), so the drain never waits for them.
+        requests.drain();
         await drain(server, opts.drainMs ?? DRAIN_MS);
+        requests.stop();
         await sweep.stop();
         await sender?.stop();
         await checks.stop();
@@ -184,6 +197,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       },
     };
   } catch (err) {
+    requests.stop();
     await logger.flush();
     await store.close();
     throw err;
@@ -198,6 +212,7 @@ async function buildHandler(
   control: ControlIdentity,
   checks: LevelCheck,
   metrics: Metrics,
+  requests: RequestHub,
 ) {
   const sessionKeys = await resolveSessionKeys(config.sessionKeys, store);
   const { issuer, clientId, clientSecret } = config.oidc;
@@ -236,6 +251,7 @@ async function buildHandler(
     levelCheck: checks,
     deviceQuotaBytes: config.deviceQuotaBytes,
     metrics,
+    requests,
   });
   return hostRouter({ ...routing(config), admin: adminApp, control: controlApp, metrics });
 }

@@ -82,10 +82,11 @@ export const collectionsSql = {
   /** Closes a collection with no open target left; one row when this call closed it. */
   close: `UPDATE collections SET closed_at = ? WHERE id = ? AND closed_at IS NULL
     AND NOT EXISTS (SELECT 1 FROM collection_targets t WHERE t.collection = ? AND t.state IN ${OPEN})`,
-  /** Which of the held devices have a request waiting (index collection_targets_open). */
-  pendingFor: (n: number) =>
+  /** Which of the held devices have a request waiting (index collection_targets_open), or were revoked. */
+  toWake: (n: number) =>
     `SELECT DISTINCT t.device FROM collection_targets t JOIN collections c ON c.id = t.collection
-      WHERE t.device IN (${placeholders(n)}) AND t.state = 'pending' AND c.expires_at > ?`,
+      WHERE t.device IN (${placeholders(n)}) AND t.state = 'pending' AND c.expires_at > ?
+    UNION SELECT id FROM devices WHERE id IN (${placeholders(n)}) AND revoked_at IS NOT NULL`,
   targetsByState: 'SELECT state, count(*) AS n FROM collection_targets GROUP BY state',
 } as const;
 
@@ -302,12 +303,13 @@ export function collectionsStore(db: Sql, wakeups: Wakeups): CollectionsStore {
       return closeDone(ids, now);
     },
 
-    async devicesWithPendingRequests(devices, now) {
+    async devicesToWake(devices, now) {
       const found: string[] = [];
       for (let i = 0; i < devices.length; i += 500) {
         const chunk = devices.slice(i, i + 500);
-        for (const r of await db.all(collectionsSql.pendingFor(chunk.length), ...chunk, now))
+        for (const r of await db.all(collectionsSql.toWake(chunk.length), ...chunk, now, ...chunk)) {
           found.push(r.device as string);
+        }
       }
       return found;
     },

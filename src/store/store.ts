@@ -168,8 +168,8 @@ export interface CollectionsStore {
   cancelDeviceRequests(device: string, at: number): Promise<Collection[]>;
   /** Expires the open targets of up to `limit` collections past their expiry; the collections closed. */
   expireCollections(now: number, limit: number): Promise<Collection[]>;
-  /** Which of `devices` have a pending request (the held requests' re-check). */
-  devicesWithPendingRequests(devices: readonly string[], now: number): Promise<string[]>;
+  /** Which of `devices` have a pending request, or were revoked (the held requests' re-check). */
+  devicesToWake(devices: readonly string[], now: number): Promise<string[]>;
   /** Targets of every collection by state (the metrics' gauge). */
   targetsByState(): Promise<TargetCounts>;
   /**

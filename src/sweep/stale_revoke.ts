@@ -10,7 +10,7 @@ import type { Batches } from './audit_prune.ts';
 
 /** One run's revocations; how many devices it revoked. */
 export async function revokeStale(
-  deps: ActionDeps<'revokeStale'>,
+  deps: ActionDeps<'revokeStale' | 'cancelDeviceRequests' | 'enqueue'>,
   staleAfterMs: number,
   { batch, batches }: Batches,
 ): Promise<number> {

@@ -1,6 +1,7 @@
 /**
  * The minute sweeper: once a minute, the work nobody asks for (docs/contract.md section 9), each
- * job in its own file: audit_prune.ts and, when PADDOCK_REVOKE_STALE_AFTER is set, stale_revoke.ts.
+ * job in its own file: audit_prune.ts and, when PADDOCK_REVOKE_STALE_AFTER is set, stale_revoke.ts;
+ * collections past their expiry are closed too (actions/collections.ts).
  * This file is their timer: each run does both, a failure of one does not stop the other, and a
  * run still going is not doubled. (The retention sweep of runs has its own timer: retention.ts.)
  */
@@ -11,6 +12,7 @@ import type { Store } from '../store/store.ts';
 import { EVENTS } from '../events/catalogue.ts';
 import { pruneAudit } from './audit_prune.ts';
 import { revokeStale } from './stale_revoke.ts';
+import { expireCollections } from '../actions/collections.ts';
 
 export const SWEEP_EVERY_MS = 60_000;
 /** Rows per statement, and statements per run and kind. */
@@ -18,7 +20,10 @@ export const SWEEP_BATCH = 500;
 export const SWEEP_BATCHES = 10;
 
 export interface SweeperOptions {
-  store: Pick<Store, 'pruneAudit' | 'revokeStale' | 'markStale'>;
+  store: Pick<
+    Store,
+    'pruneAudit' | 'revokeStale' | 'markStale' | 'expireCollections' | 'cancelDeviceRequests' | 'enqueue'
+  >;
   logger: Logger;
   clock: Clock;
   auditRetentionMs: number;
@@ -32,7 +37,7 @@ export interface SweeperOptions {
 
 export interface Sweeper {
   /** One run now; resolves with what it did. */
-  sweep(): Promise<{ pruned: number; stale: number; revoked: number }>;
+  sweep(): Promise<{ pruned: number; stale: number; revoked: number; expired: number }>;
   /** Starts the timer (unref'd: it never keeps the process alive). */
   start(everyMs?: number): void;
   /** Stops the timer and waits for a run in progress. */
@@ -66,7 +71,11 @@ export function sweeper(opts: SweeperOptions): Sweeper {
         : await noteStale({ store, logger, clock }, staleNoteAfter, sizes).catch((err: unknown) =>
             failed('note stale devices', err),
           );
-    return { pruned, stale, revoked };
+    // docs/contract.md section 15: the open targets of collections past their expiry.
+    const expired = await expireCollections({ store, logger, clock }, batch).catch((err: unknown) =>
+      failed('expire collections', err),
+    );
+    return { pruned, stale, revoked, expired };
   }
 
   function failed(what: string, err: unknown): number {

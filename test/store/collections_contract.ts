@@ -108,7 +108,7 @@ export function collectionsContract(name: string, open: () => Promise<Store>): v
         ['first'],
         'the second expired at 2500',
       );
-      assert.deepEqual(await store.devicesWithPendingRequests(['d', 'x'], 2600), [], 'delivered, not pending');
+      assert.deepEqual(await store.devicesToWake(['d', 'x'], 2600), [], 'delivered, not pending');
     });
 
     test('fulfil and decline: once, only the device own, only while open; the last answer closes the collection', async () => {
@@ -153,7 +153,7 @@ export function collectionsContract(name: string, open: () => Promise<Store>): v
         [[later.id, 1]],
       );
       const third = await store.createCollection(admin, collection(), { devices: ['e'] });
-      assert.equal((await store.devicesWithPendingRequests(['e'], 2100)).length, 1);
+      assert.equal((await store.devicesToWake(['e'], 2100)).length, 1);
       const closed = await store.cancelDeviceRequests('e', 2200);
       assert.deepEqual(
         closed.map((x) => x.id),

@@ -13,7 +13,7 @@ import { defaultLinkBuilder, type LinkBuilder } from '../../src/link/link_builde
 import { auditTrail } from '../../src/audit/audit_logger.ts';
 import { eventBus } from '../../src/events/bus.ts';
 import { createMetrics } from '../../src/metrics/metrics.ts';
-import { memoryLogger } from '../../src/log/logger.ts';
+import { type Logger, memoryLogger } from '../../src/log/logger.ts';
 import type { OidcClient } from '../../src/oidc/client.ts';
 import { createSelfTest, type SelfTest } from '../../src/selftest/selftest.ts';
 import { type Session, sessionCodec } from '../../src/session/session.ts';
@@ -43,6 +43,8 @@ export interface Harness {
   store: Store;
   clock: FakeClock;
   logs: ReturnType<typeof memoryLogger>['records'];
+  /** The server's logger (the log, the audit trail and the metrics): actions called directly emit on it. */
+  logger: Logger;
   config: InterfaceConfig;
   /**
    * A valid session cookie header value (`service_admin=…`) and the session's CSRF token; the
@@ -135,6 +137,7 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
     store,
     clock,
     logs: memory.records,
+    logger,
     config,
     signIn(who) {
       const session = codec.newSession(

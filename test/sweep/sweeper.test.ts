@@ -121,9 +121,12 @@ test('a failing store is logged and the run goes on; start and stop leave no tim
     pruneAudit: () => Promise.reject(new Error('store: unavailable')),
     revokeStale: () => Promise.resolve(['d9']),
     markStale: () => Promise.resolve([]),
+    cancelDeviceRequests: () => Promise.resolve([]),
+    expireCollections: () => Promise.resolve([]),
+    enqueue: () => Promise.resolve(),
   };
   const sweep = sweeper({ store: failing, logger: logs, clock, auditRetentionMs: DAY, revokeStaleAfterMs: DAY });
-  assert.deepEqual(await sweep.sweep(), { pruned: 0, stale: 0, revoked: 1 });
+  assert.deepEqual(await sweep.sweep(), { pruned: 0, stale: 0, revoked: 1, expired: 0 });
   assert.deepEqual(logs.records[0], {
     level: 'error',
     event: 'sweeper.failed',
@@ -131,7 +134,14 @@ test('a failing store is logged and the run goes on; start and stop leave no tim
   });
   let runs = 0;
   const counting = sweeper({
-    store: { pruneAudit: async () => (runs++, 0), revokeStale: async () => [], markStale: async () => [] },
+    store: {
+      pruneAudit: async () => (runs++, 0),
+      revokeStale: async () => [],
+      markStale: async () => [],
+      cancelDeviceRequests: async () => [],
+      expireCollections: async () => [],
+      enqueue: async () => undefined,
+    },
     logger: logs,
     clock,
     auditRetentionMs: DAY,

@@ -1,0 +1,109 @@
+/**
+ * Held requests (docs/contract.md section 15): a device that asks for its requests with `wait` and
+ * has none is held here until a collection reaches it, its wait passes, or the server drains. A
+ * collection created on any instance sharing the store wakes it (store.onRequestsCreated: in this
+ * process on SQLite, LISTEN/NOTIFY on PostgreSQL); a re-check on a timer covers a notification lost
+ * while an instance reconnected. A device holds at most two requests: a third answers the oldest
+ * at once, so a device that reconnects after its NAT dropped the old connection is never locked
+ * out, and one credential cannot hold thousands of connections.
+ */
+import type { Clock } from '../clock.ts';
+import { MAX_HELD_PER_DEVICE } from '../domain/collections.ts';
+import type { Store } from '../store/store.ts';
+
+/** How a held request ended: a request may be waiting, its wait passed, a newer one took its place, or the server drains. */
+export type HoldEnd = 'woken' | 'timeout' | 'displaced' | 'drained';
+
+export interface RequestHub {
+  /** Holds a request of `device` for at most `ms`. */
+  hold(device: string, ms: number): Promise<HoldEnd>;
+  /** Requests held now (the metrics' gauge). */
+  held(): number;
+  /** Answers every held request at once, and every later one without holding it (SIGTERM). */
+  drain(): void;
+  stop(): void;
+}
+
+/** How often held devices are checked for requests whose notification was lost. */
+export const RECHECK_MS = 5_000;
+
+interface Waiter {
+  end: (how: HoldEnd) => void;
+}
+
+export function requestHub(
+  store: Pick<Store, 'onRequestsCreated' | 'devicesToWake'>,
+  clock: Clock,
+  onError: (err: Error) => void = () => undefined,
+): RequestHub {
+  const waiting = new Map<string, Waiter[]>();
+  let count = 0;
+  let draining = false;
+  let checking: Promise<void> | undefined;
+  let again = false;
+
+  /** Wakes the held devices that have a pending request; one check at a time, another after it if asked meanwhile. */
+  function check(): void {
+    if (checking) {
+      again = true;
+      return;
+    }
+    checking = (async () => {
+      do {
+        again = false;
+        const devices = [...waiting.keys()];
+        if (devices.length === 0) break;
+        for (const device of await store.devicesToWake(devices, clock.now())) wake(device, 'woken');
+      } while (again);
+    })()
+      .catch((err: unknown) => onError(err as Error))
+      .finally(() => (checking = undefined));
+  }
+
+  function wake(device: string, how: HoldEnd): void {
+    // A copy: each waiter leaves the list as it ends.
+    for (const w of [...(waiting.get(device) ?? [])]) w.end(how);
+  }
+
+  const subscription = store.onRequestsCreated(() => check());
+  const timer = setInterval(() => {
+    if (waiting.size > 0) check();
+  }, RECHECK_MS);
+  timer.unref();
+
+  return {
+    hold(device, ms) {
+      if (draining) return Promise.resolve('drained');
+      return new Promise<HoldEnd>((resolve) => {
+        const list = waiting.get(device) ?? [];
+        waiting.set(device, list);
+        const waiter: Waiter = {
+          end(how) {
+            const at = list.indexOf(waiter);
+            if (at === -1) return;
+            list.splice(at, 1);
+            if (list.length === 0) waiting.delete(device);
+            count--;
+            clearTimeout(timeout);
+            resolve(how);
+          },
+        };
+        const timeout = setTimeout(() => waiter.end('timeout'), ms);
+        list.push(waiter);
+        count++;
+        // The oldest beyond the limit is answered at once (an empty list).
+        while (list.length > MAX_HELD_PER_DEVICE) list[0]?.end('displaced');
+      });
+    },
+    held: () => count,
+    drain() {
+      draining = true;
+      for (const device of [...waiting.keys()]) wake(device, 'drained');
+    },
+    stop() {
+      clearInterval(timer);
+      subscription.stop();
+      for (const device of [...waiting.keys()]) wake(device, 'drained');
+    },
+  };
+}
