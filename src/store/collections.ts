@@ -24,7 +24,6 @@ import type { Viewer } from '../domain/accounts.ts';
 import type { Page } from '../domain/paging.ts';
 import { PRIVACY_LEVELS, type PrivacyLevel } from '../domain/privacy.ts';
 import { deviceConditions, ownerHasFewDevices } from './devices.ts';
-import { labelConditions } from './labels.ts';
 import type { Param, Row, Sql } from './sql.ts';
 import type { CollectionsStore } from './store.ts';
 import type { Wakeups } from './wakeups.ts';
@@ -82,10 +81,13 @@ export const collectionsSql = {
   /** Closes a collection with no open target left; one row when this call closed it. */
   close: `UPDATE collections SET closed_at = ? WHERE id = ? AND closed_at IS NULL
     AND NOT EXISTS (SELECT 1 FROM collection_targets t WHERE t.collection = ? AND t.state IN ${OPEN})`,
-  /** Which of the held devices have a request waiting (index collection_targets_open), or were revoked. */
+  /**
+   * Which of the held devices have a request waiting, or were revoked. `state IN (open)` repeats
+   * the open index's own condition, which SQLite needs written out to use it.
+   */
   toWake: (n: number) =>
     `SELECT DISTINCT t.device FROM collection_targets t JOIN collections c ON c.id = t.collection
-      WHERE t.device IN (${placeholders(n)}) AND t.state = 'pending' AND c.expires_at > ?
+      WHERE t.device IN (${placeholders(n)}) AND t.state IN ${OPEN} AND t.state = 'pending' AND c.expires_at > ?
     UNION SELECT id FROM devices WHERE id IN (${placeholders(n)}) AND revoked_at IS NOT NULL`,
   targetsByState: 'SELECT state, count(*) AS n FROM collection_targets GROUP BY state',
 } as const;
@@ -113,9 +115,17 @@ export async function targetsInsert(
     where.push(`id IN (${placeholders(scope.devices.length)})`);
     params.push(...scope.devices);
   } else {
-    const labels = labelConditions(scope.filter.labels ?? []);
-    where.push(...labels.sql);
-    params.push(...labels.params);
+    // Each label read from its index (device_labels_value, or _key for a key alone), so a rare
+    // label reaches its devices without reading the fleet.
+    for (const l of scope.filter.labels ?? []) {
+      if (l.value === undefined) {
+        where.push('seq IN (SELECT device_seq FROM device_labels WHERE key = ?)');
+        params.push(l.key);
+      } else {
+        where.push('seq IN (SELECT device_seq FROM device_labels WHERE key = ? AND value = ?)');
+        params.push(l.key, l.value);
+      }
+    }
   }
   const condition = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const asked = PRIVACY_LEVELS.indexOf(c.privacy);

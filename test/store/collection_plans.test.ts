@@ -1,0 +1,114 @@
+// The statements of collection requests (docs/contract.md section 15) use their indexes on both
+// backends: a collection's page, a device's open requests and the re-check of held devices cost
+// the same whatever the number of devices and targets; a collection from a label reads the label's
+// index, not the fleet. SQLite's plans are read from an empty store; PostgreSQL's at a size.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { collectionsSql, targetsInsert } from '../../src/store/collections.ts';
+import type { Param, Sql } from '../../src/store/sql.ts';
+import { postgresPlan, sqlitePlan, withPostgresSchema, withSqliteSchema } from '../support/plans.ts';
+import { dropSchemas, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+
+const admin = { subject: 'local:admin', admin: true };
+const asked = {
+  id: 'c_plan',
+  createdBy: 'local:admin',
+  createdAt: 1,
+  privacy: 'redacted' as const,
+  reason: 'plan',
+  expiresAt: 2,
+};
+
+/** The SELECT of the targets' INSERT … SELECT for a label filter (the statement's reading part). */
+async function fromLabel(): Promise<{ sql: string; params: Param[] }> {
+  // Only searchDevices and a count would be read from the Sql here, and neither is used by this filter.
+  const db = { searchDevices: () => ({ sql: '1 = 1', params: [] }) } as unknown as Sql;
+  const insert = await targetsInsert(db, admin, asked, {
+    filter: { labels: [{ key: 'line', value: '3' }], staleBefore: 0 },
+  });
+  return { sql: insert.sql.slice(insert.sql.indexOf('SELECT')), params: insert.params };
+}
+
+const checked = {
+  allCollections: { sql: collectionsSql.allCollections, args: [1_500, 51] },
+  ownCollections: { sql: collectionsSql.ownCollections, args: ['oidc:owner-7', 1_500, 51] },
+  targets: { sql: collectionsSql.targets, args: ['c_7', 180_000, 51] },
+  targetsInState: { sql: collectionsSql.targetsInState, args: ['c_7', 'fulfilled', 180_000, 51] },
+  openRequests: { sql: collectionsSql.openRequests, args: ['d42', 0, 5] },
+  counts: { sql: collectionsSql.counts(2), args: ['c_7', 'c_8'] },
+  expiring: { sql: collectionsSql.expiring, args: [10, 500] },
+  toWake: { sql: collectionsSql.toWake(2), args: ['d1', 'd2', 0, 'd1', 'd2'] },
+} as const;
+
+test('SQLite EXPLAIN QUERY PLAN: every collection statement searches an index, never scans a table, never sorts', async () => {
+  await withSqliteSchema(async (db) => {
+    const expected: Record<keyof typeof checked, RegExp> = {
+      allCollections: /^SEARCH c USING INTEGER PRIMARY KEY \(rowid<\?\)$/,
+      ownCollections: /^SEARCH c USING INDEX collections_creator \(created_by=\? AND seq<\?\)$/,
+      targets: /^SEARCH t USING INDEX collection_targets_page \(collection=\? AND seq<\?\)\|SEARCH d USING INDEX/,
+      targetsInState: /^SEARCH t USING INDEX collection_targets_collection \(collection=\? AND state=\? AND seq<\?\)/,
+      openRequests: /^SEARCH t USING INDEX collection_targets_open \(device=\?\)\|SEARCH c USING INDEX/,
+      counts: /^SEARCH collection_targets USING COVERING INDEX collection_targets_collection \(collection=\?\)/,
+      expiring: /^SEARCH collections USING INDEX collections_open_expiry \(expires_at<\?\)$/,
+      toWake: /SEARCH t USING INDEX collection_targets_open \(device=\?\).*SEARCH devices USING INDEX/,
+    };
+    for (const [name, { sql }] of Object.entries(checked)) {
+      const plan = sqlitePlan(db, sql);
+      assert.match(plan, expected[name as keyof typeof checked], `${name}: ${plan}`);
+      assert.doesNotMatch(plan, /SCAN (collections|collection_targets|devices)\b(?! USING)/, `${name}: ${plan}`);
+      // The re-check's UNION sorts what it found (at most the held devices of a chunk), nothing more.
+      if (name !== 'toWake') assert.doesNotMatch(plan, /TEMP B-TREE FOR ORDER BY/, `${name}: ${plan}`);
+    }
+    const label = sqlitePlan(db, (await fromLabel()).sql);
+    assert.match(label, /SEARCH device_labels USING COVERING INDEX device_labels_value \(key=\? AND value=\?\)/, label);
+    assert.doesNotMatch(label, /SCAN devices\b(?! USING)/, label);
+  });
+});
+
+const available = await postgresAvailable();
+after(() => (available ? dropSchemas() : undefined));
+
+test(
+  'PostgreSQL EXPLAIN at 20,000 devices and 200,000 targets: index scans that stop after a page, no sequential scan, no sort',
+  { skip: !available && SKIP_REASON },
+  async () => {
+    await withPostgresSchema(async (c) => {
+      await c.query(`INSERT INTO devices (id, name, owner, credential_hash, enrolled_at)
+        SELECT 'd' || i, 'device ' || i, 'oidc:owner-' || (i % 100), 'c' || i, i FROM generate_series(1, 20000) AS i`);
+      await c.query(`INSERT INTO device_labels (device_seq, key, value)
+        SELECT seq, 'line', (seq % 50)::text FROM devices`);
+      await c.query(`INSERT INTO collections (id, created_by, created_at, privacy, reason, expires_at, closed_at)
+        SELECT 'c_' || i, 'oidc:owner-' || (i % 100), i, 'redacted', 'r', i + 1000, CASE WHEN i % 10 <> 0 THEN i + 500 END
+        FROM generate_series(1, 2000) AS i`);
+      await c.query(`INSERT INTO collection_targets (collection, device, state, since)
+        SELECT 'c_' || (i % 2000 + 1), 'd' || (i % 20000 + 1),
+          CASE WHEN i % 20 = 0 THEN 'pending' WHEN i % 20 = 1 THEN 'delivered' ELSE 'fulfilled' END, i
+        FROM generate_series(1, 200000) AS i`);
+      for (const t of ['devices', 'device_labels', 'collections', 'collection_targets'])
+        await c.query(`VACUUM ANALYZE ${t}`);
+      const expected: Record<keyof typeof checked, RegExp> = {
+        allCollections: /Index Scan Backward using collections_pkey on collections/,
+        // An account's collections (a few dozen here): its index, walked or read as a bitmap and sorted.
+        ownCollections: /(Index Scan Backward using|Bitmap Index Scan on) collections_creator/,
+        targets: /Index Scan Backward using collection_targets_page on collection_targets/,
+        targetsInState: /Index Scan Backward using collection_targets_collection on collection_targets/,
+        openRequests: /Index Scan using collection_targets_open on collection_targets/,
+        counts: /(Index Only Scan|Bitmap Index Scan|Index Scan) (using|on) collection_targets_(collection|page)/,
+        expiring: /Index Scan using collections_open_expiry on collections/,
+        // The held devices' open targets, and those of them revoked (a partial index of revoked devices, or by id).
+        toWake: /collection_targets_open[\s\S]*Index Scan using (devices_id_key|devices_revoked)/,
+      };
+      for (const [name, { sql, args }] of Object.entries(checked)) {
+        const plan = await postgresPlan(c, `plan_${name}`, sql, args);
+        assert.match(plan, expected[name as keyof typeof checked], `${name}:\n${plan}`);
+        assert.doesNotMatch(plan, /Seq Scan on (collections|collection_targets|devices)/, `${name}:\n${plan}`);
+        if (/^(allCollections|targets|targetsInState)$/.test(name))
+          assert.doesNotMatch(plan, /Sort/, `${name}:\n${plan}`);
+      }
+      const { sql, params } = await fromLabel();
+      const label = await postgresPlan(c, 'plan_label', sql, params);
+      assert.match(label, /device_labels_value/, label);
+      assert.doesNotMatch(label, /Seq Scan on (devices|device_labels)/, label);
+    });
+  },
+);
