@@ -48,7 +48,8 @@ export function checkNewCollection(input: NewCollectionInput): CreateFailure | u
   if (!isPrivacyLevel(input.privacy)) return 'badCollectionPrivacy';
   if (!COLLECTION_REASON.test(input.reason)) return 'badCollectionReason';
   const expiresIn = input.expiresIn ?? EXPIRES_IN.default;
-  if (!Number.isInteger(expiresIn) || expiresIn < EXPIRES_IN.min || expiresIn > EXPIRES_IN.max) return 'badCollectionExpiresIn';
+  if (!Number.isInteger(expiresIn) || expiresIn < EXPIRES_IN.min || expiresIn > EXPIRES_IN.max)
+    return 'badCollectionExpiresIn';
   if ('devices' in input.scope) {
     if (input.scope.devices.length > MAX_NAMED_DEVICES) return 'tooManyNamedDevices';
     if (input.scope.devices.length === 0 || !input.scope.devices.every((d) => DEVICE_ID.test(d)))

@@ -68,7 +68,11 @@ test('malformed framings and bodies: a precise 4xx each, never 500, no stack', a
   for (const [why, bytes, expected] of cases) {
     const raw = await exchange(l.port, `${bytes}`, 3_000);
     assertClean(raw, why);
-    if (expected === null) assert.ok(statuses(raw).every((s) => s >= 400 && s < 500), why);
+    if (expected === null)
+      assert.ok(
+        statuses(raw).every((s) => s >= 400 && s < 500),
+        why,
+      );
     else assert.deepEqual(statuses(raw).slice(0, expected.length), expected, `${why}: ${raw.slice(0, 200)}`);
   }
 });

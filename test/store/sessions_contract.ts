@@ -72,7 +72,9 @@ export function sessionsContract(name: string, open: () => Promise<Store>): void
       await store.recordSession({ ...seen('a1'), sid: 'sid-1', startedAt: 1_000 });
       await store.recordSession({ ...seen('a2'), sid: 'sid-2', startedAt: 1_000 });
       await store.recordSession({ ...seen('b1', 'oidc:bob'), sid: 'sid-1', startedAt: 1_000 });
-      assert.deepEqual(await store.endSessionsBySid('sid-1', 'oidc:ann', 2_000), [{ subject: 'oidc:ann', sessions: 1 }]);
+      assert.deepEqual(await store.endSessionsBySid('sid-1', 'oidc:ann', 2_000), [
+        { subject: 'oidc:ann', sessions: 1 },
+      ]);
       assert.equal(await store.seeSession(seen('a1'), 2_001), 'ended');
       assert.equal(await store.seeSession(seen('a2'), 2_001), 'live', 'another sid');
       assert.equal(await store.seeSession(seen('b1', 'oidc:bob'), 2_001), 'live', 'narrowed to ann');
