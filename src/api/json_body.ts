@@ -19,21 +19,30 @@ export const JSON_LIMIT = 8192;
  * (docs/contract.md section 12): each checked here against the label rules, naming the label at
  * fault, and handed on as a form would give it (one `key=value`, or one key, a line).
  */
-/** `strings`: an array of at most LIST_MAX strings (a webhook's events), given in `lists`. */
-export type FieldType = 'string' | 'integer' | 'labels' | 'keys' | 'strings';
+/**
+ * `strings`: an array of at most LIST_MAX strings (a webhook's events), given in `lists`. `json`:
+ * any JSON value, given as parsed in `values`, for an operation that checks a nested shape itself
+ * (a collection's devices and filter, api/collection_body.ts).
+ */
+export type FieldType = 'string' | 'integer' | 'labels' | 'keys' | 'strings' | 'json';
 
 export const LIST_MAX = 64;
 
 export type JsonFields =
-  { ok: true; fields: Map<string, string>; lists: Map<string, string[]> } | { ok: false; response: Response };
+  | { ok: true; fields: Map<string, string>; lists: Map<string, string[]>; values: Map<string, unknown> }
+  | { ok: false; response: Response };
 
 const MEDIA_TYPE = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
 
-/** The body's fields, each checked against `schema`; `required` ones must be present. */
+/**
+ * The body's fields, each checked against `schema`; `required` ones must be present. `limit` is
+ * JSON_LIMIT but for an operation whose body must hold more (a collection of 1000 devices).
+ */
 export async function jsonFields(
   c: Context,
   schema: Record<string, FieldType>,
   required: readonly string[] = [],
+  limit = JSON_LIMIT,
 ): Promise<JsonFields> {
   const refuse = (status: 400 | 408 | 413 | 415, title: string, detail: string, field?: string) => ({
     ok: false as const,
@@ -43,11 +52,11 @@ export async function jsonFields(
     return refuse(415, 'unsupported media type', 'the body must be application/json');
   let text: string;
   try {
-    const bytes = await readBody(c.req.raw, { limit: JSON_LIMIT });
+    const bytes = await readBody(c.req.raw, { limit });
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch (err) {
     const code = err instanceof BodyError ? err.code : undefined;
-    if (code === 'too-large') return refuse(413, 'body too large', `the body must be at most ${JSON_LIMIT} bytes`);
+    if (code === 'too-large') return refuse(413, 'body too large', `the body must be at most ${limit} bytes`);
     if (code === 'too-slow') return refuse(408, 'request timeout', 'the body arrived too slowly');
     if (code === 'cut-short') return refuse(408, 'request timeout', 'the body ended before its declared length');
     return refuse(400, 'malformed body', 'the body is not UTF-8 text');
@@ -67,6 +76,7 @@ export async function jsonFields(
     return refuse(400, 'malformed body', 'the body must be a JSON object');
   const fields = new Map<string, string>();
   const lists = new Map<string, string[]>();
+  const values = new Map<string, unknown>();
   for (const [name, value] of Object.entries(body)) {
     const type = Object.hasOwn(schema, name) ? schema[name] : undefined;
     if (type === undefined) return refuse(400, 'unknown field', `${name} is not a field of this operation`, name);
@@ -80,6 +90,10 @@ export async function jsonFields(
       fields.set(name, Array.isArray(read.value) ? read.value.join('\n') : labelLines(read.value));
       continue;
     }
+    if (type === 'json') {
+      values.set(name, value);
+      continue;
+    }
     if (type === 'strings') {
       if (!Array.isArray(value) || value.length > LIST_MAX || !value.every((v) => typeof v === 'string'))
         return refuse(400, 'bad field', `${name} must be an array of at most ${LIST_MAX} strings`, name);
@@ -89,8 +103,9 @@ export async function jsonFields(
     fields.set(name, String(value));
   }
   for (const name of required)
-    if (!fields.has(name) && !lists.has(name)) return refuse(400, 'missing field', `${name} is required`, name);
-  return { ok: true, fields, lists };
+    if (!fields.has(name) && !lists.has(name) && !values.has(name))
+      return refuse(400, 'missing field', `${name} is required`, name);
+  return { ok: true, fields, lists, values };
 }
 
 /**

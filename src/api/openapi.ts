@@ -5,11 +5,13 @@
  */
 import type { Handler } from 'hono';
 import { AUDIT } from '../lists/audit.ts';
+import { COLLECTION_TARGETS, COLLECTIONS } from '../lists/collections.ts';
 import { DEVICES } from '../lists/devices.ts';
 import { ACCESS_TOKENS, ACCOUNTS, ENROLL_TOKENS } from '../lists/pages.ts';
 import type { Parameters } from '../lists/parameters.ts';
 import { RUNS } from '../lists/runs.ts';
 import { JSON_LIMIT } from './json_body.ts';
+import { COLLECTION_BODY_LIMIT } from './collection_body.ts';
 import { SCHEMAS } from './openapi_schemas.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
 import { MAX_LABELS } from '../domain/labels.ts';
@@ -19,6 +21,7 @@ import { ATTEMPTS_SHOWN, MAX_WEBHOOKS } from '../actions/webhooks.ts';
 import { version } from '../version.ts';
 import { apiViewer } from './auth.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { MAX_NAMED_DEVICES, MAX_OPEN_PER_DEVICE, MAX_TARGETS } from '../domain/collections.ts';
 
 const problem = { $ref: '#/components/schemas/Problem' } as const;
 const query = (name: string, schema: object, description: string) => ({ name, in: 'query', schema, description });
@@ -77,7 +80,7 @@ export const OPENAPI = {
     title: 'Paddock API',
     version,
     description:
-      "What the Paddock console does, as JSON: devices, runs, enrollment tokens, the audit trail, accounts, access tokens and webhooks, with the same scoping and audit records. Requests carry a personal access token (`Authorization: Bearer pdk_…`), which acts with its account's admin flag as its latest sign-in set it; a token of the `read` scope is refused (403) on every request that would change something. Errors are RFC 9457 problem details that name the field at fault.",
+      "What the Paddock console does, as JSON: devices, runs, collection requests, enrollment tokens, the audit trail, accounts, access tokens and webhooks, with the same scoping and audit records. Requests carry a personal access token (`Authorization: Bearer pdk_…`), which acts with its account's admin flag as its latest sign-in set it; a token of the `read` scope is refused (403) on every request that would change something. Errors are RFC 9457 problem details that name the field at fault.",
     contact: { name: 'The administrators of this Paddock server' },
   },
   // Relative: the API is served by the server that serves this document, on the console's host.
@@ -90,6 +93,7 @@ export const OPENAPI = {
     { name: 'Accounts', description: 'Accounts that have signed in (administrators)' },
     { name: 'Access tokens', description: "The account's own personal access tokens, with their scope" },
     { name: 'Webhooks', description: 'Endpoints that receive signed events, and their deliveries (administrators)' },
+    { name: 'Collections', description: 'Asks for a run, to named devices or to every device a filter matches' },
     { name: 'Document', description: 'This OpenAPI document' },
   ],
   security: [{ token: [] }],
@@ -490,6 +494,92 @@ export const OPENAPI = {
           { name: 'delivery', in: 'path', required: true, schema: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } },
         ],
         responses: { '204': { description: 'Queued again' }, ...forbidden, ...notFound, ...errors },
+      },
+    },
+    '/api/v1/collections': {
+      get: {
+        operationId: 'listCollections',
+        summary: 'Collections the account created (administrators: all), newest first',
+        description: `Lists collection requests with their counts by target state, open ones (some device has not answered yet) or closed ones. A page holds at most ${PAGE_SIZE}; pass \`next\` as \`before\` for the following one.`,
+        tags: ['Collections'],
+        parameters: listParameters(COLLECTIONS),
+        responses: {
+          '200': {
+            description: 'A page of collections',
+            content: { 'application/json': { schema: page('Collection') } },
+          },
+          ...errors,
+        },
+      },
+      post: {
+        operationId: 'createCollection',
+        summary: 'Ask devices for a run: named ones, or every device a filter of the device list matches',
+        description: `Creates a collection with a target for each device it reaches (at most ${MAX_TARGETS}; up to ${MAX_NAMED_DEVICES} named devices), each of which the device sees as a request. A device that is revoked, not yet approved, whose ceiling is below the level asked, or that has ${MAX_OPEN_PER_DEVICE} open requests already is a \`skipped\` target, with the reason. An account that is not an administrator reaches only its own devices. A collection that reaches no device it can ask is closed at once. Audited as \`${EVENTS.collectionCreated.name}\`.`,
+        tags: ['Collections'],
+        requestBody: jsonBody(ref('NewCollection')),
+        responses: {
+          '201': {
+            description: 'Created, with its counts',
+            headers: {
+              Location: { description: 'The collection', schema: { type: 'string' } },
+            },
+            content: { 'application/json': { schema: ref('Collection') } },
+          },
+          ...readOnly,
+          ...errors,
+          ...bodyErrors,
+          '413': failure(`A body over ${COLLECTION_BODY_LIMIT} bytes`),
+        },
+      },
+    },
+    '/api/v1/collections/{id}': {
+      get: {
+        operationId: 'getCollection',
+        summary: 'One collection with its counts, to its creator or an administrator',
+        description:
+          'One collection: who asked, at which level, why, until when, and its targets counted by state. Its targets are at the `targets` operation.',
+        tags: ['Collections'],
+        parameters: [id('id')],
+        responses: {
+          '200': { description: 'The collection', content: { 'application/json': { schema: ref('Collection') } } },
+          ...notFound,
+          ...errors,
+        },
+      },
+    },
+    '/api/v1/collections/{id}/targets': {
+      get: {
+        operationId: 'listCollectionTargets',
+        summary: "A collection's targets, newest first, in one state or all",
+        description: `The devices a collection reached: each one's request, state and since when, the run that fulfilled it, or why it was declined or skipped. A page holds at most ${PAGE_SIZE}; pass \`next\` as \`before\` for the following one.`,
+        tags: ['Collections'],
+        parameters: [id('id'), ...listParameters(COLLECTION_TARGETS)],
+        responses: {
+          '200': {
+            description: 'A page of targets',
+            content: { 'application/json': { schema: page('CollectionTarget') } },
+          },
+          ...notFound,
+          ...errors,
+        },
+      },
+    },
+    '/api/v1/collections/{id}/cancel': {
+      post: {
+        operationId: 'cancelCollection',
+        summary: 'Cancel the open targets of a collection (its creator or an administrator)',
+        description: `Cancels every target still \`pending\` or \`delivered\`, which closes the collection; a closed one stays as it is. Audited as \`${EVENTS.collectionCancelled.name}\`.`,
+        tags: ['Collections'],
+        parameters: [id('id')],
+        responses: {
+          '200': {
+            description: 'The collection now',
+            content: { 'application/json': { schema: ref('Collection') } },
+          },
+          ...readOnly,
+          ...notFound,
+          ...errors,
+        },
       },
     },
   },

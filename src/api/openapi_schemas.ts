@@ -16,6 +16,16 @@ import { LABEL_KEY, LABEL_VALUE, MAX_LABELS } from '../domain/labels.ts';
 import { LIST_MAX } from './json_body.ts';
 import { WEBHOOK_EVENTS } from '../events/catalogue.ts';
 import { ATTEMPT_FAILURES } from '../webhooks/outcome.ts';
+import {
+  COLLECTION_ID,
+  EXPIRES_IN as COLLECTION_EXPIRES_IN,
+  MAX_NAMED_DEVICES,
+  REQUEST_ID,
+  SKIP_REASONS,
+  TARGET_STATES,
+} from '../domain/collections.ts';
+import { DEVICE_ID } from '../domain/ids.ts';
+import { COLLECTION_FILTER } from './collection_body.ts';
 
 const OPT_IN = WEBHOOK_EVENTS.filter((e) => e.webhook === 'opt-in')
   .map((e) => `\`${e.name}\``)
@@ -26,6 +36,17 @@ const time = { type: ['string', 'null'], format: 'date-time' } as const;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 /** A label key (docs/contract.md section 12), as the parsers check it. */
 const labelKey = { type: 'string', pattern: LABEL_KEY.source } as const;
+const listed = (values: readonly string[]) => values.map((v) => `\`${v}\``).join(', ');
+
+/** A collection's filter: the device list's own parameters (lists/devices.ts), as body fields. */
+const collectionFilter = Object.fromEntries(
+  Object.entries(COLLECTION_FILTER.parameters).map(([name, p]) => [
+    name,
+    'repeat' in p
+      ? { type: 'array', items: p.kind.schema, maxItems: p.repeat.max, description: p.about }
+      : { ...p.kind.schema, description: p.about },
+  ]),
+);
 
 export const SCHEMAS = {
   Device: {
@@ -330,6 +351,97 @@ export const SCHEMAS = {
       webhook: ref('Webhook'),
       secret: { type: 'string', pattern: '^whsec_', description: 'Shown only in this answer' },
     },
+  },
+  Collection: {
+    type: 'object',
+    description: 'An ask for a run, to the devices it reached (its targets), with their counts by state',
+    additionalProperties: false,
+    required: [
+      'id',
+      'created_by',
+      'created_at',
+      'privacy',
+      'reason',
+      'expires_at',
+      'open',
+      'closed_at',
+      'cancelled_at',
+      'counts',
+    ],
+    properties: {
+      id: { type: 'string', pattern: COLLECTION_ID.source },
+      created_by: { type: 'string' },
+      created_at: { type: 'string', format: 'date-time' },
+      privacy: { enum: PRIVACY_LEVELS, description: 'The level asked: a device answers at it or a more private one' },
+      reason: { type: 'string', description: 'Shown to the device, which may show it to its user' },
+      expires_at: { type: 'string', format: 'date-time' },
+      open: { type: 'boolean', description: 'Some target is still `pending` or `delivered`' },
+      closed_at: { ...time, description: 'When its last open target was answered, expired or cancelled' },
+      cancelled_at: { ...time, description: 'When an operator cancelled it' },
+      counts: ref('TargetCounts'),
+    },
+  },
+  TargetCounts: {
+    type: 'object',
+    description: 'Its targets by state, every state present; `pending` and `delivered` are open',
+    additionalProperties: false,
+    required: [...TARGET_STATES],
+    properties: Object.fromEntries(TARGET_STATES.map((s) => [s, { type: 'integer', minimum: 0 }])),
+  },
+  CollectionTarget: {
+    type: 'object',
+    description: 'One device a collection reached',
+    additionalProperties: false,
+    required: ['request', 'device', 'device_name', 'state', 'since', 'run', 'reason'],
+    properties: {
+      request: { type: 'string', pattern: REQUEST_ID.source, description: 'The request id the device sees' },
+      device: { type: 'string' },
+      device_name: { type: 'string' },
+      state: { enum: TARGET_STATES },
+      since: { type: 'string', format: 'date-time', description: 'When it entered its state' },
+      run: { type: ['string', 'null'], description: 'The id of the run that fulfilled it' },
+      reason: {
+        type: ['string', 'null'],
+        description: `Why it was declined (the device's words) or skipped (${listed(SKIP_REASONS)})`,
+      },
+    },
+  },
+  NewCollection: {
+    type: 'object',
+    description:
+      'Either `devices` or `filter`. An account that is not an administrator reaches only its own devices: others are neither named nor counted',
+    additionalProperties: false,
+    required: ['privacy', 'reason'],
+    oneOf: [
+      { type: 'object', required: ['devices'] },
+      { type: 'object', required: ['filter'] },
+    ],
+    properties: {
+      devices: {
+        type: 'array',
+        minItems: 1,
+        maxItems: MAX_NAMED_DEVICES,
+        items: { type: 'string', pattern: DEVICE_ID.source },
+        description: 'Device ids',
+      },
+      filter: ref('CollectionFilter'),
+      privacy: { enum: PRIVACY_LEVELS, description: 'The level asked of the devices' },
+      reason: { type: 'string', minLength: 1, maxLength: 200, description: 'The device may show it to its user' },
+      expires_in: {
+        type: 'integer',
+        minimum: COLLECTION_EXPIRES_IN.min,
+        maximum: COLLECTION_EXPIRES_IN.max,
+        default: COLLECTION_EXPIRES_IN.default,
+        description: 'Seconds',
+      },
+    },
+  },
+  CollectionFilter: {
+    type: 'object',
+    description:
+      "The device list's filters, all of which must hold; none at all reaches every device the account may see. A blank value is refused",
+    additionalProperties: false,
+    properties: collectionFilter,
   },
   Problem: {
     type: 'object',

@@ -8,6 +8,13 @@ import type { DoorRoute } from '../context/routes.ts';
 import { apiAccessTokenCreate, apiAccessTokenRevoke, apiAccessTokensList } from './access_tokens.ts';
 import { apiAccounts } from './accounts.ts';
 import { apiAudit } from './audit.ts';
+import {
+  apiCollectionCancel,
+  apiCollectionCreate,
+  apiCollectionGet,
+  apiCollectionsList,
+  apiCollectionTargets,
+} from './collections.ts';
 import { apiDevicesList } from './devices_list.ts';
 import { apiEnrollTokenMint, apiEnrollTokenRevoke, apiEnrollTokensList } from './enroll_tokens.ts';
 import { apiDocument } from './openapi.ts';
@@ -67,5 +74,10 @@ export const apiRoutes: readonly DoorRoute<'token'>[] = [
     access: 'token',
     handler: apiWebhookRedeliver,
   },
+  { method: 'GET', path: '/api/v1/collections', access: 'token', handler: apiCollectionsList },
+  { method: 'POST', path: '/api/v1/collections', access: 'token', handler: apiCollectionCreate },
+  { method: 'GET', path: '/api/v1/collections/:id', access: 'token', handler: apiCollectionGet },
+  { method: 'GET', path: '/api/v1/collections/:id/targets', access: 'token', handler: apiCollectionTargets },
+  { method: 'POST', path: '/api/v1/collections/:id/cancel', access: 'token', handler: apiCollectionCancel },
   { method: 'GET', path: '/api/v1/openapi.json', access: 'token', handler: apiDocument },
 ];

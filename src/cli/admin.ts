@@ -1,12 +1,13 @@
 /**
- * `paddock devices|enroll-tokens|runs|audit …`: the admin CLI over the JSON API (docs/contract.md section
- * 11): parses a sub-command of cli/admin_commands.ts, runs it with PADDOCK_URL and PADDOCK_TOKEN,
+ * `paddock devices|enroll-tokens|runs|collections|audit …`: the admin CLI over the JSON API (docs/contract.md
+ * sections 11 and 15): parses a sub-command of cli/admin_commands.ts, runs it with PADDOCK_URL and PADDOCK_TOKEN,
  * and prints a table for people, or with `--json` the API's JSON as it came (with `--all`, every
  * page's items in one `{"items": […]}`).
  */
-import { type Output, VERBS } from './admin_commands.ts';
+import { VERBS } from './admin_commands.ts';
 import { apiClient, CliFailure, EXIT } from './api_client.ts';
 import { printable, record, table } from './table.ts';
+import type { Output } from './sub_command.ts';
 import { parseOptions, unknownCommand, UsageError } from './usage.ts';
 
 export const ADMIN_VERBS = Object.keys(VERBS);
@@ -67,7 +68,7 @@ export async function adminCommand(verb: string, args: string[]): Promise<number
     const output = await sub.run(apiClient(process.env), positionals, values);
     const shown = values.json ? asJson(output) : asText(output);
     if (shown) process.stdout.write(shown);
-    return EXIT.ok;
+    return output.exit ?? EXIT.ok;
   } catch (err) {
     const code = err instanceof CliFailure || err instanceof UsageError ? err.code : EXIT.refused;
     process.stderr.write(`paddock ${verb}: ${printable((err as Error).message)}\n`);
@@ -78,13 +79,19 @@ export async function adminCommand(verb: string, args: string[]): Promise<number
 function asJson(output: Output): string {
   if (output.kind === 'list') return `${JSON.stringify(output.page)}\n`;
   if (output.kind === 'one') return `${JSON.stringify(output.item)}\n`;
+  if (output.kind === 'one-and-list') return `${JSON.stringify(output.json)}\n`;
   return output.json === undefined ? '' : `${JSON.stringify(output.json)}\n`;
 }
 
 function asText(output: Output): string {
   if (output.kind === 'one') return record(output.item);
   if (output.kind === 'done') return output.message ? `${output.message}\n` : '';
-  const { page, columns } = output;
+  if (output.kind === 'one-and-list') return `${record(output.item)}\n${listText(output)}`;
+  return listText(output);
+}
+
+/** A page as a table, `none` when it is empty; the cursor of the next page on stderr. */
+function listText({ page, columns }: Extract<Output, { page: unknown }>): string {
   const rows = page.items.map((item) => columns.map(([, field]) => field(item)));
   if (page.next !== undefined) process.stderr.write(`more: --before ${printable(page.next)}\n`);
   return page.items.length

@@ -1,48 +1,30 @@
 /**
  * The admin CLI's sub-commands (docs/contract.md section 11), one row each: its arguments, its options
  * (each option is the API parameter or body field of the same name), the API call, and what it
- * prints (a list with its columns, one record, or a confirmation). Run by cli/admin.ts.
+ * prints (a list with its columns, one record, or a confirmation). Run by cli/admin.ts; collection
+ * requests have a file of their own (cli/collections_commands.ts).
  */
 import { AUDIT } from '../lists/audit.ts';
 import { DEVICES } from '../lists/devices.ts';
 import { ENROLL_TOKENS } from '../lists/pages.ts';
-import type { ListDeclaration, Parameters } from '../lists/parameters.ts';
 import { parseLabel, parseLabelKey } from '../domain/labels.ts';
 import { RUNS } from '../lists/runs.ts';
-import { type ApiClient, CliFailure, EXIT, type Query } from './api_client.ts';
+import { CliFailure, EXIT } from './api_client.ts';
+import { COLLECTION_COMMANDS } from './collections_commands.ts';
 import { STDOUT, writeRunBytes } from './runs_raw.ts';
+import {
+  type Columns,
+  type Item,
+  listCommand,
+  path,
+  type SubCommand,
+  text,
+  texts,
+  type Values,
+} from './sub_command.ts';
 import { pairs, printable } from './table.ts';
 
-export type Values = Record<string, string | boolean | string[] | undefined>;
-export type Item = Record<string, unknown>;
-export type Page = { items: Item[]; next?: string };
-
-export interface SubCommand {
-  /** After `paddock <verb> <name>`: positional arguments and options. */
-  usage: string;
-  /** What the help says under the usage, when the usage alone would not do. */
-  note?: string;
-  /** How many positional arguments; with `more`, at least that many. */
-  positionals: number;
-  more?: true;
-  options: Record<string, { type: 'string' | 'boolean'; multiple?: true }>;
-  run(api: ApiClient, args: string[], values: Values): Promise<Output>;
-}
-
-export type Output =
-  | { kind: 'list'; page: Page; columns: Columns }
-  | { kind: 'one'; item: Item }
-  | { kind: 'done'; message: string; json?: unknown };
-
-export type Columns = ReadonlyArray<readonly [header: string, field: (i: Item) => unknown]>;
-
-const path = (...segments: string[]) => segments.map(encodeURIComponent).join('/');
-const text = (v: Values, name: string) => (typeof v[name] === 'string' ? (v[name] as string) : undefined);
-/** A repeatable option's values, in the order given. */
-const texts = (v: Values, name: string): string[] => {
-  const given = v[name];
-  return Array.isArray(given) ? given : typeof given === 'string' ? [given] : [];
-};
+export type { Columns, Item, Output, Page, SubCommand, Values } from './sub_command.ts';
 
 /**
  * `key=value` arguments as a labels object, checked before anything is sent: a bad one is a usage
@@ -61,75 +43,6 @@ function labelArguments(given: readonly string[], what: string): Record<string, 
     labels[read.value.key] = read.value.value;
   }
   return labels;
-}
-
-/** A parameter's flag: its name, `_` written `-`. */
-const flag = (name: string) => name.replaceAll('_', '-');
-
-/**
- * A list's flags, one per parameter of its declaration (lists/): a yes filter is a bare flag,
- * the cursor is `--before`; `--all` follows `next` to the end.
- */
-export function listFlags(declared: { parameters: Parameters }): SubCommand['options'] {
-  const options: SubCommand['options'] = {};
-  for (const [name, p] of Object.entries(declared.parameters))
-    options[flag(name)] =
-      p.repeat === undefined
-        ? { type: p.kind.kind === 'yes' ? 'boolean' : 'string' }
-        : { type: 'string', multiple: true };
-  return { ...options, all: { type: 'boolean' } };
-}
-
-/** `list [--q TEXT] [--status active|stale|revoked] …`, the cursor left to the help's note, in lines of 70. */
-function listUsage(declared: { parameters: Parameters }): string {
-  let usage = 'list';
-  let line = usage.length;
-  for (const [name, p] of Object.entries(declared.parameters)) {
-    if (p.kind.kind === 'cursor') continue;
-    const item =
-      p.kind.kind === 'yes'
-        ? `[--${flag(name)}]`
-        : `[--${flag(name)} ${p.kind.meta}]${p.repeat === undefined ? '' : '…'}`;
-    const wrap = line + 1 + item.length > 70;
-    usage += (wrap ? '\n' : ' ') + item;
-    line = wrap ? item.length : line + 1 + item.length;
-  }
-  return usage;
-}
-
-/** The API query of the filters given as flags (the cursor is added by `list`). */
-function listQuery(declared: { parameters: Parameters }, v: Values): Query {
-  const query: Query = {};
-  for (const [name, p] of Object.entries(declared.parameters)) {
-    if (p.kind.kind === 'cursor') continue;
-    if (p.repeat !== undefined) {
-      const given = texts(v, flag(name));
-      query[name] = given.length === 0 ? undefined : given;
-    } else query[name] = p.kind.kind === 'yes' ? (v[flag(name)] ? 'yes' : undefined) : text(v, flag(name));
-  }
-  return query;
-}
-
-/** `paddock <verb> list`: the flags, the query and the usage all from the list's declaration. */
-function listCommand<P extends Parameters>(declared: ListDeclaration<P>, at: string, columns: Columns): SubCommand {
-  return {
-    usage: listUsage(declared),
-    positionals: 0,
-    options: listFlags(declared),
-    run: async (api, _, v) => ({ kind: 'list', page: await list(api, at, listQuery(declared, v), v), columns }),
-  };
-}
-
-async function list(api: ApiClient, at: string, query: Query, v: Values): Promise<Page> {
-  const first = (await api.get(at, { ...query, before: text(v, 'before') })) as Page;
-  if (!v.all) return first;
-  const items = [...first.items];
-  for (let next = first.next; next !== undefined;) {
-    const page = (await api.get(at, { ...query, before: next })) as Page;
-    items.push(...page.items);
-    next = page.next;
-  }
-  return { items };
 }
 
 const DEVICE_COLUMNS: Columns = [
@@ -316,6 +229,7 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
         writeRunBytes(api, `/api/v1/runs/${path(device, id)}/raw`, text(v, 'output')),
     },
   },
+  collections: COLLECTION_COMMANDS,
   audit: {
     list: listCommand(AUDIT, '/api/v1/audit', AUDIT_COLUMNS),
   },

@@ -1,10 +1,12 @@
-/** `paddock device enroll|upload`: the reference device client as commands. */
+/** `paddock device enroll|upload|watch`: the reference device client as commands. */
 import { readFile } from 'node:fs/promises';
 import type { LookupFunction } from 'node:net';
 import { type ClientOptions, enroll, uploadRun } from '../device_client/client.ts';
 import { LinkError } from '../device_client/link.ts';
 import { isPrivacyLevel, PRIVACY_LEVELS, PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
 import { readState, writeState } from '../device_client/state.ts';
+import { watch } from '../device_client/watch.ts';
+import { MAX_WAIT_S } from '../domain/collections.ts';
 import { type Advice, errorCode, transportFailure } from './transport.ts';
 import { parseOptions, unknownCommand, UsageError } from './usage.ts';
 
@@ -12,19 +14,31 @@ export const deviceHelp = `Usage:
   paddock device enroll <link> [--state FILE] [--name NAME] [--ca FILE] [--resolve HOST:ADDRESS]...
   paddock device upload <file> --privacy ${PRIVACY_LEVELS.join('|')} [--id ID] [--content-type TYPE]
                         [--state FILE] [--resolve HOST:ADDRESS]...
+  paddock device watch --collect COMMAND [--wait SECONDS | --once] [--content-type TYPE]
+                       [--state FILE] [--resolve HOST:ADDRESS]...
 
 enroll   parses the enrollment link, asks https://<server>/v1/discover where to connect (unless
          the link names control=), connects only if the certificate matches the link's pin,
          enrolls, and keeps the credential in the state file (mode 0600).
 upload   applies the privacy level on this machine, then uploads with retries; the default id
          is derived from the uploaded bytes, so repeating an upload is harmless.
+watch    answers the operators' requests for a run: holds an ask open (--wait, 1 to ${MAX_WAIT_S} s,
+         default ${MAX_WAIT_S}); for each request runs COMMAND with sh -c (PADDOCK_REQUEST_ID,
+         PADDOCK_REQUEST_PRIVACY and PADDOCK_REQUEST_REASON in its environment), applies the
+         level asked (never above this device's ceiling) to its standard output (at most 16 MiB)
+         and uploads it for the request; a command that fails declines the request with its exit
+         status. After an error it waits 1 s doubling to 60 s (or the server's Retry-After);
+         SIGINT or SIGTERM stops it (exit 0). --once answers what is open now, then exits.
 
   --state FILE        device state (default ./paddock-device.json)
   --ca FILE           extra CA certificate trusted for discovery (never for the control connection)
   --resolve HOST:ADDR connect to ADDR whenever HOST is named (like curl --resolve)
+  --content-type TYPE of the file or the command's output (default text/plain; charset=utf-8)
 
-Exit codes: 0 done; 1 the server refused, or a file could not be read or written; 2 a usage
-mistake (including a malformed link); 3 the server could not be reached.
+Exit codes: 0 done (watch: stopped, or with --once every request fulfilled or declined); 1 the
+server refused (watch: the device is revoked, or with --once a request was refused), or a file
+could not be read or written; 2 a usage mistake (including a malformed link); 3 the server could
+not be reached.
 `;
 
 /** Devices trust the control certificate only through the link's pin, and speak only TLS. */
@@ -32,6 +46,9 @@ const ADVICE: Advice = {
   trust: "the control connection trusts only the link's pin",
   plain: () => 'devices connect over TLS only: the server needs TLS (see "TLS on one port" in the README)',
 };
+
+/** What a run is sent as unless --content-type says otherwise. */
+const CONTENT_TYPE = 'text/plain; charset=utf-8';
 
 const common = {
   state: { type: 'string', default: './paddock-device.json' },
@@ -44,11 +61,12 @@ export async function deviceCommand(args: string[]): Promise<number> {
   try {
     if (sub === 'enroll') return await enrollCommand(rest);
     if (sub === 'upload') return await uploadCommand(rest);
+    if (sub === 'watch') return await watchCommand(rest);
     if (sub === undefined || sub === '--help' || sub === '-h') {
       (sub === undefined ? process.stderr : process.stdout).write(deviceHelp);
       return sub === undefined ? 2 : 0;
     }
-    throw new UsageError(unknownCommand(sub, ['enroll', 'upload'], 'paddock device --help'));
+    throw new UsageError(unknownCommand(sub, ['enroll', 'upload', 'watch'], 'paddock device --help'));
   } catch (err) {
     const url = (err as { url?: unknown }).url;
     const transport = url instanceof URL && errorCode(err) !== undefined;
@@ -93,7 +111,7 @@ async function uploadCommand(args: string[]): Promise<number> {
     state,
     {
       bytes,
-      contentType: values['content-type'] ?? 'text/plain; charset=utf-8',
+      contentType: values['content-type'] ?? CONTENT_TYPE,
       privacy,
       id: values.id,
     },
@@ -101,6 +119,53 @@ async function uploadCommand(args: string[]): Promise<number> {
   );
   process.stderr.write(`paddock device: run ${result.id} ${result.status === 201 ? 'stored' : 'was already stored'}\n`);
   return 0;
+}
+
+async function watchCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseOptions(
+    args,
+    {
+      ...common,
+      collect: { type: 'string' },
+      wait: { type: 'string' },
+      once: { type: 'boolean' },
+      'content-type': { type: 'string' },
+    },
+    'paddock device --help',
+  );
+  if (values.help || positionals.length !== 0) return usage(values.help);
+  const command = values.collect;
+  if (command === undefined || command.trim() === '')
+    throw new UsageError('watch needs --collect COMMAND, the command whose standard output is the run');
+  if (values.once && values.wait !== undefined)
+    throw new UsageError('--wait and --once do not go together: --once answers what is open now');
+  const waitS = values.wait === undefined ? MAX_WAIT_S : Number(values.wait);
+  if (!/^[1-9][0-9]?$/.test(values.wait ?? '1') || waitS > MAX_WAIT_S)
+    throw new UsageError(`--wait must be whole seconds from 1 to ${MAX_WAIT_S}`);
+  const options = clientOptions(values.resolve, undefined);
+  const state = await readState(values.state);
+  // The first SIGINT or SIGTERM stops the watch cleanly; a second one, its handler gone, ends it at once.
+  const stopping = new AbortController();
+  const stop = (signal: NodeJS.Signals) => {
+    options.log?.(`${signal}: stopping`);
+    stopping.abort();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    const end = await watch(state, {
+      ...options,
+      signal: stopping.signal,
+      command,
+      waitS: values.once ? 0 : waitS,
+      once: values.once ?? false,
+      contentType: values['content-type'] ?? CONTENT_TYPE,
+    });
+    return end === 'refused' ? 1 : 0;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
 }
 
 function usage(help: boolean | undefined): number {

@@ -22,7 +22,8 @@ Commands:
   devices               list, get, rename, revoke and delete devices      (over the JSON API,
   enroll-tokens         list, mint and revoke enrollment tokens            with PADDOCK_URL and
   runs                  list, get, delete and download runs                PADDOCK_TOKEN; see
-  audit                 read the audit trail                               paddock <command> --help)
+  collections           ask devices for a run; list, show and cancel asks  paddock <command> --help)
+  audit                 read the audit trail
 
 Options:
   -h, --help            show this help (also: paddock <command> --help)

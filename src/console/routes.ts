@@ -16,6 +16,10 @@ import { auditJsonl } from './audit_jsonl.ts';
 import { auditList } from './audit_list.ts';
 import { authCallback } from './auth_callback.ts';
 import { authStart } from './auth_start.ts';
+import { collectionCancel } from './collection_cancel.ts';
+import { collectionCreate } from './collection_create.ts';
+import { collectionShow } from './collection_show.ts';
+import { collectionsList } from './collections_list.ts';
 import { dashboard } from './dashboard.ts';
 import { deviceDelete } from './device_delete.ts';
 import { deviceLabels } from './device_labels.ts';
@@ -95,6 +99,11 @@ export const consoleRoutes: readonly DoorRoute<'none' | 'guarded' | 'admin'>[] =
   { method: 'POST', path: '/webhooks/:id/delete', access: 'admin', handler: webhookDelete },
   { method: 'POST', path: '/webhooks/:id/rotate-secret', access: 'admin', handler: webhookRotate },
   { method: 'POST', path: '/webhooks/:id/deliveries/:delivery/redeliver', access: 'admin', handler: webhookRedeliver },
+  // docs/contract.md section 15: the handlers and the store keep each to its creator or an admin.
+  { method: 'GET', path: '/collections', access: 'guarded', handler: collectionsList },
+  { method: 'POST', path: '/collections', access: 'guarded', handler: collectionCreate },
+  { method: 'GET', path: '/collections/:id', access: 'guarded', handler: collectionShow },
+  { method: 'POST', path: '/collections/:id/cancel', access: 'guarded', handler: collectionCancel },
   // The break-glass account's alone (docs/contract.md section 14): the handlers refuse other admins.
   { method: 'GET', path: '/totp', access: 'admin', handler: totpShow },
   { method: 'POST', path: '/totp', access: 'admin', handler: totpConfirm },

@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, Handler } from 'hono';
 import { type DeviceRequest, MAX_OPEN_PER_DEVICE, MAX_WAIT_S } from '../domain/collections.ts';
 import { fail } from '../http/failures.ts';
-import { holdConnection } from '../server/connections.ts';
+import { holdConnection } from '../http/held_connections.ts';
 import type { ControlDeps } from './deps.ts';
 import { deviceOf } from './device_auth.ts';
 import { freshCredentials } from './credential_cache.ts';

@@ -14,7 +14,7 @@ import { fulfilRequest } from '../actions/collections.ts';
 import { parseReceipt, type Receipt, RECEIPT_HEADER } from '../domain/receipt.ts';
 import { isPrivacyLevel, type PrivacyLevel, withinCeiling } from '../domain/privacy.ts';
 import type { Device } from '../domain/devices.ts';
-import type { PutRunResult } from '../domain/runs.ts';
+import { type PutRunResult, RUN_LIMIT } from '../domain/runs.ts';
 import type { ControlDeps } from './deps.ts';
 import { credentialCache } from './credential_cache.ts';
 import { deviceOf } from './device_auth.ts';
@@ -23,7 +23,6 @@ import { DEFAULT_UPLOAD_LIMITS, type Refusal, uploadBudget, type UploadTicket } 
 import { EVENTS } from '../events/catalogue.ts';
 import { note } from '../events/note.ts';
 
-export const RUN_LIMIT = 16 * 1024 * 1024;
 const CONTENT_TYPE = /^[\x20-\x7e]{1,255}$/;
 
 /** Every way an upload ends: the store's outcomes (PutRunResult), and the refusals before it. */

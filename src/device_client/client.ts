@@ -21,14 +21,19 @@ export interface ClientOptions {
   lookup?: LookupFunction | undefined;
   sleep?: (ms: number) => Promise<void>;
   log?: (line: string) => void;
+  /** Stops the client (SIGINT, SIGTERM): a request in flight ends, and no retry follows. */
+  signal?: AbortSignal | undefined;
 }
 
 export class DeviceError extends Error {
   readonly status: number | undefined;
-  constructor(message: string, status?: number) {
+  /** Seconds a busy server asked the device to wait (Retry-After), when it gave them. */
+  readonly retryAfter: number | undefined;
+  constructor(message: string, status?: number, retryAfter?: number) {
     super(message);
     this.name = 'DeviceError';
     this.status = status;
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -81,16 +86,25 @@ export function receiptFor(bytes: Uint8Array, privacy: PrivacyLevel): string | u
 }
 
 /** Statuses worth another try: the server or a proxy was briefly unavailable. */
-const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
+export const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
 /** Backoff of 0.25, 0.5, 1, ... 16 s: a busy or restarting server has about half a minute. */
 const ATTEMPTS = 8;
 /** The longest wait a server's Retry-After may ask for between two attempts. */
-const MAX_RETRY_AFTER_S = 60;
+export const MAX_RETRY_AFTER_S = 60;
+
+export interface UploadInput {
+  bytes: Uint8Array;
+  contentType: string;
+  privacy: PrivacyLevel;
+  id?: string | undefined;
+  /** The collection request this run answers (X-Collection, docs/contract.md section 15). */
+  collection?: string | undefined;
+}
 
 /** Applies the privacy level, then uploads with backoff; a retry with the same id is idempotent (200). */
 export async function uploadRun(
   state: DeviceState,
-  input: { bytes: Uint8Array; contentType: string; privacy: PrivacyLevel; id?: string | undefined },
+  input: UploadInput,
   opts: ClientOptions = {},
 ): Promise<{ id: string; status: number }> {
   // The server would refuse it (403); the device says why before anything leaves it.
@@ -122,21 +136,30 @@ export async function uploadRun(
           'x-privacy-level': input.privacy,
           'content-type': contentType,
           ...(receipt === undefined ? {} : { [RECEIPT_HEADER.toLowerCase()]: receipt }),
+          ...(input.collection === undefined ? {} : { 'x-collection': input.collection }),
         },
         body,
+        signal: opts.signal,
         lookup: opts.lookup,
       });
       if (res.status === 201 || res.status === 200) return { id, status: res.status };
       const message = res.body.toString('utf8').trim();
       if (res.status === 401)
         throw new DeviceError(`upload refused: this device's credential is unknown or revoked (${message})`, 401);
+      // With X-Collection, a 409 may also say the request is no longer open: the server's words tell which.
       if (res.status === 409)
-        throw new DeviceError(`upload refused: a different run with id ${id} is already stored`, 409);
+        throw new DeviceError(
+          input.collection === undefined
+            ? `upload refused: a different run with id ${id} is already stored`
+            : `upload refused (409): ${message}`,
+          409,
+        );
       if (!RETRYABLE.has(res.status)) throw new DeviceError(`upload refused (${res.status}): ${message}`, res.status);
       failure = `server answered ${res.status}`;
       retryAfterMs = Math.min(res.retryAfter ?? 0, MAX_RETRY_AFTER_S) * 1000;
     } catch (err) {
-      if (err instanceof DeviceError || (err as { code?: string }).code === 'PIN_MISMATCH') throw err;
+      if (err instanceof DeviceError || (err as { code?: string }).code === 'PIN_MISMATCH' || opts.signal?.aborted)
+        throw err;
       failure = (err as Error).message;
     }
     if (attempt >= ATTEMPTS) throw new DeviceError(`upload failed after ${ATTEMPTS} attempts: ${failure}`);

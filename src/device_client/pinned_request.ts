@@ -30,10 +30,14 @@ export interface PinnedResponse {
 export interface PinnedRequest {
   url: URL;
   pin: string;
-  method: 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT';
   headers: Record<string, string>;
-  body: Uint8Array;
+  /** Absent for a GET: then no body and no Content-Length are sent. */
+  body?: Uint8Array;
+  /** From the start of the connection to the end of the answer; 30 s unless said (a held request needs more). */
   timeoutMs?: number;
+  /** Ends the request at once (a device client told to stop): it fails with an AbortError. */
+  signal?: AbortSignal | undefined;
   lookup?: LookupFunction | undefined;
 }
 
@@ -50,7 +54,8 @@ export function spkiPin(socket: TLSSocket): string {
 export async function pinnedRequest(req: PinnedRequest): Promise<PinnedResponse> {
   const host = req.url.hostname.replace(/^\[(.*)\]$/, '$1');
   const port = Number(req.url.port || 443);
-  const signal = AbortSignal.timeout(req.timeoutMs ?? 30_000);
+  const timeout = AbortSignal.timeout(req.timeoutMs ?? 30_000);
+  const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
   const socket = connect({
     host,
     port,
@@ -60,7 +65,12 @@ export async function pinnedRequest(req: PinnedRequest): Promise<PinnedResponse>
     ALPNProtocols: ['http/1.1'],
     ...(req.lookup ? { lookup: req.lookup } : {}),
   });
-  const abort = () => socket.destroy(new Error(`no answer from ${req.url.host} in time`));
+  const abort = () =>
+    socket.destroy(
+      timeout.aborted
+        ? new Error(`no answer from ${req.url.host} in time`)
+        : Object.assign(new Error('the request was stopped'), { name: 'AbortError' }),
+    );
   signal.addEventListener('abort', abort, { once: true });
   try {
     await once(socket, 'secureConnect', { signal });
@@ -73,9 +83,13 @@ export async function pinnedRequest(req: PinnedRequest): Promise<PinnedResponse>
         {
           createConnection: () => socket,
           host: req.url.host,
-          path: req.url.pathname,
+          path: `${req.url.pathname}${req.url.search}`,
           method: req.method,
-          headers: { ...req.headers, host: req.url.host, 'content-length': String(req.body.byteLength) },
+          headers: {
+            ...req.headers,
+            host: req.url.host,
+            ...(req.body === undefined ? {} : { 'content-length': String(req.body.byteLength) }),
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];

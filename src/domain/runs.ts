@@ -3,6 +3,9 @@ import type { PrivacyLevel } from './privacy.ts';
 import type { Receipt } from './receipt.ts';
 import type { Findings } from './redaction.ts';
 
+/** The largest run an upload may carry (docs/contract.md section 5: above it, 413). */
+export const RUN_LIMIT = 16 * 1024 * 1024;
+
 export interface RunSummary {
   device: string;
   id: string;

@@ -14,10 +14,12 @@ import { PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
 import { RECEIPT_RULE } from '../domain/receipt.ts';
 import {
   COLLECTION_REASON_RULE,
+  COLLECTION_STATES,
   EXPIRES_IN_RULE as COLLECTION_EXPIRES_IN_RULE,
   MAX_NAMED_DEVICES,
   MAX_TARGETS,
   MAX_WAIT_S,
+  TARGET_STATES,
 } from '../domain/collections.ts';
 import type { ListFailure } from '../lists/parameters.ts';
 import { applySecurityHeaders } from './security_headers.ts';
@@ -177,6 +179,8 @@ export const FAILURES = {
     message: `a collection reaches at most ${MAX_TARGETS} devices: narrow the filter`,
   },
   collectionNotFound: { status: 404, message: 'collection not found' },
+  badCollectionState: { status: 400, message: `state must be ${COLLECTION_STATES.join(' or ')}` },
+  badTargetState: { status: 400, message: `state must be one of ${TARGET_STATES.join(', ')}` },
   badWait: { status: 400, message: `wait must be whole seconds from 0 to ${MAX_WAIT_S}` },
   requestNotFound: { status: 404, message: 'request not found for this device' },
   requestNotOpen: {

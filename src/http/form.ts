@@ -2,16 +2,25 @@
  * Strict `application/x-www-form-urlencoded` parsing (WHATWG URL standard, section 5.1), stricter
  * than URLSearchParams: a bad percent escape, bytes that are not UTF-8 or a repeated field make
  * the whole form malformed instead of being silently repaired. Only the fields that name the items
- * of a bulk action (docs/contract.md section 9: `device`, `run`) and a webhook's events (section
- * 13: `event`) may repeat, one per checked box.
+ * of a bulk action (docs/contract.md section 9: `device`, `run`), a webhook's events (section
+ * 13: `event`) and the device list's label filters a collection is asked with (section 15:
+ * `label`) may repeat.
  */
 import { BodyError, type BodyFailure, readBody } from './body.ts';
 
 export const FORM_LIMIT = 65_536;
+/**
+ * At most this many fields besides `device`: a collection names up to 1000 devices
+ * (docs/contract.md section 15), so `device` fields are bounded by FORM_LIMIT alone, and more
+ * than 1000 are refused by the action by name (tooManyNamedDevices), not as a malformed form.
+ */
 const MAX_FIELDS = 64;
 
-/** The fields that a form may repeat: the checked items of a bulk action, a webhook's events. */
-const REPEATABLE: ReadonlySet<string> = new Set(['device', 'run', 'event']);
+/**
+ * The fields that a form may repeat: the checked items of a bulk action, a webhook's events, the
+ * label filters of a collection asked from the device list.
+ */
+const REPEATABLE: ReadonlySet<string> = new Set(['device', 'run', 'event', 'label']);
 
 /** The form's fields: `get` gives a field's first value, `all` every value of a repeatable one. */
 export class FormFields extends Map<string, string> {
@@ -58,14 +67,14 @@ function decodeComponent(text: string): string | undefined {
 export function parseForm(body: string): FormFields | undefined {
   const fields = new FormFields();
   if (body === '') return fields;
-  const pairs = body.split('&');
-  if (pairs.length > MAX_FIELDS) return undefined;
-  for (const pair of pairs) {
+  let counted = 0;
+  for (const pair of body.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
     const name = decodeComponent(eq === -1 ? pair : pair.slice(0, eq));
     const value = decodeComponent(eq === -1 ? '' : pair.slice(eq + 1));
     if (name === undefined || value === undefined || !fields.add(name, value)) return undefined;
+    if (name !== 'device' && ++counted > MAX_FIELDS) return undefined;
   }
   return fields;
 }

@@ -29,7 +29,9 @@ export type ListFailure =
   | 'badAuditActor'
   | 'badAuditEvent'
   | 'badLabelFilter'
-  | 'tooManyLabelFilters';
+  | 'tooManyLabelFilters'
+  | 'badCollectionState'
+  | 'badTargetState';
 
 /** What a parameter's value is: how it is checked, described (JSON Schema) and shown. */
 export interface Kind<V extends string = string> {

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { connectionOf, isHeld } from '../http/held_connections.ts';
 
 /** File descriptors left for everything else: the database, log and data files, outgoing requests. */
 const FD_RESERVE = 512;
@@ -40,20 +41,6 @@ export function openFileLimit(): number {
     // Not Linux: the usual default.
   }
   return 1024;
-}
-
-/**
- * Connections holding a device's request open (docs/contract.md section 15): never shed as idle,
- * and shed only after every other connection inside a request. A request held by design would
- * otherwise look like the oldest request of all.
- */
-const held = new WeakSet<Socket>();
-
-/** Marks the connection under `socket` as holding a request, until the returned function is called. */
-export function holdConnection(socket: Socket): () => void {
-  const connection = connectionOf(socket);
-  held.add(connection);
-  return () => held.delete(connection);
 }
 
 /** Why a connection was closed to make room: it was waiting for a head, or in a request. */
@@ -102,20 +89,12 @@ export function shedAtCap(server: Server, cap: number, onShed?: (kind: Shed) => 
     // Inside a request: the oldest one not held open by design, and only when there is none, the oldest held.
     for (const heldToo of [false, true]) {
       for (const socket of inRequest.keys()) {
-        if (held.has(socket) && !heldToo) continue;
+        if (isHeld(socket) && !heldToo) continue;
         inRequest.delete(socket);
         socket.destroy();
-        return void onShed?.(held.has(socket) ? 'held' : 'in-request');
+        return void onShed?.(isHeld(socket) ? 'held' : 'in-request');
       }
     }
   }
   return { open: () => waiting.size + inRequest.size };
-}
-
-/**
- * The TCP connection under a request's socket: itself for plain HTTP, the one a TLS socket wraps
- * for HTTPS (Node's `_parent`; destroying it ends the TLS socket too).
- */
-function connectionOf(socket: Socket): Socket {
-  return (socket as { _parent?: Socket | null })._parent ?? socket;
 }

@@ -10,6 +10,7 @@ import { actionButton, type Chrome, layout } from './layout.ts';
 import { devicePath } from './devices.ts';
 import { bulkForm, runsTable } from './runs.ts';
 import { labelsField, labelsShown } from './labels.ts';
+import { levelsWithin, requestFields } from './collection_form.ts';
 
 const statusText = {
   active: 'active: it has called Paddock recently',
@@ -60,6 +61,8 @@ export function devicePage(
       </dl>
       <h2>Actions</h2>
       ${actions(chrome, d, path)}
+      <h2>Request a run</h2>
+      ${requestForm(chrome, d)}
       <h2>Runs</h2>
       ${items.length === 0 ? html`<p>No runs${opts.before === undefined ? '' : ' older than these'}.</p>` : runsTable(chrome, items, 'bulk-device-runs')}
       ${next ? html`<p><a href="${path}${listQueryString(DEVICE_RUNS, {}, next)}">Older runs</a></p>` : ''}
@@ -90,4 +93,19 @@ function actions(chrome: Chrome, d: LabelledDevice, path: string): Html {
         ? html`<p><a href="/audit?device=${encodeURIComponent(d.id)}">This device in the audit trail</a></p>`
         : html`<p>Revoking and deleting devices is for administrators.</p>`
     }`;
+}
+
+/**
+ * Asks this device for a run (docs/contract.md section 15): at its privacy ceiling or a more
+ * private level, the ceiling selected; a more revealing one would only be skipped.
+ */
+function requestForm(chrome: Chrome, d: LabelledDevice): Html {
+  if (d.revokedAt !== null) return html`<p>A revoked device takes no requests.</p>`;
+  return html`<form method="post" action="/collections">
+    <input type="hidden" name="csrf" value="${chrome.csrf}" />
+    <input type="hidden" name="device" value="${d.id}" />
+    <p>The device fetches the request when it next asks Paddock, and answers with a run or declines.</p>
+    ${requestFields({ idPrefix: 'request-', levels: levelsWithin(d.maxPrivacy), level: d.maxPrivacy })}
+    <p><button type="submit">Request a run</button></p>
+  </form>`;
 }

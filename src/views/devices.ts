@@ -5,7 +5,10 @@
 import { deviceStatus, type LabelledDevice } from '../domain/devices.ts';
 import type { Page } from '../domain/paging.ts';
 import { type DeviceQuery, DEVICES } from '../lists/devices.ts';
-import { listQueryString } from '../lists/parameters.ts';
+import { listQueryString, valuesOf } from '../lists/parameters.ts';
+import { COLLECTION_FILTERS } from '../lists/collections.ts';
+import { MAX_TARGETS } from '../domain/collections.ts';
+import { requestFields } from './collection_form.ts';
 import { time } from './format.ts';
 import { html, type Html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
@@ -18,7 +21,13 @@ export function devicePath(id: string): string {
 
 export function devicesPage(
   chrome: Chrome,
-  opts: { page: Page<LabelledDevice>; query: DeviceQuery; staleBefore: number },
+  opts: {
+    page: Page<LabelledDevice>;
+    query: DeviceQuery;
+    staleBefore: number;
+    /** How many devices the filters match; undefined when none is set (not counted). */
+    reach?: number | undefined;
+  },
 ) {
   const admin = chrome.session.admin;
   const { items, next } = opts.page;
@@ -36,6 +45,7 @@ export function devicesPage(
       ${items.length === 0 ? '' : table(chrome, items, opts.staleBefore)}
       ${next ? html`<p><a href="/devices${listQueryString(DEVICES, q, next)}">Older devices</a></p>` : ''}
       ${q.before === undefined ? '' : html`<p><a href="/devices${listQueryString(DEVICES, q)}">Newest devices</a></p>`}
+      ${requestForm(chrome.csrf, q, opts.reach)}
       ${admin && items.length > 0 ? bulkForm(chrome.csrf) : ''}`,
   );
 }
@@ -128,6 +138,42 @@ function bulkForm(csrf: string): Html {
       <p>
         <button type="submit">Apply to selected devices</button>
       </p>
+    </fieldset>
+  </form>`;
+}
+
+/**
+ * Asks every device the list's filters match for a run (docs/contract.md section 15): the filters
+ * ride along as hidden fields with `match=filter`, so the ask reaches what the list shows, on
+ * every page of it. The most private level is selected: no device's ceiling refuses it.
+ */
+function requestForm(csrf: string, q: DeviceQuery, reach: number | undefined): Html | string {
+  if (reach === undefined)
+    return html`<p>
+      To request a run from many devices at once, filter the list first: a form then asks every device the filters
+      match, and says how many they are.
+    </p>`;
+  if (reach === 0) return '';
+  if (reach > MAX_TARGETS)
+    return html`<p>
+      More than ${String(MAX_TARGETS)} devices match these filters: a collection reaches at most ${String(MAX_TARGETS)}.
+      Narrow the filters to request a run from them.
+    </p>`;
+  const devices = `${reach} device${reach === 1 ? '' : 's'}`;
+  return html`<form method="post" action="/collections">
+    <fieldset>
+      <legend>Request a run from every device matching these filters: ${devices}</legend>
+      <input type="hidden" name="csrf" value="${csrf}" />
+      <input type="hidden" name="match" value="filter" />
+      ${COLLECTION_FILTERS.map((name) =>
+        valuesOf(q, name).map((value) => html`<input type="hidden" name="${name}" value="${value}" />`),
+      )}
+      <p>
+        Revoked devices, those whose privacy ceiling is more private than the level asked and those with 5 open
+        requests are skipped.
+      </p>
+      ${requestFields({ idPrefix: 'request-', level: 'minimal' })}
+      <p><button type="submit">Request a run from ${devices}</button></p>
     </fieldset>
   </form>`;
 }

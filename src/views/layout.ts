@@ -39,6 +39,7 @@ function nav({ session, csrf }: Chrome): Html {
         <li><a href="/">Dashboard</a></li>
         <li><a href="/devices">Devices</a></li>
         <li><a href="/runs">Runs</a></li>
+        <li><a href="/collections">Collections</a></li>
         <li><a href="/tokens">Access tokens</a></li>
         <li><a href="/sessions">Sessions</a></li>
         ${session.admin ? html`<li><a href="/accounts">Accounts</a></li>` : ''}

@@ -1140,6 +1140,9 @@ for (const row of rows)
 
 test('the table covers every API operation', () => {
   const covered = new Set(rows.map((r) => `${(r.method ?? 'GET').toLowerCase()} ${templateOf(r.path)}`));
-  for (const [path, operations] of Object.entries(OPENAPI.paths))
+  for (const [path, operations] of Object.entries(OPENAPI.paths)) {
+    // Collection requests have a table of their own, with its own world (test/api/collections.test.ts).
+    if (path.startsWith('/api/v1/collections')) continue;
     for (const method of Object.keys(operations)) assert.ok(covered.has(`${method} ${path}`), `${method} ${path}`);
+  }
 });

@@ -9,19 +9,29 @@ import { test } from 'node:test';
 import { paddock } from '../support/process.ts';
 
 const helps: Array<{ args: string[]; names: RegExp }> = [
-  { args: ['--help'], names: /^Usage: paddock <command>[\s\S]*serve[\s\S]*set-admin-password[\s\S]*device/ },
+  {
+    args: ['--help'],
+    names: /^Usage: paddock <command>[\s\S]*serve[\s\S]*set-admin-password[\s\S]*device[\s\S]*\n {2}collections +ask/,
+  },
   { args: ['-h'], names: /^Usage: paddock <command>/ },
   { args: ['serve', '--help'], names: /^Usage: paddock serve\b/ },
   { args: ['serve', '-h'], names: /^Usage: paddock serve\b/ },
   { args: ['set-admin-password', '--help'], names: /^Usage: paddock set-admin-password\b/ },
   { args: ['reset-admin-totp', '--help'], names: /^Usage: paddock reset-admin-totp\n[\s\S]*Exit status: 0/ },
-  { args: ['device', '--help'], names: /paddock device enroll[\s\S]*paddock device upload/ },
+  { args: ['device', '--help'], names: /paddock device enroll[\s\S]*paddock device upload[\s\S]*paddock device watch/ },
   { args: ['device', 'enroll', '--help'], names: /paddock device enroll <link>/ },
   { args: ['device', 'upload', '--help'], names: /paddock device upload <file>/ },
+  { args: ['device', 'watch', '--help'], names: /paddock device watch --collect COMMAND \[--wait SECONDS \| --once\]/ },
   { args: ['devices', '--help'], names: /paddock devices list[\s\S]*paddock devices revoke ID[\s\S]*Exit codes/ },
   { args: ['enroll-tokens', 'mint', '--help'], names: /paddock enroll-tokens mint \[--uses N\]/ },
   { args: ['runs', '-h'], names: /paddock runs raw DEVICE ID/ },
   { args: ['audit', '--help'], names: /paddock audit list \[--actor/ },
+  {
+    args: ['collections', '--help'],
+    names:
+      /paddock collections list \[--state open\|closed\][\s\S]*paddock collections create \(--device ID… \|[\s\S]*--privacy full\|redacted\|minimal --reason TEXT[\s\S]*\[--expires-in DURATION\] \[--wait\][\s\S]*paddock collections show ID[\s\S]*paddock collections cancel ID[\s\S]*Exit codes/,
+  },
+  { args: ['collections', 'create', '-h'], names: /--wait says on stderr how far it got/ },
   { args: ['check', '--help'], names: /^Usage: paddock check\n[\s\S]*Exit codes: 0/ },
   { args: ['backup', '--help'], names: /^Usage: paddock backup FILE/ },
   { args: ['restore', '-h'], names: /^Usage: paddock restore FILE/ },
@@ -58,6 +68,9 @@ const refusals: Array<{ args: string[]; hint: RegExp }> = [
   { args: ['serve', '--bogus'], hint: /^paddock serve: unknown option --bogus \(see paddock serve --help\)\n$/ },
   { args: ['device', 'reboot'], hint: /^paddock device: unknown command "reboot" \(see paddock device --help\)\n$/ },
   { args: ['device', 'enroll'], hint: /paddock device enroll <link>/ },
+  { args: ['device', 'watch'], hint: /^paddock device: watch needs --collect COMMAND/ },
+  { args: ['device', 'watch', '--collect', 'true', '--wait', '61'], hint: /--wait must be whole seconds from 1 to 60/ },
+  { args: ['device', 'watch', '--collect', 'true', '--once', '--wait', '5'], hint: /--wait and --once do not go/ },
   { args: ['device'], hint: /paddock device enroll <link>/ },
   { args: [], hint: /^Usage: paddock <command>/ },
   { args: ['devices'], hint: /^Usage:\n {2}paddock devices list/ },
@@ -66,6 +79,11 @@ const refusals: Array<{ args: string[]; hint: RegExp }> = [
     hint: /^paddock devices: unknown command "lst"; did you mean "list"\? \(see paddock devices --help\)\n$/,
   },
   { args: ['runs', 'get', 'd_only'], hint: /^paddock runs: usage: paddock runs get DEVICE ID\n$/ },
+  { args: ['collections'], hint: /^Usage:\n {2}paddock collections list/ },
+  {
+    args: ['collections', 'cancle'],
+    hint: /^paddock collections: unknown command "cancle"; did you mean "cancel"\? \(see paddock collections --help\)\n$/,
+  },
 ];
 for (const { args, hint } of refusals) {
   test(`paddock ${args.join(' ') || '(no verb)'}: exit 2 with a usage hint on stderr`, async () => {

@@ -31,6 +31,7 @@ const LAYERS: ReadonlyArray<{ name: string; paths: readonly string[] }> = [
       'src/webhooks/',
       'src/selftest/',
       'src/device_client/',
+      'src/collections/',
     ],
   },
   { name: 'actions', paths: ['src/actions/'] },

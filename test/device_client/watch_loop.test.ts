@@ -1,0 +1,218 @@
+// `paddock device watch` end to end (docs/contract.md section 15), against a real server over TLS:
+// an operator asks through the JSON API; the device, a `paddock device` process, runs its command
+// and answers: a run stored at the level asked and redacted on the device, a decline with the
+// command's exit status, a request picked up by a held ask moments after it was created, a stop
+// by SIGTERM, an exit after revoke, and an unreachable server.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { loadConfig } from '../../src/config/config.ts';
+import { enroll } from '../../src/device_client/client.ts';
+import { TOO_LARGE } from '../../src/device_client/collect.ts';
+import { type DeviceState, writeState } from '../../src/device_client/state.ts';
+import { memoryLogger } from '../../src/log/logger.ts';
+import { type RunningServer, startServer } from '../../src/server/serve.ts';
+import { paddock } from '../support/process.ts';
+import { freePort, httpsRequest, lookup, type TlsFixture, tlsFixture } from '../support/tls_fixture.ts';
+
+const PASSWORD = 'watch loop password';
+const RESOLVE = ['--resolve', 'control.test:127.0.0.1'];
+let fx: TlsFixture;
+let server: RunningServer;
+let admin: string;
+let auth: Record<string, string>;
+
+before(async () => {
+  fx = await tlsFixture();
+  const port = await freePort();
+  admin = `https://admin.test:${port}`;
+  const config = loadConfig({
+    PADDOCK_LISTEN: `127.0.0.1:${port}`,
+    PADDOCK_DATA_DIR: join(fx.dir, 'data'),
+    PADDOCK_BASE_URL: admin,
+    PADDOCK_CONTROL_HOST: 'control.test',
+    PADDOCK_TLS_CERT: fx.admin.certFile,
+    PADDOCK_TLS_KEY: fx.admin.keyFile,
+    PADDOCK_CONTROL_TLS_CERT: fx.control.certFile,
+    PADDOCK_CONTROL_TLS_KEY: fx.control.keyFile,
+    PADDOCK_ADMIN_PASSWORD: PASSWORD,
+  });
+  server = await startServer(config, { logger: memoryLogger(), announce: () => undefined });
+  auth = { authorization: `Bearer ${await accessToken()}` };
+});
+after(() => server.close());
+
+/** Signs in to the console and creates an access token for the API (shown once, on its page). */
+async function accessToken(): Promise<string> {
+  const ca = fx.admin.certPem;
+  const login = await httpsRequest(`${admin}/login`, {
+    ca,
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ username: 'admin', password: PASSWORD }).toString(),
+  });
+  const cookie = String(login.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
+  const page = await httpsRequest(`${admin}/tokens`, { ca, headers: { cookie } });
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+  const created = await httpsRequest(`${admin}/tokens`, {
+    ca,
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf, name: 'watch loop' }).toString(),
+  });
+  const token = /<textarea id="token"[^>]*>([^<]+)</.exec(created.body)?.[1];
+  assert.ok(token, `no token on the page (${created.status})`);
+  return token;
+}
+
+/** One request to the JSON API as the administrator; the body parsed when there is one. */
+async function api(method: string, path: string, json?: object) {
+  const res = await httpsRequest(`${admin}/api/v1${path}`, {
+    ca: fx.admin.certPem,
+    method,
+    headers: json === undefined ? auth : { ...auth, 'content-type': 'application/json' },
+    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+  });
+  return { status: res.status, body: res.body === '' ? undefined : (JSON.parse(res.body) as Record<string, unknown>) };
+}
+
+/** A device enrolled through a link minted in the API, its state in a file of its own. */
+async function device(name: string): Promise<{ state: DeviceState; file: string }> {
+  const minted = await api('POST', '/enroll-tokens', {});
+  assert.equal(minted.status, 201);
+  const state = await enroll(String(minted.body?.link), name, { discoveryCa: fx.admin.certPem, lookup });
+  const file = join(fx.dir, `${name}.json`);
+  await writeState(file, state);
+  return { state, file };
+}
+
+/** Asks the devices for a run; returns the collection's id. */
+async function ask(devices: string[], privacy: string, reason: string): Promise<string> {
+  const created = await api('POST', '/collections', { devices, privacy, reason });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  return String(created.body?.id);
+}
+
+type Target = { device: string; state: string; run: string | null; reason: string | null };
+
+async function targets(collection: string): Promise<Target[]> {
+  const res = await api('GET', `/collections/${collection}/targets`);
+  assert.equal(res.status, 200);
+  return res.body?.items as Target[];
+}
+
+function watch(file: string, ...args: string[]) {
+  return paddock(['device', 'watch', '--state', file, ...RESOLVE, ...args], {});
+}
+
+describe('paddock device watch', () => {
+  test('--once fulfils what is open: the command sees the request, the run is stored at the level asked, redacted on the device', async () => {
+    const [plain, strict] = await Promise.all([device('watch-1'), device('watch-2')]);
+    // The second device's own ceiling is stricter than the server knows: it sends at its ceiling.
+    await writeState(strict.file, { ...strict.state, maxPrivacy: 'minimal' });
+    const collection = await ask([plain.state.device, strict.state.device], 'redacted', 'disk check');
+    const command = `printf 'pressure=1.2 operator=alice from 10.1.2.3\\nasked %s %s (%s)\\n' "$PADDOCK_REQUEST_ID" "$PADDOCK_REQUEST_PRIVACY" "$PADDOCK_REQUEST_REASON"`;
+    const runs = [
+      watch(plain.file, '--once', '--collect', command),
+      watch(strict.file, '--once', '--collect', command),
+    ];
+    for (const p of runs) assert.equal(await p.exited, 0, p.output().stderr);
+
+    const byDevice = new Map((await targets(collection)).map((t) => [t.device, t]));
+    const first = byDevice.get(plain.state.device);
+    assert.equal(first?.state, 'fulfilled');
+    const run = await api('GET', `/runs/${plain.state.device}/${first?.run}`);
+    assert.equal(run.body?.privacy, 'redacted');
+    const raw = await httpsRequest(`${admin}/api/v1/runs/${plain.state.device}/${first?.run}/raw`, {
+      ca: fx.admin.certPem,
+      headers: auth,
+    });
+    const request = /request (r_\d+) \(redacted/.exec(runs[0]?.output().stderr ?? '')?.[1];
+    assert.equal(
+      raw.body,
+      `pressure=1.2 operator=[redacted] from [redacted]\nasked ${request} redacted (disk check)\n`,
+      'the command saw the request; the device redacted its output',
+    );
+
+    const second = byDevice.get(strict.state.device);
+    assert.equal(second?.state, 'fulfilled');
+    const minimal = await api('GET', `/runs/${strict.state.device}/${second?.run}`);
+    assert.equal(minimal.body?.privacy, 'minimal', 'above its ceiling, the device sent at its ceiling');
+    assert.match(runs[1]?.output().stderr ?? '', /above this device's ceiling \(minimal\): sending minimal/);
+    assert.equal((await api('GET', `/collections/${collection}`)).body?.open, false);
+  });
+
+  test('--once declines when the command fails (its exit status) or says too much (the run limit)', async () => {
+    const { state, file } = await device('watch-3');
+    const failing = await ask([state.device], 'full', 'crash report');
+    const big = await ask([state.device], 'full', 'big');
+    const command =
+      'if [ "$PADDOCK_REQUEST_REASON" = big ]; then head -c 17000000 /dev/zero; else echo partial; exit 3; fi';
+    const p = watch(file, '--once', '--collect', command);
+    assert.equal(await p.exited, 0, p.output().stderr);
+    assert.deepEqual(
+      (await targets(failing)).map((t) => [t.state, t.reason, t.run]),
+      [['declined', 'command exited with status 3', null]],
+    );
+    assert.deepEqual(
+      (await targets(big)).map((t) => [t.state, t.reason]),
+      [['declined', TOO_LARGE]],
+    );
+    const again = watch(file, '--once', '--collect', 'true');
+    assert.equal(await again.exited, 0);
+    assert.match(again.output().stderr, /no open requests/);
+  });
+
+  test('held open, it takes a request created after it started within moments, and ends with exit 1 once revoked', async () => {
+    const { state, file } = await device('watch-4');
+    const p = watch(file, '--wait', '3', '--collect', 'echo held');
+    await p.waitFor(/watching for requests/);
+    // Let the first ask reach the server and be held.
+    await new Promise((r) => setTimeout(r, 300));
+    const asked = Date.now();
+    const collection = await ask([state.device], 'full', 'while held');
+    let answered: Target | undefined;
+    while (Date.now() - asked < 5_000 && answered?.state !== 'fulfilled') {
+      await new Promise((r) => setTimeout(r, 100));
+      answered = (await targets(collection))[0];
+    }
+    assert.equal(answered?.state, 'fulfilled', p.output().stderr);
+    assert.ok(Date.now() - asked < 2_500, `answered after ${Date.now() - asked} ms`);
+    assert.equal(
+      (
+        await httpsRequest(`${admin}/api/v1/runs/${state.device}/${answered.run}/raw`, {
+          ca: fx.admin.certPem,
+          headers: auth,
+        })
+      ).body,
+      'held\n',
+    );
+
+    assert.equal((await api('POST', `/devices/${state.device}/revoke`)).status, 204);
+    assert.equal(await p.exited, 1);
+    assert.match(
+      p.output().stderr,
+      /paddock device: asking for requests refused: this device's credential is unknown or revoked/,
+    );
+  });
+
+  test('SIGTERM stops a held watch at once with exit 0; --once against a server that does not answer exits 3', async () => {
+    const { state, file } = await device('watch-5');
+    const held = watch(file, '--collect', 'echo never');
+    await held.waitFor(/watching for requests/);
+    await new Promise((r) => setTimeout(r, 300));
+    const stopped = Date.now();
+    held.child.kill('SIGTERM');
+    assert.equal(await held.exited, 0, held.output().stderr);
+    assert.ok(Date.now() - stopped < 2_000);
+    assert.match(held.output().stderr, /SIGTERM: stopping/);
+
+    const gone = join(fx.dir, 'gone.json');
+    await writeState(gone, { ...state, controlUrl: `https://control.test:${await freePort()}` });
+    const unreachable = watch(gone, '--once', '--collect', 'true');
+    assert.equal(await unreachable.exited, 3);
+    assert.match(unreachable.output().stderr, /paddock device: .*control\.test/);
+    assert.equal(JSON.parse(await readFile(gone, 'utf8')).device, state.device);
+  });
+});
