@@ -49,13 +49,17 @@ test('audit records older than the retention are pruned, a bounded number per ru
     batches: 3,
   });
   // Records 11 to 29 days old are past retention: 19, of which one run removes 3 batches of 4.
-  assert.deepEqual(await sweep.sweep(), { pruned: 12, stale: 0, revoked: 0 });
-  assert.deepEqual(await sweep.sweep(), { pruned: 7, stale: 0, revoked: 0 });
-  assert.deepEqual(await sweep.sweep(), { pruned: 0, stale: 0, revoked: 0 });
+  assert.deepEqual(await sweep.sweep(), { pruned: 12, stale: 0, revoked: 0, expired: 0 });
+  assert.deepEqual(await sweep.sweep(), { pruned: 7, stale: 0, revoked: 0, expired: 0 });
+  assert.deepEqual(await sweep.sweep(), { pruned: 0, stale: 0, revoked: 0, expired: 0 });
   const left = (await store.auditPage({}, { limit: 100 })).items.map((r) => (start - r.at) / DAY);
   assert.deepEqual(left, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   clock.advance(DAY);
-  assert.deepEqual(await sweep.sweep(), { pruned: 1, stale: 0, revoked: 0 }, 'the clock decides what is old');
+  assert.deepEqual(
+    await sweep.sweep(),
+    { pruned: 1, stale: 0, revoked: 0, expired: 0 },
+    'the clock decides what is old',
+  );
   assert.deepEqual(logs.records, []);
   await store.close();
 });
@@ -69,7 +73,7 @@ test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in 
   const memory = memoryLogger();
   const logger = auditLogger(memory, store, clock);
   const off = sweeper({ store, logger, clock, auditRetentionMs: parseDuration('365d'), revokeStaleAfterMs: undefined });
-  assert.deepEqual(await off.sweep(), { pruned: 0, stale: 0, revoked: 0 }, 'off by default');
+  assert.deepEqual(await off.sweep(), { pruned: 0, stale: 0, revoked: 0, expired: 0 }, 'off by default');
   const on = sweeper({
     store,
     logger,
@@ -79,9 +83,9 @@ test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in 
     batch: 2,
     batches: 2,
   });
-  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 4 });
-  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 3 });
-  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 0 });
+  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 4, expired: 0 });
+  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 3, expired: 0 });
+  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 0, expired: 0 });
   const admin = { subject: 'local:admin', admin: true };
   assert.equal((await store.deviceVisibleTo(admin, 'recent'))?.revokedAt, null);
   assert.equal((await store.deviceVisibleTo(admin, 'old3'))?.revokedAt, now);
@@ -110,7 +114,11 @@ test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in 
     },
   );
   clock.advance(26 * DAY);
-  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 1 }, 'the recent one, once 30 days unseen');
+  assert.deepEqual(
+    await on.sweep(),
+    { pruned: 0, stale: 0, revoked: 1, expired: 0 },
+    'the recent one, once 30 days unseen',
+  );
   await store.close();
 });
 
@@ -154,4 +162,33 @@ test('a failing store is logged and the run goes on; start and stop leave no tim
   assert.ok(after >= 2, `ran ${after} times`);
   await new Promise((resolve) => setTimeout(resolve, 30));
   assert.equal(runs, after, 'stopped');
+});
+
+test('collections past their expiry are closed by the sweep, their open targets expired and announced', async () => {
+  const { openSqliteStore } = await import('../../src/store/sqlite/store.ts');
+  const { createCollection } = await import('../../src/actions/collections.ts');
+  const store = openSqliteStore(':memory:');
+  const logs = memoryLogger();
+  const clock = fakeClock();
+  await store.createEnrollToken({
+    hash: 'tok',
+    owner: 'oidc:ann',
+    createdBy: 'local:admin',
+    createdAt: clock.now(),
+    expiresAt: clock.now() + DAY,
+  });
+  await store.enrollDevice({ tokenHash: 'tok', now: clock.now(), deviceId: 'd1', name: 'd1', credentialHash: 'c1' });
+  const out = await createCollection(
+    { store, logger: logs, clock },
+    { subject: 'local:admin', admin: true, client: null },
+    { privacy: 'full', reason: 'soon', expiresIn: 60, scope: { devices: ['d1'] } },
+  );
+  assert.ok(out.ok);
+  const sweep = sweeper({ store, logger: logs, clock, auditRetentionMs: DAY, revokeStaleAfterMs: undefined });
+  assert.equal((await sweep.sweep()).expired, 0, 'not yet');
+  clock.advance(61_000);
+  assert.equal((await sweep.sweep()).expired, 1);
+  const closed = logs.records.find((r) => r.event === 'collection.closed');
+  assert.deepEqual([closed?.collection, closed?.expired], [out.ok ? out.collection.id : '', 1]);
+  await store.close();
 });
