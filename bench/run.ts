@@ -23,6 +23,7 @@ import { sessionCookie, startPaddock } from './server.ts';
 import { uploadLoad } from './uploads.ts';
 import { AUDIT_UPLOADS, auditUploadsBench, METRICS_UPLOADS, WEBHOOK_UPLOADS } from './audit_uploads.ts';
 import { SWEEP, sweepBench } from './sweep.ts';
+import { collectionsBench } from './collections.ts';
 
 const { values } = parseArgs({
   options: {
@@ -251,6 +252,23 @@ const stored = (await check.countsVisibleTo({ subject: dataset.uploadOwner, admi
 await check.close();
 log(
   `uploads acknowledged ${acknowledged}, stored ${stored} (requests still in flight when the load stopped are stored but not counted)`,
+);
+
+// Collection requests (issue 35): requests held over TLS against a bare node:https server, a
+// collection reaching every held device on SQLite and on PostgreSQL (one instance and two), a
+// collection of 100,000 targets on PostgreSQL, pages and uploads while the requests are held; on
+// stores and servers of their own (bench/collections.ts; `--only collections` for these rows alone).
+rows.push(
+  ...(await collectionsBench({
+    held: quick ? 2_000 : 10_000,
+    targets: quick ? 20_000 : 100_000,
+    duration,
+    rounds: quick ? 1 : 3,
+    postgres: !values['no-postgres'],
+    cpuProf: values['cpu-prof'],
+    selected,
+    log,
+  })),
 );
 
 const postgres = values['no-postgres']
