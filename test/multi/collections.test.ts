@@ -1,15 +1,13 @@
 // Collection requests across instances (docs/contract.md section 15): two `paddock serve` processes
-// on one PostgreSQL database. A device holds its request on one; a collection created elsewhere
-// reaches it through PostgreSQL's LISTEN/NOTIFY within a second, and its answer is seen by all.
+// on one PostgreSQL database. A device holds its request on one; a collection created through the
+// other reaches it by PostgreSQL's LISTEN/NOTIFY within a second, and its answer is seen by both.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createCollection } from '../../src/actions/collections.ts';
-import { systemClock } from '../../src/clock.ts';
 import { randomToken, secretHash } from '../../src/crypto/random.ts';
-import { memoryLogger } from '../../src/log/logger.ts';
+import { newAccessToken } from '../../src/domain/access_tokens.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { paddock, type PaddockProcess } from '../support/process.ts';
@@ -71,7 +69,7 @@ if (!available) {
       return (await res.json()) as { device: string; credential: string };
     }
 
-    test('held on b, created through another instance of the store: delivered within a second; answered through a, seen by b', async () => {
+    test('held on b, created through a: delivered within a second; answered through a, seen by b', async () => {
       const [a, b] = instances;
       assert.ok(a && b);
       const devices = await Promise.all([enroll(a.base), enroll(b.base), enroll(b.base)]);
@@ -86,13 +84,27 @@ if (!available) {
         ),
       );
       await new Promise((r) => setTimeout(r, 500));
-      const created = Date.now();
-      const out = await createCollection({ store, logger: memoryLogger(), clock: systemClock }, admin, {
-        privacy: 'full',
-        reason: 'across instances',
-        scope: { devices: devices.map((d) => d.device) },
+      // Created through a's JSON API, by an administrator's token.
+      const token = newAccessToken();
+      const now = Date.now();
+      await store.recordSignIn({ subject: 'local:admin', display: 'admin', lastSignInAt: now, admin: true });
+      await store.createAccessToken({
+        hash: secretHash(token),
+        subject: 'local:admin',
+        admin: true,
+        scope: 'write',
+        name: 'across instances',
+        createdAt: now,
+        expiresAt: now + 3_600_000,
       });
-      assert.ok(out.ok);
+      const created = Date.now();
+      const res = await fetch(`${a.base}/api/v1/collections`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ devices: devices.map((d) => d.device), privacy: 'full', reason: 'across instances' }),
+      });
+      assert.equal(res.status, 201, await res.clone().text());
+      const collection = (await res.json()) as { id: string };
       const answers = await Promise.all(held);
       for (const a of answers) {
         assert.equal(a.status, 200);
@@ -128,7 +140,7 @@ if (!available) {
         body: '{}',
       });
       assert.equal(late.status, 409);
-      const c = await store.collectionVisibleTo(admin, out.ok ? out.collection.id : '');
+      const c = await store.collectionVisibleTo(admin, collection.id);
       assert.deepEqual([c?.counts.fulfilled, c?.counts.declined, c?.counts.delivered], [1, 1, 1]);
     });
   });
