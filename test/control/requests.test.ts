@@ -83,6 +83,23 @@ function suite(name: string, open: () => Promise<Store>, skip: string | false) {
       }
     });
 
+    test('asking for requests, held or not, counts as the device being seen', async () => {
+      const h = await world();
+      try {
+        const d = await enrollDevice(h, 'oidc:ann');
+        h.clock.advance(10 * 60_000);
+        assert.deepEqual(await requests(h, d.credential, '?wait=1'), []);
+        let seen: number | null | undefined;
+        for (let i = 0; i < 50 && seen !== h.clock.now(); i++) {
+          seen = (await h.store.deviceVisibleTo(admin, d.device))?.lastSeenAt;
+          if (seen !== h.clock.now()) await new Promise((r) => setTimeout(r, 20));
+        }
+        assert.equal(seen, h.clock.now());
+      } finally {
+        await h.close();
+      }
+    });
+
     test('a held request is answered as soon as a collection reaches the device; one device holds at most two', async () => {
       const h = await world();
       try {
