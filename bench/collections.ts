@@ -40,6 +40,7 @@ import pg from 'pg';
 import { createCollection } from '../src/actions/collections.ts';
 import { systemClock } from '../src/clock.ts';
 import { secretHash } from '../src/crypto/random.ts';
+import { WAKE_SLICE } from '../src/domain/collections.ts';
 import { memoryLogger } from '../src/log/logger.ts';
 import { openPostgresStore } from '../src/store/postgres/store.ts';
 import { openSqliteStore } from '../src/store/sqlite/store.ts';
@@ -475,7 +476,7 @@ function quantile(values: number[], q: number): number {
 
 /**
  * What the hub's re-check of the held devices costs (src/collections/hub.ts, every 5 s while any is
- * held): `devicesToWake` over every held device, the median of five, in ms. Closes the store.
+ * held): `wakeRequests` over every held device, WAKE_SLICE at a time, the median of five, in ms. Closes the store.
  */
 async function recheckMs(store: Store, count: number): Promise<number> {
   const ids = Array.from({ length: count }, (_, i) => `d_held${i}`);
@@ -483,7 +484,8 @@ async function recheckMs(store: Store, count: number): Promise<number> {
   try {
     for (let k = 0; k < 5; k++) {
       const t = process.hrtime.bigint();
-      await store.devicesToWake(ids, Date.now());
+      for (let i = 0; i < ids.length; i += WAKE_SLICE)
+        await store.wakeRequests(ids.slice(i, i + WAKE_SLICE), Date.now(), 5);
       times.push(Number(process.hrtime.bigint() - t) / 1e6);
     }
   } finally {
@@ -802,7 +804,7 @@ async function sqlitePhase(ctx: CollectionsOptions & { dir: string; tls: TlsFile
   );
   const count = seeded.held.length;
   log(
-    `collections: the hub's re-check of ${count} held devices (devicesToWake, every 5 s) takes ${(await recheckMs(openSqliteStore(dataDir), count)).toFixed(1)} ms on SQLite`,
+    `collections: the hub's re-check of ${count} held devices (wakeRequests, every 5 s) takes ${(await recheckMs(openSqliteStore(dataDir), count)).toFixed(1)} ms on SQLite`,
   );
   const key = randomBytes(32);
   const env = { PADDOCK_DATA_DIR: dataDir, PADDOCK_SESSION_KEYS: key.toString('base64') };
@@ -1001,7 +1003,7 @@ async function postgresHeldPhase(
     log(`collections: ${ctx.held} labelled devices on PostgreSQL in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const count = seeded.held.length;
     log(
-      `collections: the hub's re-check of ${count} held devices (devicesToWake, every 5 s) takes ${(await recheckMs(await openPostgresStore(database.url), count)).toFixed(1)} ms on PostgreSQL`,
+      `collections: the hub's re-check of ${count} held devices (wakeRequests, every 5 s) takes ${(await recheckMs(await openPostgresStore(database.url), count)).toFixed(1)} ms on PostgreSQL`,
     );
     const commits = await commitRate(database.url, count);
     log(`collections: the database commits ${commits.toFixed(0)} one-row UPDATEs a second through a pool of 10`);

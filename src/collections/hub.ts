@@ -3,16 +3,30 @@
  * has none is held here until a collection reaches it, its wait passes, or the server drains. A
  * collection created on any instance sharing the store wakes it (store.onRequestsCreated: in this
  * process on SQLite, LISTEN/NOTIFY on PostgreSQL); a re-check on a timer covers a notification lost
- * while an instance reconnected. A device holds at most two requests: a third answers the oldest
+ * while an instance reconnected. Waking is batched: the held devices are asked of the store
+ * WAKE_SLICE at a time, one statement reading their requests and one marking them delivered, and
+ * each slice's answers go out before the next is read, so ten thousand woken devices cost the store
+ * forty statements, not thirty thousand. A device holds at most two requests: a third answers the oldest
  * at once, so a device that reconnects after its NAT dropped the old connection is never locked
  * out, and one credential cannot hold thousands of connections.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Clock } from '../clock.ts';
-import { MAX_HELD_PER_DEVICE } from '../domain/collections.ts';
+import {
+  type DeviceRequest,
+  MAX_HELD_PER_DEVICE,
+  MAX_OPEN_PER_DEVICE,
+  WAKE_SLICE,
+  type WokenDevice,
+} from '../domain/collections.ts';
 import type { Store } from '../store/store.ts';
 
-/** How a held request ended: a request may be waiting, its wait passed, a newer one took its place, or the server drains. */
-export type HoldEnd = 'woken' | 'timeout' | 'displaced' | 'drained';
+/**
+ * How a held request ended: requests reached it (with them, already marked delivered), its device
+ * was revoked, its wait passed, a newer one took its place, or the server drains.
+ */
+export type HoldEnd =
+  { how: 'woken'; requests: DeviceRequest[] } | { how: 'revoked' | 'timeout' | 'displaced' | 'drained' };
 
 export interface RequestHub {
   /** Holds a request of `device` for at most `ms`. */
@@ -32,7 +46,7 @@ interface Waiter {
 }
 
 export function requestHub(
-  store: Pick<Store, 'onRequestsCreated' | 'devicesToWake'>,
+  store: Pick<Store, 'onRequestsCreated' | 'wakeRequests'>,
   clock: Clock,
   onError: (err: Error) => void = () => undefined,
 ): RequestHub {
@@ -52,8 +66,13 @@ export function requestHub(
       do {
         again = false;
         const devices = [...waiting.keys()];
-        if (devices.length === 0) break;
-        for (const device of await store.devicesToWake(devices, clock.now())) wake(device, 'woken');
+        for (let i = 0; i < devices.length; i += WAKE_SLICE) {
+          const slice = devices.slice(i, i + WAKE_SLICE);
+          const woken = await store.wakeRequests(slice, clock.now(), MAX_OPEN_PER_DEVICE);
+          for (const [device, found] of woken) wake(device, ended(found));
+          // This slice's answers are written before the next slice is read.
+          if (woken.size > 0 && i + WAKE_SLICE < devices.length) await nextTurn();
+        }
       } while (again);
     })()
       .catch((err: unknown) => onError(err as Error))
@@ -61,6 +80,7 @@ export function requestHub(
   }
 
   function wake(device: string, how: HoldEnd): void {
+    // Every held request of the device gets the same requests: delivering one twice is harmless.
     // A copy: each waiter leaves the list as it ends.
     for (const w of [...(waiting.get(device) ?? [])]) w.end(how);
   }
@@ -73,7 +93,7 @@ export function requestHub(
 
   return {
     hold(device, ms) {
-      if (draining) return Promise.resolve('drained');
+      if (draining) return Promise.resolve(DRAINED);
       return new Promise<HoldEnd>((resolve) => {
         const list = waiting.get(device) ?? [];
         waiting.set(device, list);
@@ -88,22 +108,31 @@ export function requestHub(
             resolve(how);
           },
         };
-        const timeout = setTimeout(() => waiter.end('timeout'), ms);
+        const timeout = setTimeout(() => waiter.end(TIMEOUT), ms);
         list.push(waiter);
         count++;
         // The oldest beyond the limit is answered at once (an empty list).
-        while (list.length > MAX_HELD_PER_DEVICE) list[0]?.end('displaced');
+        while (list.length > MAX_HELD_PER_DEVICE) list[0]?.end(DISPLACED);
       });
     },
     held: () => count,
     drain() {
       draining = true;
-      for (const device of [...waiting.keys()]) wake(device, 'drained');
+      for (const device of [...waiting.keys()]) wake(device, DRAINED);
     },
     stop() {
       clearInterval(timer);
       subscription.stop();
-      for (const device of [...waiting.keys()]) wake(device, 'drained');
+      for (const device of [...waiting.keys()]) wake(device, DRAINED);
     },
   };
+}
+
+const TIMEOUT: HoldEnd = { how: 'timeout' };
+const DISPLACED: HoldEnd = { how: 'displaced' };
+const DRAINED: HoldEnd = { how: 'drained' };
+const REVOKED: HoldEnd = { how: 'revoked' };
+
+function ended(found: WokenDevice): HoldEnd {
+  return found === 'revoked' ? REVOKED : { how: 'woken', requests: found };
 }

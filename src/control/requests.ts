@@ -3,7 +3,8 @@
  * at most 5; those returned become delivered. With `wait` (1 to 60 seconds) and none open, the
  * answer is held until a collection reaches the device on any instance sharing the store (then
  * within a second), the wait passes (an empty list), a newer held request of the same device takes
- * its place (an empty list), or the server drains (an empty list). A held request counts as the
+ * its place (an empty list), or the server drains (an empty list). Woken requests come from the hub,
+ * which reads them for many held devices at once (collections/hub.ts). A held request counts as the
  * device being seen, is never shed as an idle connection, and answers 401 once the device is revoked.
  */
 import type { IncomingMessage } from 'node:http';
@@ -41,13 +42,14 @@ export function deviceRequests(deps: ControlDeps): Handler {
       const release = heldConnection(c);
       try {
         const end = await hub.hold(device, Number(wait) * 1000);
+        // Woken, the hub read the requests and the device's standing in one statement for many devices.
+        if (end.how === 'woken') requests = end.requests;
         // Revoked while it was held, here or on another instance: its credential is no more.
-        if (!(await deviceOf(c, credentials))) {
+        else if (end.how === 'revoked' || !(await deviceOf(c, credentials))) {
           c.header('WWW-Authenticate', 'Bearer');
           return fail(c, 'unknownCredential');
         }
         seen.touch(device);
-        if (end === 'woken') requests = await deps.store.takeRequests(device, deps.clock.now(), MAX_OPEN_PER_DEVICE);
       } finally {
         release();
       }

@@ -60,6 +60,10 @@ export const MAX_TARGETS = 100_000;
 export const MAX_OPEN_PER_DEVICE = 5;
 /** A device holds at most this many requests open at once (a third answers the oldest). */
 export const MAX_HELD_PER_DEVICE = 2;
+/** The hub asks the store for this many held devices' requests at a time (one statement each). */
+export const WAKE_SLICE = 500;
+/** What a held device is answered with when the hub wakes it: its requests, or a 401 when it was revoked. */
+export type WokenDevice = DeviceRequest[] | 'revoked';
 /** `wait` of GET /v1/requests, in seconds. */
 export const MAX_WAIT_S = 60;
 

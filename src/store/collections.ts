@@ -12,6 +12,8 @@ import {
   type CollectionTarget,
   type DeviceRequest,
   emptyCounts,
+  WAKE_SLICE,
+  type WokenDevice,
   MAX_OPEN_PER_DEVICE,
   MAX_TARGETS,
   type NewCollection,
@@ -85,10 +87,17 @@ export const collectionsSql = {
    * Which of the held devices have a request waiting, or were revoked. `state IN (open)` repeats
    * the open index's own condition, which SQLite needs written out to use it.
    */
+  /**
+   * The open, unexpired requests of the listed held devices, oldest first (index
+   * collection_targets_open; a device has at most MAX_OPEN_PER_DEVICE): what the hub answers them
+   * with. A held device had none when it was held, so any found is new.
+   */
   toWake: (n: number) =>
-    `SELECT DISTINCT t.device FROM collection_targets t JOIN collections c ON c.id = t.collection
-      WHERE t.device IN (${placeholders(n)}) AND t.state IN ${OPEN} AND t.state = 'pending' AND c.expires_at > ?
-    UNION SELECT id FROM devices WHERE id IN (${placeholders(n)}) AND revoked_at IS NOT NULL`,
+    `SELECT t.seq, t.device, t.state, c.id AS collection, c.privacy, c.reason, c.created_at, c.expires_at
+      FROM collection_targets t JOIN collections c ON c.id = t.collection
+      WHERE t.device IN (${placeholders(n)}) AND t.state IN ${OPEN} AND c.expires_at > ? ORDER BY t.device, t.seq`,
+  /** Which of the listed devices were revoked (their held requests answer 401). */
+  revokedOf: (n: number) => `SELECT id FROM devices WHERE id IN (${placeholders(n)}) AND revoked_at IS NOT NULL`,
   targetsByState: 'SELECT state, count(*) AS n FROM collection_targets GROUP BY state',
 } as const;
 
@@ -130,7 +139,7 @@ export async function targetsInsert(
   const condition = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const asked = PRIVACY_LEVELS.indexOf(c.privacy);
   const busy = `(SELECT count(*) FROM collection_targets o WHERE o.device = devices.id AND o.state IN ${OPEN}) >= ${MAX_OPEN_PER_DEVICE}`;
-  const skip = `CASE WHEN revoked_at IS NOT NULL THEN 'revoked'
+  const skip = `CASE WHEN revoked_at IS NOT NULL THEN 'revoked' WHEN pending_since IS NOT NULL THEN 'pending'
       WHEN ${rank('max_privacy')} > ${asked} THEN 'ceiling'
       WHEN ${busy} THEN 'busy' END`;
   return {
@@ -313,15 +322,26 @@ export function collectionsStore(db: Sql, wakeups: Wakeups): CollectionsStore {
       return closeDone(ids, now);
     },
 
-    async devicesToWake(devices, now) {
-      const found: string[] = [];
-      for (let i = 0; i < devices.length; i += 500) {
-        const chunk = devices.slice(i, i + 500);
-        for (const r of await db.all(collectionsSql.toWake(chunk.length), ...chunk, now, ...chunk)) {
-          found.push(r.device as string);
-        }
+    async wakeRequests(devices, now, limit) {
+      const woken = new Map<string, WokenDevice>();
+      if (devices.length > WAKE_SLICE) throw new RangeError(`at most ${WAKE_SLICE} devices at a time`);
+      if (devices.length === 0) return woken;
+      for (const r of await db.all(collectionsSql.revokedOf(devices.length), ...devices)) {
+        woken.set(r.id as string, 'revoked');
       }
-      return found;
+      const rows = await db.all(collectionsSql.toWake(devices.length), ...devices, now);
+      const pending: number[] = [];
+      for (const r of rows) {
+        const device = r.device as string;
+        let requests = woken.get(device);
+        if (requests === 'revoked') continue;
+        if (requests === undefined) woken.set(device, (requests = []));
+        if (requests.length >= limit) continue;
+        requests.push(requestFrom(r));
+        if (r.state === 'pending') pending.push(Number(r.seq));
+      }
+      if (pending.length > 0) await db.run(collectionsSql.deliver(pending.length), now, ...pending);
+      return woken;
     },
 
     onRequestsCreated: (listener) => wakeups.subscribe(listener),

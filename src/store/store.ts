@@ -10,6 +10,7 @@
 import type { Viewer, Account, AccountState, AccountSummary, SignIn } from '../domain/accounts.ts';
 import type { NewSessionRecord, SessionRecord } from '../domain/sessions.ts';
 import type { Device, DeviceFilter, LabelledDevice } from '../domain/devices.ts';
+import type { CredentialDevice, CredentialState } from '../domain/credentials.ts';
 import type { Findings } from '../domain/redaction.ts';
 import type { RunSummary, Run, StoredRun, RunFilter, PutRunResult, RunsAndBytes } from '../domain/runs.ts';
 import type { PageRequest, Page } from '../domain/paging.ts';
@@ -30,8 +31,10 @@ import type {
   NewCollection,
   TargetCounts,
   TargetState,
+  WokenDevice,
 } from '../domain/collections.ts';
 import type { LabelChange, LabelChangeOutcome } from './labels.ts';
+import type { Facts } from '../domain/facts.ts';
 
 /** Settings shared by every instance on this store, and the self-test's probe (store/settings.ts). */
 export interface SettingsStore {
@@ -40,6 +43,11 @@ export interface SettingsStore {
   /** Stores `value` unless the setting exists; returns the value that is now stored (race-safe). */
   setSettingIfAbsent(name: string, value: string): Promise<string>;
   setSetting(name: string, value: string): Promise<void>;
+  /**
+   * Stores `value` only while the setting still holds `expected` (compare and set): of instances
+   * changing one setting at once, one wins and the others read again. False when it held another.
+   */
+  replaceSetting(name: string, expected: string, value: string): Promise<boolean>;
   /** Writes and reads back a scratch row: the self-test's store check. */
   probe(now: number): Promise<void>;
 }
@@ -168,8 +176,12 @@ export interface CollectionsStore {
   cancelDeviceRequests(device: string, at: number): Promise<Collection[]>;
   /** Expires the open targets of up to `limit` collections past their expiry; the collections closed. */
   expireCollections(now: number, limit: number): Promise<Collection[]>;
-  /** Which of `devices` have a pending request, or were revoked (the held requests' re-check). */
-  devicesToWake(devices: readonly string[], now: number): Promise<string[]>;
+  /**
+   * Wakes held devices (at most WAKE_SLICE at a time): those revoked, and those with open requests,
+   * with at most `limit` of them each, oldest first; their pending requests become delivered. The
+   * devices with neither are absent.
+   */
+  wakeRequests(devices: readonly string[], now: number, limit: number): Promise<Map<string, WokenDevice>>;
   /** Targets of every collection by state (the metrics' gauge). */
   targetsByState(): Promise<TargetCounts>;
   /**
@@ -189,15 +201,53 @@ export interface EnrollTokensStore {
   revokeEnrollToken(publicId: string, at: number, note?: Note): Promise<boolean>;
 }
 
+/** What devices report about themselves (store/facts.ts; docs/contract.md section 16). */
+export interface FactsStore {
+  /**
+   * Replaces an unrevoked device's facts with `facts` and records the report's time, in one
+   * transaction; false (nothing changed) when the device is revoked or unknown.
+   */
+  reportFacts(device: string, facts: Facts, at: number): Promise<boolean>;
+  /** Unrevoked devices by their value of the fact `key`, most common first, at most `limit` values. */
+  factValueCounts(key: string, limit: number): Promise<Array<{ value: string; devices: number }>>;
+}
+
+/** Device credentials (store/credentials.ts; docs/contract.md section 16). */
+export interface CredentialsStore {
+  /**
+   * The device a presented credential belongs to, revoked or not: by its current credential, or by
+   * the one the last rotation replaced while that still works at `now`. The current one's first use
+   * ends the replaced one's overlap: this lookup records it.
+   */
+  deviceByCredential(hash: string, now: number): Promise<CredentialDevice | undefined>;
+  /**
+   * Replaces the device's credential hashed `replaced` by the one hashed `hash`, when `replaced` is
+   * still its current one and it is not revoked: of rotations racing with one credential, one does.
+   * The replaced one works until `until` or the new one's first use; `salt` derives the new one
+   * from it again (rotationOf). `note`: the change's outbox message.
+   */
+  rotateCredential(
+    rotation: { device: string; replaced: string; hash: string; salt: string; at: number; until: number },
+    note?: Note,
+  ): Promise<boolean>;
+  /** The salt and the new credential's hash of the rotation that replaced `replaced`, while that still works at `now`. */
+  rotationOf(device: string, replaced: string, now: number): Promise<{ salt: string; hash: string } | undefined>;
+  /** An administrator asks the device to rotate at its next answer; 'unknown' when not visible to the viewer. */
+  askRotation(viewer: Viewer, id: string, at: number, note?: Note): Promise<'asked' | 'revoked' | 'unknown'>;
+  /** Records that the device's credential expired: true the first time for that credential (audited once). */
+  noteCredentialExpired(device: string, at: number, note?: Note): Promise<boolean>;
+  /** When the device's credential was issued and rotated, for a device the caller may see. */
+  deviceCredential(id: string): Promise<CredentialState | undefined>;
+}
+
 /** Devices (store/devices.ts and labels.ts; enrollDevice and changeLabels in each backend's devices.ts). */
 export interface DevicesStore {
   /**
    * Consumes one use of a token with uses left, unexpired and unrevoked, and creates its device
-   * with the token's labels in one transaction; undefined when the token is not valid.
+   * with the token's labels in one transaction; undefined when the token is not valid. A token minted
+   * with approval required makes a pending device. `note`: the messages written in that transaction.
    */
-  enrollDevice(input: EnrollInput, note?: (device: Device) => Note): Promise<Device | undefined>;
-  /** The device whose credential hashes to `hash`, revoked or not. */
-  deviceByCredential(hash: string): Promise<(Device & { credentialHash: string }) | undefined>;
+  enrollDevice(input: EnrollInput, note?: (device: Device) => Note | readonly Note[]): Promise<Device | undefined>;
   /** A device and its labels, when the viewer can see it. */
   deviceVisibleTo(viewer: Viewer, id: string): Promise<LabelledDevice | undefined>;
   /** A page of devices, with their labels (one more statement for the page). */
@@ -215,8 +265,14 @@ export interface DevicesStore {
     change: LabelChange,
     note?: (changed: readonly string[]) => Note,
   ): Promise<LabelChangeOutcome>;
-  /** Marks the device revoked; false when it is not visible to the viewer or already revoked. */
+  /** Marks the device revoked (which ends a wait for approval); false when it is not visible to the viewer or already revoked. */
   revokeDevice(viewer: Viewer, id: string, at: number, note?: Note): Promise<boolean>;
+  /** Approves a pending device (docs/contract.md section 16); false when it is not visible or not pending. */
+  approveDevice(viewer: Viewer, id: string, note?: Note): Promise<boolean>;
+  /** Rejects a pending device: it is revoked; false when it is not visible or not pending. */
+  rejectDevice(viewer: Viewer, id: string, at: number, note?: Note): Promise<boolean>;
+  /** The devices waiting for approval: how many, and the oldest one's enrollment (null when none). */
+  pendingDevices(): Promise<{ count: number; oldest: number | null }>;
   /** Renames a device the viewer can see; false when it cannot. */
   renameDevice(viewer: Viewer, id: string, name: string, note?: Note): Promise<boolean>;
   /**
@@ -224,7 +280,7 @@ export interface DevicesStore {
    * changed) or 'unknown' (not visible).
    */
   deleteDevice(viewer: Viewer, id: string, note?: Note): Promise<'deleted' | 'not-revoked' | 'unknown'>;
-  /** How many unrevoked devices have not been seen since `before` (the metrics' stale devices). */
+  /** How many unrevoked, approved devices have not been seen since `before` (the metrics' stale devices). */
   staleDeviceCount(before: number): Promise<number>;
   /** Sets last seen unless it was written less than a minute ago (every authenticated control call). */
   touchDevice(id: string, now: number): Promise<void>;
@@ -423,6 +479,8 @@ export interface Store
     RetentionStore,
     AccessTokensStore,
     TotpStore,
-    CollectionsStore {
+    CollectionsStore,
+    FactsStore,
+    CredentialsStore {
   close(): Promise<void>;
 }

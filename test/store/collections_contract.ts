@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Labels } from '../../src/domain/labels.ts';
 import type { PrivacyLevel } from '../../src/domain/privacy.ts';
-import { type NewCollection, REQUEST_ID } from '../../src/domain/collections.ts';
+import { type NewCollection, REQUEST_ID, WAKE_SLICE } from '../../src/domain/collections.ts';
 import type { Store } from '../../src/store/store.ts';
 
 const admin = { subject: 'local:admin', admin: true };
@@ -108,7 +108,48 @@ export function collectionsContract(name: string, open: () => Promise<Store>): v
         ['first'],
         'the second expired at 2500',
       );
-      assert.deepEqual(await store.devicesToWake(['d', 'x'], 2600), [], 'delivered, not pending');
+      assert.deepEqual(await store.wakeRequests(['x'], 2600, 5), new Map(), 'x has none');
+    });
+
+    test("waking held devices: each one's open requests, at most the limit, now delivered; the revoked; none for the rest", async () => {
+      for (const id of ['d', 'e', 'f', 'r']) await device('oidc:ann', id);
+      const made = [];
+      for (let k = 0; k < 3; k++) {
+        made.push(await store.createCollection(admin, collection({ reason: `c${k}` }), { devices: ['d', 'e', 'r'] }));
+      }
+      assert.ok(await store.revokeDevice(admin, 'r', 2050));
+      const woken = await store.wakeRequests(['d', 'e', 'f', 'r', 'unknown'], 2100, 2);
+      assert.deepEqual(
+        [...woken].map(([id, found]) => [id, found === 'revoked' ? found : found.map((r) => r.reason)]).sort(),
+        [
+          ['d', ['c0', 'c1']],
+          ['e', ['c0', 'c1']],
+          ['r', 'revoked'],
+        ],
+      );
+      assert.equal(
+        (await store.collectionVisibleTo(admin, made[0]?.id ?? ''))?.counts.delivered,
+        2,
+        'd and e were given c0',
+      );
+      assert.equal(
+        (await store.collectionVisibleTo(admin, made[2]?.id ?? ''))?.counts.pending,
+        3,
+        'c2 was beyond the limit (and r was revoked)',
+      );
+      assert.deepEqual(
+        (await store.takeRequests('d', 2200, 5)).map((r) => r.reason),
+        ['c0', 'c1', 'c2'],
+        'delivered stays open',
+      );
+      await assert.rejects(
+        store.wakeRequests(
+          Array.from({ length: WAKE_SLICE + 1 }, (_, i) => `x${i}`),
+          2100,
+          5,
+        ),
+        RangeError,
+      );
     });
 
     test('fulfil and decline: once, only the device own, only while open; the last answer closes the collection', async () => {
@@ -153,7 +194,7 @@ export function collectionsContract(name: string, open: () => Promise<Store>): v
         [[later.id, 1]],
       );
       const third = await store.createCollection(admin, collection(), { devices: ['e'] });
-      assert.equal((await store.devicesToWake(['e'], 2100)).length, 1);
+      assert.equal((await store.wakeRequests(['e'], 2100, 5)).size, 1);
       const closed = await store.cancelDeviceRequests('e', 2200);
       assert.deepEqual(
         closed.map((x) => x.id),
