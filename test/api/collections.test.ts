@@ -4,18 +4,14 @@
 // the exact events), and what must have changed. Every response is checked against the served
 // OpenAPI document, and the table covers every collections operation of it.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { secretHash } from '../../src/crypto/random.ts';
 import { newAccessToken } from '../../src/domain/access_tokens.ts';
 import { newCollectionId } from '../../src/domain/collections.ts';
-import type { EventName } from '../../src/events/catalogue.ts';
-import { OPENAPI } from '../../src/api/openapi.ts';
-import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { enrollDevice, harness, type Harness } from '../support/harness.ts';
-import { responseChecker } from '../support/openapi.ts';
-import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
-import { ACCOUNTS, assertEvents } from '../support/scenario.ts';
+import { ACCOUNTS } from '../support/scenario.ts';
+import { type ApiRow, apiTable, checkResponse } from '../support/api_table.ts';
 
 type Token = 'admin' | 'user' | 'other' | 'read';
 type Ids = { mine: string; mine2: string; theirs: string; gone: string; open: string; admins: string };
@@ -30,22 +26,7 @@ interface World {
   ids: Ids;
 }
 
-interface Row {
-  name: string;
-  as: Token;
-  method?: 'GET' | 'POST';
-  /** `{mine}`, `{mine2}`, `{theirs}`, `{gone}`, `{open}` and `{admins}` stand for the world's ids. */
-  path: string;
-  json?: object | ((ids: Ids) => object);
-  body?: string;
-  headers?: Record<string, string>;
-  status: number;
-  /** The problem's `field`, for a 400. */
-  field?: string;
-  /** Exactly the events the request emits, in order. */
-  events?: EventName[];
-  check?: (w: World, body: unknown, res: Response) => Promise<void> | void;
-}
+type Row = ApiRow<World>;
 
 type Json = Record<string, unknown>;
 type Counts = Record<string, number>;
@@ -494,59 +475,9 @@ async function world(store?: Store): Promise<World> {
   return { h, tokens, ids };
 }
 
-/** The document's path template a concrete path is an instance of. */
-const templates = Object.keys(OPENAPI.paths).map((t) => ({
-  t,
-  re: new RegExp(`^${t.replace(/\{[a-z]+\}/g, '[^/]+')}$`),
-}));
-const templateOf = (path: string) => templates.find(({ re }) => re.test(path.split('?')[0] ?? ''))?.t ?? path;
-
-const checkResponse = responseChecker();
-
-async function play(row: Row, store?: Store): Promise<void> {
-  const w = await world(store);
-  try {
-    const path = row.path.replace(/\{(mine|mine2|theirs|gone|open|admins)\}/g, (_, k: keyof Ids) => w.ids[k]);
-    const headers: Record<string, string> = { authorization: `Bearer ${w.tokens[row.as]}`, ...row.headers };
-    let body = row.body;
-    if (row.json !== undefined) {
-      headers['content-type'] ??= 'application/json';
-      body = JSON.stringify(typeof row.json === 'function' ? row.json(w.ids) : row.json);
-    }
-    const method = row.method ?? 'GET';
-    const heard = w.h.logs.length;
-    const res = await w.h.request(path, { method, headers, body }, '192.0.2.44');
-    const text = await res.text();
-    assert.equal(res.status, row.status, `${method} ${path}: ${text.slice(0, 300)}`);
-    if (row.events !== undefined) assertEvents(w.h, heard, row.events);
-    const type = res.headers.get('content-type') ?? '';
-    const parsed: unknown = type.includes('json') && text ? JSON.parse(text) : text;
-    checkResponse(method, templateOf(path), res.status, type, parsed);
-    if (res.status >= 400) {
-      assert.equal(type, 'application/problem+json');
-      assert.equal((parsed as { field?: string }).field, row.field);
-    }
-    assert.equal(res.headers.get('cache-control'), 'no-store');
-    await row.check?.(w, parsed, res);
-  } finally {
-    await w.h.close();
-  }
-}
-
-for (const row of rows) test(`sqlite: ${row.name}`, () => play(row));
-
-const available = await postgresAvailable();
-after(() => (available ? dropSchemas() : undefined));
-for (const row of rows)
-  test(`postgres: ${row.name}`, { skip: !available && SKIP_REASON }, async () =>
-    play(row, await openPostgresStore(PG_URL, { schema: freshSchema() })),
-  );
-
-test('the table covers every collections operation of the document', () => {
-  const covered = new Set(rows.map((r) => `${(r.method ?? 'GET').toLowerCase()} ${templateOf(r.path)}`));
-  for (const [path, operations] of Object.entries(OPENAPI.paths))
-    if (path.startsWith('/api/v1/collections'))
-      for (const method of Object.keys(operations)) assert.ok(covered.has(`${method} ${path}`), `${method} ${path}`);
+await apiTable(rows, world, {
+  title: 'the table covers every collections operation of the document',
+  owns: (path) => path.startsWith('/api/v1/collections'),
 });
 
 test('sqlite: the list of collections is paged by its cursor, newest first, every one once', async () => {

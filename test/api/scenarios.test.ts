@@ -3,21 +3,16 @@
 // field, body), what must have changed in the store, and what must be in the audit trail. Every
 // response is also checked against the served OpenAPI document.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { secretHash } from '../../src/crypto/random.ts';
 import { createWebhook, testWebhook } from '../../src/actions/webhooks.ts';
 import { CLAIM_MS } from '../../src/domain/webhooks.ts';
 import { memoryLogger } from '../../src/log/logger.ts';
-import type { EventName } from '../../src/events/catalogue.ts';
 import { newAccessToken } from '../../src/domain/access_tokens.ts';
-import { openPostgresStore } from '../../src/store/postgres/store.ts';
-import { OPENAPI } from '../../src/api/openapi.ts';
 import type { Store } from '../../src/store/store.ts';
 import { enrollDevice, harness, type Harness, upload } from '../support/harness.ts';
-import { responseChecker } from '../support/openapi.ts';
-import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
-import { ACCOUNTS, assertEvents } from '../support/scenario.ts';
+import { ACCOUNTS } from '../support/scenario.ts';
+import { type ApiRow, apiTable } from '../support/api_table.ts';
 
 type Token = 'admin' | 'user' | 'other' | 'revoked' | 'expired' | 'read' | 'demoted' | 'disabled' | 'stale';
 
@@ -31,24 +26,7 @@ interface World {
   ids: { mine: string; theirs: string; gone: string; enroll: string; readId: string; hook: string; delivery: string };
 }
 
-interface Row {
-  name: string;
-  as?: Token;
-  method?: 'GET' | 'POST' | 'DELETE';
-  /** `{mine}`, `{theirs}`, `{gone}`, `{enroll}`, `{hook}` and `{delivery}` stand for the world's ids. */
-  path: string;
-  json?: unknown;
-  body?: string;
-  headers?: Record<string, string>;
-  status: number;
-  /** The problem's `field`, for a 400. */
-  field?: string;
-  /** Audit records (event, account) that must be stored after the request. */
-  audited?: Array<[string, string]>;
-  /** Exactly the events the request emits, in order (PocketBase's ExpectedEvents). */
-  events?: EventName[];
-  check?: (w: World, body: unknown, res: Response) => Promise<void> | void;
-}
+type Row = ApiRow<World>;
 
 type Listed = { items: Array<Record<string, unknown>>; next?: string };
 const ids = (body: unknown, key = 'id') => (body as Listed).items.map((i) => i[key]).sort();
@@ -1074,75 +1052,8 @@ async function world(store?: Store): Promise<World> {
   };
 }
 
-/** The document's path template a concrete path is an instance of. */
-const templates = Object.keys(OPENAPI.paths).map((t) => ({
-  t,
-  re: new RegExp(`^${t.replace(/\{[a-z]+\}/g, '[^/]+')}$`),
-}));
-const templateOf = (path: string) => templates.find(({ re }) => re.test(path.split('?')[0] ?? ''))?.t ?? path;
-
-const checkResponse = responseChecker();
-
-async function play(row: Row, store?: Store): Promise<void> {
-  const w = await world(store);
-  try {
-    const path = row.path.replace(
-      /\{(mine|theirs|gone|enroll|readId|hook|delivery)\}/g,
-      (_, k: keyof World['ids']) => w.ids[k],
-    );
-    const headers: Record<string, string> = { ...row.headers };
-    if (row.as) headers.authorization = `Bearer ${w.tokens[row.as]}`;
-    let body = row.body;
-    if (row.json !== undefined) {
-      headers['content-type'] ??= 'application/json';
-      body = JSON.stringify(row.json);
-    }
-    const method = row.method ?? 'GET';
-    const heard = w.h.logs.length;
-    const res = await w.h.request(path, { method, headers, body }, '192.0.2.44');
-    const text = await res.text();
-    if (row.events !== undefined) assertEvents(w.h, heard, row.events);
-    assert.equal(res.status, row.status, `${method} ${path}: ${text.slice(0, 300)}`);
-    const type = res.headers.get('content-type') ?? '';
-    const parsed: unknown = type.includes('json') && text ? JSON.parse(text) : text;
-    checkResponse(method, templateOf(path), res.status, type, parsed);
-    if (res.status >= 400) {
-      assert.equal(type, 'application/problem+json');
-      assert.equal((parsed as { status: number }).status, res.status);
-      assert.equal((parsed as { field?: string }).field, row.field);
-    }
-    if (res.status === 401) assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer\b/);
-    if (res.status === 403)
-      assert.ok(w.h.logs.some((r) => r.event === 'access.admin_refused' || r.event === 'access.read_only_refused'));
-    assert.equal(res.headers.get('cache-control'), 'no-store');
-    await row.check?.(w, parsed, res);
-    await w.h.flushAudit();
-    for (const [event, account] of row.audited ?? []) {
-      const stored = await w.h.store.auditPage({ event }, { limit: 50 });
-      assert.ok(
-        stored.items.some((r) => r.account === account),
-        `${event} by ${account} in ${JSON.stringify(stored.items)}`,
-      );
-    }
-  } finally {
-    await w.h.close();
-  }
-}
-
-for (const row of rows) test(`sqlite: ${row.name}`, () => play(row));
-
-const available = await postgresAvailable();
-after(() => (available ? dropSchemas() : undefined));
-for (const row of rows)
-  test(`postgres: ${row.name}`, { skip: !available && SKIP_REASON }, async () =>
-    play(row, await openPostgresStore(PG_URL, { schema: freshSchema() })),
-  );
-
-test('the table covers every API operation', () => {
-  const covered = new Set(rows.map((r) => `${(r.method ?? 'GET').toLowerCase()} ${templateOf(r.path)}`));
-  for (const [path, operations] of Object.entries(OPENAPI.paths)) {
-    // Collection requests have a table of their own, with its own world (test/api/collections.test.ts).
-    if (path.startsWith('/api/v1/collections')) continue;
-    for (const method of Object.keys(operations)) assert.ok(covered.has(`${method} ${path}`), `${method} ${path}`);
-  }
+await apiTable(rows, world, {
+  title: 'the table covers every API operation',
+  // Collection requests have a table of their own, with its own world (test/api/collections.test.ts).
+  owns: (path) => !path.startsWith('/api/v1/collections'),
 });
