@@ -24,6 +24,7 @@ import { TLS_PROFILE } from '../tls/profile.ts';
 import { acceptTlsOnPlainPort } from './plain_port_tls.ts';
 import type { FastPath } from './health_fast_path.ts';
 import { connectionCap, shedAtCap } from './connections.ts';
+import { acceptProxyProtocol, type ProxyProtocolOptions } from './accept_proxy_protocol.ts';
 
 export interface ListenOptions {
   host: string;
@@ -45,6 +46,8 @@ export interface ListenOptions {
   onError?: ((err: Error) => void) | undefined;
   /** Connections kept open at most (see connections.ts); by default from the open-file limit. */
   maxConnections?: number | undefined;
+  /** Load balancers that put a PROXY protocol header in front of their connections (see accept_proxy_protocol.ts). */
+  proxyProtocol?: ProxyProtocolOptions | undefined;
 }
 
 /**
@@ -111,6 +114,8 @@ export function listen(
     server = createHttpServer({ requireHostHeader: false, ...NODE_TIMEOUTS }, listener);
     if (control) acceptTlsOnPlainPort(server, control);
   }
+  // Before anything else reads a connection: its first bytes are a load balancer's header, if any.
+  if (opts.proxyProtocol) acceptProxyProtocol(server, opts.proxyProtocol);
   // Each connection costs memory and a file descriptor, so they are capped; but a new one is never
   // refused at the cap (Node's maxConnections would let one client holding the cap's worth of idle
   // sockets lock everyone out): the connection holding the least is closed for it instead.
