@@ -42,6 +42,8 @@ export interface Sweeper {
   start(everyMs?: number): void;
   /** Stops the timer and waits for a run in progress. */
   stop(): Promise<void>;
+  /** When the last run finished (epoch ms), undefined before the first: the metrics' stalled-sweep gauge. */
+  finishedAt(): number | undefined;
 }
 
 export function sweeper(opts: SweeperOptions): Sweeper {
@@ -50,6 +52,7 @@ export function sweeper(opts: SweeperOptions): Sweeper {
   const batches = opts.batches ?? SWEEP_BATCHES;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
+  let finished: number | undefined;
 
   async function sweep() {
     // Each kind is tried even when the other fails: a store error is logged and the next run retries.
@@ -75,6 +78,7 @@ export function sweeper(opts: SweeperOptions): Sweeper {
     const expired = await expireCollections({ store, logger, clock }, batch).catch((err: unknown) =>
       failed('expire collections', err),
     );
+    finished = clock.now();
     return { pruned, stale, revoked, expired };
   }
 
@@ -96,5 +100,6 @@ export function sweeper(opts: SweeperOptions): Sweeper {
       clearInterval(timer);
       await running;
     },
+    finishedAt: () => finished,
   };
 }

@@ -192,3 +192,38 @@ test('collections past their expiry are closed by the sweep, their open targets 
   assert.deepEqual([closed?.collection, closed?.expired], [out.ok ? out.collection.id : '', 1]);
   await store.close();
 });
+
+test('finishedAt says when the last run finished (the stalled-sweep gauge): none before, and not while one hangs', async () => {
+  const clock = fakeClock();
+  let hang = false;
+  let release: () => void = () => undefined;
+  const sweep = sweeper({
+    store: {
+      pruneAudit: () =>
+        hang ? new Promise<number>((resolve) => (release = () => resolve(0))) : Promise.reject(new Error('down')),
+      revokeStale: async () => [],
+      markStale: async () => [],
+      cancelDeviceRequests: async () => [],
+      expireCollections: async () => [],
+      enqueue: async () => undefined,
+    },
+    logger: memoryLogger(),
+    clock,
+    auditRetentionMs: DAY,
+    revokeStaleAfterMs: undefined,
+  });
+  assert.equal(sweep.finishedAt(), undefined);
+  // A job that fails still lets the run finish.
+  await sweep.sweep();
+  const first = clock.now();
+  assert.equal(sweep.finishedAt(), first);
+  hang = true;
+  clock.advance(60_000);
+  const stuck = sweep.sweep();
+  clock.advance(180_000);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(sweep.finishedAt(), first, 'a run that hangs on the store has not finished');
+  release();
+  await stuck;
+  assert.equal(sweep.finishedAt(), clock.now());
+});
