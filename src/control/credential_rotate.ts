@@ -1,0 +1,53 @@
+/**
+ * POST /v1/credential (docs/contract.md section 16): a new credential for the device presenting
+ * one. `201 {"credential": string}`; the old one keeps working until the new one is first used or
+ * 10 minutes pass. The body is empty or `{}` (at most 8 KiB, read at the minimum rate like every
+ * body). Rotating again with the old one during the overlap answers the same new credential
+ * (actions/credentials.ts), so a lost answer or a racing rotation never strands the device.
+ */
+import type { Handler } from 'hono';
+import { rotateCredential } from '../actions/credentials.ts';
+import { BodyError, readBody } from '../http/body.ts';
+import { clientAddress } from '../http/client_address.ts';
+import { fail } from '../http/failures.ts';
+import { ROTATE_HEADER } from '../domain/credentials.ts';
+import type { ControlDeps } from './deps.ts';
+import { bearerCredential, deviceOf } from './device_auth.ts';
+import { freshCredentials } from './credential_cache.ts';
+import { lastSeen } from './last_seen.ts';
+import { DEVICE_JSON_LIMIT } from './request_decline.ts';
+
+export function credentialRotate(deps: ControlDeps): Handler {
+  // Read from the store on each call: a rotation must see the credential as it is now.
+  const credentials = freshCredentials(deps.store);
+  const seen = lastSeen(deps.store, deps.clock, deps.logger);
+  return async function credentialRotateHandler(c) {
+    const found = await deviceOf(c, credentials);
+    if (!found) {
+      c.header('WWW-Authenticate', 'Bearer');
+      return fail(c, 'unknownCredential');
+    }
+    let body: unknown;
+    try {
+      const bytes = await readBody(c.req.raw, { limit: DEVICE_JSON_LIMIT });
+      body = bytes.byteLength === 0 ? {} : JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    } catch (err) {
+      const code = err instanceof BodyError ? err.code : undefined;
+      if (code === 'too-large') return fail(c, 'requestTooLarge');
+      if (code === 'too-slow' || code === 'cut-short') return fail(c, 'requestTimeout');
+      return fail(c, 'notJsonObject');
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail(c, 'notJsonObject');
+    if (Object.keys(body).length > 0) return fail(c, 'credentialBody');
+    seen.touch(found.device.id);
+    const outcome = await rotateCredential(deps, found.device, bearerCredential(c) ?? '', clientAddress(c));
+    if (outcome === 'gone') {
+      c.header('WWW-Authenticate', 'Bearer');
+      return fail(c, 'unknownCredential');
+    }
+    // The new credential is not due: the answer that hands it over asks for nothing more.
+    c.header(ROTATE_HEADER, undefined);
+    c.header('Cache-Control', 'no-store');
+    return c.json({ credential: outcome.credential }, 201);
+  };
+}
