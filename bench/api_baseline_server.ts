@@ -13,6 +13,7 @@ import type { PrivacyLevel } from '../src/domain/privacy.ts';
 import { openSqliteStore } from '../src/store/sqlite/store.ts';
 import type { DeviceSort, DeviceStatus } from '../src/domain/devices.ts';
 import { parseLabelSelector, type LabelSelector } from '../src/domain/labels.ts';
+import { parseFactSelector, type FactSelector } from '../src/domain/facts.ts';
 
 const [dataDir = ''] = process.argv.slice(2);
 const store = openSqliteStore(dataDir);
@@ -42,6 +43,10 @@ const server = createServer((req, res) => {
           sort: (q.get('sort') ?? undefined) as DeviceSort | undefined,
           labels: q.getAll('label').flatMap((t): LabelSelector[] => {
             const read = parseLabelSelector(t);
+            return read.ok ? [read.value] : [];
+          }),
+          facts: q.getAll('fact').flatMap((t): FactSelector[] => {
+            const read = parseFactSelector(t);
             return read.ok ? [read.value] : [];
           }),
           staleBefore,

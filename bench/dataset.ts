@@ -36,6 +36,23 @@ export function benchLabels(i: number): Record<string, string> {
 export const COMMON_LABEL = 'fleet=main';
 export const RARE_LABEL = 'rack=r7';
 
+/**
+ * Five facts a device, as the reference client reports them (docs/contract.md section 16): arch=x64
+ * on every device (the common fact), os on a third, client_version on a tenth, os_version on a
+ * fiftieth, and a hostname of its own (hostname=host-7 is the rare fact of the bench rows).
+ */
+export function benchFacts(i: number): Record<string, string> {
+  return {
+    arch: 'x64',
+    os: ['linux', 'darwin', 'win32'][i % 3] ?? 'linux',
+    client_version: `1.${i % 10}.0`,
+    os_version: `6.${i % 50}`,
+    hostname: `host-${i}`,
+  };
+}
+export const COMMON_FACT = 'arch=x64';
+export const RARE_FACT = 'hostname=host-7';
+
 /** Runs are spread over time, one every 5 s, so that a day holds 17,280 of them. */
 export const RUN_EVERY_MS = 5_000;
 
@@ -95,6 +112,7 @@ export async function buildDataset(
       deviceId: id,
       name: `bench device ${i}`,
       credentialHash: `bench-cred-${i}`,
+      facts: benchFacts(i),
     });
     deviceIds.push(id);
   }

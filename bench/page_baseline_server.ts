@@ -39,7 +39,9 @@ import { resolveSessionKeys } from '../src/session/keys.ts';
 import { withCountCache } from '../src/store/count_cache.ts';
 import { loadControlIdentity } from '../src/tls/control_identity.ts';
 import { dashboardPage } from '../src/views/dashboard.ts';
-import { CHART_DAYS } from '../src/console/dashboard.ts';
+import { CHART_DAYS, CLIENT_VERSIONS } from '../src/console/dashboard.ts';
+import { COLLECTION_FILTERS } from '../src/lists/collections.ts';
+import { valuesOf } from '../src/lists/parameters.ts';
 
 const [where = '', key = ''] = process.argv.slice(2);
 const store: Store = withCountCache(
@@ -110,14 +112,22 @@ const server = createServer((req, res) => {
     }
     let page: Html;
     if (url.pathname === '/') {
-      const [checks, counts, perDay, kept] = await Promise.all([
+      const [checks, counts, perDay, kept, clientVersions] = await Promise.all([
         selfTest.run(),
         store.countsVisibleTo(viewer).catch(() => undefined),
         store.uploadsPerDay(viewer, CHART_DAYS, now).catch(() => undefined),
         retentionStatus(store, retention, viewer, now),
+        viewer.admin ? store.factValueCounts('client_version', CLIENT_VERSIONS).catch(() => undefined) : undefined,
       ]);
       const shown = viewer.admin ? checks : checks.map((check) => ({ ...check, detail: '' }));
-      page = dashboardPage(chrome, { version: config.version, checks: shown, counts, perDay, retention: kept });
+      page = dashboardPage(chrome, {
+        version: config.version,
+        checks: shown,
+        counts,
+        perDay,
+        retention: kept,
+        clientVersions,
+      });
     } else if (url.pathname === '/runs') {
       const q = parseConsole(RUNS, url.searchParams);
       if (!q.ok) return send(res, 400);
@@ -131,12 +141,24 @@ const server = createServer((req, res) => {
       const q = parseConsole(DEVICES, url.searchParams);
       if (!q.ok) return send(res, 400);
       const staleBefore = now - STALE_AFTER_MS;
-      const devices = await store.devicesVisibleTo(
-        viewer,
-        { before: q.values.before, limit: PAGE_SIZE },
-        deviceFilter(q.values, staleBefore),
-      );
-      page = devicesPage(chrome, { page: devices, query: q.values, staleBefore });
+      const filter = deviceFilter(q.values, staleBefore);
+      const devices = await store.devicesVisibleTo(viewer, { before: q.values.before, limit: PAGE_SIZE }, filter);
+      // With a filter set, how many devices a collection would reach (console/devices_list.ts).
+      const filtered = COLLECTION_FILTERS.some((name) => valuesOf(q.values, name).length > 0);
+      const asked = {
+        id: '',
+        createdBy: viewer.subject,
+        createdAt: now,
+        privacy: 'minimal',
+        reason: '',
+        expiresAt: now,
+      } as const;
+      const reach = !filtered
+        ? undefined
+        : q.values.before === undefined && devices.next === undefined
+          ? devices.items.length
+          : await store.countCollectionReach(viewer, asked, { filter });
+      page = devicesPage(chrome, { page: devices, query: q.values, staleBefore, reach });
     } else if (url.pathname === '/audit' && session.admin) {
       const q = parseConsole(AUDIT, url.searchParams);
       if (!q.ok) return send(res, 400);

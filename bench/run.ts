@@ -14,7 +14,15 @@ import { parseArgs } from 'node:util';
 import { openSqliteStore } from '../src/store/sqlite/store.ts';
 import { startBaselineServer } from './baseline.ts';
 import { comparer } from './compare.ts';
-import { adminApiToken, buildDataset, COMMON_LABEL, markLevelChecked, RARE_LABEL } from './dataset.ts';
+import {
+  adminApiToken,
+  buildDataset,
+  COMMON_FACT,
+  COMMON_LABEL,
+  markLevelChecked,
+  RARE_FACT,
+  RARE_LABEL,
+} from './dataset.ts';
 import { load, peakRssMiB, rssMiB } from './load.ts';
 import { printTable, type Row, writeReport } from './report.ts';
 import { postgresBench } from './postgres.ts';
@@ -174,6 +182,27 @@ for (const [what, label] of [
   );
   await page(`GET /devices?label=${label} first page (${what}), admin`, path, adminCookie);
 }
+// A rare fact (one device) and a common one (every device), at five facts a device (docs/contract.md
+// section 16), as the labels above: read from the fact index, against the plain list and a raw server.
+// A filtered page also counts the devices a collection would reach (up to 100,001), which for the
+// common fact is every device: the API's rows below read the list alone.
+for (const [what, fact] of [
+  ['rare', RARE_FACT],
+  ['common', COMMON_FACT],
+] as const) {
+  const path = `/devices?fact=${encodeURIComponent(fact)}`;
+  await versus(
+    `GET /devices?fact=${fact} first page (${what}), admin, vs the plain list`,
+    path,
+    '/devices',
+    adminCookie,
+    {
+      minRatio: 0.8,
+      maxP99: 15,
+    },
+  );
+  await page(`GET /devices?fact=${fact} first page (${what}), admin`, path, adminCookie);
+}
 // The same lists as JSON through the API, with a bearer token (its last use is written at most once
 // a minute), against a minimal server doing the same token lookup, query and JSON render.
 const apiBaseline = () => startBaselineServer(new URL('./api_baseline_server.ts', import.meta.url).pathname, [dataDir]);
@@ -182,6 +211,8 @@ for (const path of [
   '/api/v1/devices?status=active&sort=last_seen',
   `/api/v1/devices?label=${encodeURIComponent(RARE_LABEL)}`,
   `/api/v1/devices?label=${encodeURIComponent(COMMON_LABEL)}`,
+  `/api/v1/devices?fact=${encodeURIComponent(RARE_FACT)}`,
+  `/api/v1/devices?fact=${encodeURIComponent(COMMON_FACT)}`,
   '/api/v1/runs?privacy=minimal',
 ])
   await compareTo(`GET ${path} first page, admin token`, path, `Bearer ${apiToken}`, { minRatio: 0.9 }, apiBaseline);

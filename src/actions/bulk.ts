@@ -6,6 +6,7 @@
 import type { Actor } from '../domain/accounts.ts';
 import type { ActionDeps } from './deps.ts';
 import { deleteDevice, revokeDevice } from './devices.ts';
+import { approveDevice, rejectDevice } from './approval.ts';
 import { labelDevice } from './labels.ts';
 import { deleteRun } from './runs.ts';
 
@@ -13,7 +14,7 @@ import { deleteRun } from './runs.ts';
 export interface BulkCounts {
   /** Acted on. */
   done: number;
-  /** Already in the state asked for (a revoked device revoked again). */
+  /** Already in the state asked for (a revoked device revoked again; a device approved or rejected that does not wait). */
   unchanged: number;
   /** Devices that must be revoked before they can be deleted. */
   notRevoked: number;
@@ -26,13 +27,24 @@ export interface BulkCounts {
 const none = (): BulkCounts => ({ done: 0, unchanged: 0, notRevoked: 0, unknown: 0, full: 0 });
 
 export async function bulkDevices(
-  deps: ActionDeps<'deviceVisibleTo' | 'revokeDevice' | 'deleteDevice' | 'cancelDeviceRequests' | 'enqueue'>,
+  deps: ActionDeps<
+    | 'deviceVisibleTo'
+    | 'revokeDevice'
+    | 'deleteDevice'
+    | 'approveDevice'
+    | 'rejectDevice'
+    | 'cancelDeviceRequests'
+    | 'enqueue'
+  >,
   actor: Actor,
-  input: { action: 'revoke' | 'delete'; ids: readonly string[] },
+  input: { action: 'revoke' | 'delete' | 'approve' | 'reject'; ids: readonly string[] },
 ): Promise<BulkCounts> {
   const counts = none();
   for (const id of input.ids) {
-    if (input.action === 'revoke') {
+    if (input.action === 'approve' || input.action === 'reject') {
+      const outcome = await (input.action === 'approve' ? approveDevice : rejectDevice)(deps, actor, id);
+      counts[outcome === 'done' ? 'done' : outcome === 'not-pending' ? 'unchanged' : 'unknown']++;
+    } else if (input.action === 'revoke') {
       const outcome = await revokeDevice(deps, actor, id);
       counts[outcome === 'revoked' ? 'done' : outcome === 'already-revoked' ? 'unchanged' : 'unknown']++;
     } else {

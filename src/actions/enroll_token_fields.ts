@@ -2,14 +2,22 @@
  * The mint form's optional fields (docs/contract.md section 9), read strictly: an empty field takes its
  * default, anything else must be valid, and a bad one names itself in a plain-text 400.
  */
-import { EXPIRES_IN_MAX, EXPIRES_IN_MIN, NOTE_MAX, USES_MAX, USES_MIN } from '../domain/enroll_tokens.ts';
+import {
+  type Approval,
+  EXPIRES_IN_MAX,
+  EXPIRES_IN_MIN,
+  isApproval,
+  NOTE_MAX,
+  USES_MAX,
+  USES_MIN,
+} from '../domain/enroll_tokens.ts';
 import { DEVICE_NAME, VISIBLE_CHAR } from '../domain/names.ts';
 import { isPrivacyLevel, type PrivacyLevel } from '../domain/privacy.ts';
 import { parseLabelLines, type Labels } from '../domain/labels.ts';
 
 /** The mint's failures, each the name of its plain-text 400 (http/failures.ts) and of a field in the API. */
 export type MintFailure =
-  'badOwner' | 'badExpiresIn' | 'badUses' | 'badDeviceName' | 'badNote' | 'badMaxPrivacy' | 'badLabels';
+  'badOwner' | 'badExpiresIn' | 'badUses' | 'badDeviceName' | 'badNote' | 'badMaxPrivacy' | 'badLabels' | 'badApproval';
 
 export interface MintFields {
   expiresInSeconds: number;
@@ -20,6 +28,8 @@ export interface MintFields {
   maxPrivacy: PrivacyLevel;
   /** The labels every device it enrolls starts with (docs/contract.md section 12). */
   labels: Labels;
+  /** Whether the devices it enrolls wait for an administrator's approval (docs/contract.md section 16). */
+  approval: Approval;
 }
 
 const NOTE = new RegExp(`^${VISIBLE_CHAR}{0,${NOTE_MAX}}$`, 'u');
@@ -53,5 +63,11 @@ export function readMintFields(
   // One key=value a line, as on the device page; the refusal names the label.
   const labels = parseLabelLines(form.get('labels') ?? '');
   if (!labels.ok) return { ok: false, failure: 'badLabels', detail: labels.error };
-  return { ok: true, fields: { expiresInSeconds, uses, name, note, maxPrivacy: privacy, labels: labels.value } };
+  // The form's checkbox sends `required` when ticked and nothing when not.
+  const approval = field('approval') || 'automatic';
+  if (!isApproval(approval)) return { ok: false, failure: 'badApproval' };
+  return {
+    ok: true,
+    fields: { expiresInSeconds, uses, name, note, maxPrivacy: privacy, labels: labels.value, approval },
+  };
 }

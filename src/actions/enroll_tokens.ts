@@ -34,7 +34,7 @@ export async function mintEnrollToken(
   if (!SUBJECT.test(owner)) return { ok: false, failure: 'badOwner' };
   const read = readMintFields(fields, deps.config.enrollTokenTtlSeconds);
   if (!read.ok) return read;
-  const { expiresInSeconds, uses, name, note, maxPrivacy, labels } = read.fields;
+  const { expiresInSeconds, uses, name, note, maxPrivacy, labels, approval } = read.fields;
   const token = randomToken(32);
   const now = deps.clock.now();
   const minted = (t: EnrollToken) => ({
@@ -43,6 +43,7 @@ export async function mintEnrollToken(
     token: t.publicId,
     uses,
     max_privacy: maxPrivacy,
+    approval,
   });
   const record = await deps.store.createEnrollToken(
     {
@@ -56,6 +57,7 @@ export async function mintEnrollToken(
       note,
       maxPrivacy,
       labels,
+      approval,
     },
     (t) => noteOf(EVENTS.enrollTokenMinted, minted(t), now),
   );

@@ -1,7 +1,7 @@
 /**
  * The body of POST /api/v1/collections (docs/contract.md section 15), read strictly: `privacy`,
  * `reason`, `expires_in`, and either `devices` (device ids) or `filter` (the device list's filters
- * `q`, `owner`, `status` and `label`, checked by that list's own declaration, lists/devices.ts).
+ * `q`, `owner`, `status`, `label` and `fact`, checked by that list's own declaration, lists/devices.ts).
  * Every refusal is a problem naming the field at fault, a filter's as `filter.<name>`.
  */
 import type { Context } from 'hono';
@@ -29,8 +29,7 @@ export const COLLECTION_BODY_LIMIT = FORM_LIMIT;
 
 /**
  * The device list's filters a collection is made from. A blank value is refused, not read as no
- * filter: a script's unset variable must not widen an ask to every device. Section 15's `fact`
- * is not a filter of the device list yet, so it is an unknown field like any other.
+ * filter: a script's unset variable must not widen an ask to every device.
  */
 export const COLLECTION_FILTER = declareList({
   parameters: {
@@ -38,6 +37,7 @@ export const COLLECTION_FILTER = declareList({
     owner: DEVICES.parameters.owner,
     status: DEVICES.parameters.status,
     label: DEVICES.parameters.label,
+    fact: DEVICES.parameters.fact,
   },
   blank: 'refused',
   repeated: { failure: 'repeatedParameter', named: false },

@@ -27,6 +27,7 @@ export const MINT_FIELDS: Record<string, FieldType> = {
   note: 'string',
   max_privacy: 'string',
   labels: 'labels',
+  approval: 'string',
 };
 
 const FIELD: Record<MintFailure, string> = {
@@ -37,6 +38,7 @@ const FIELD: Record<MintFailure, string> = {
   badNote: 'note',
   badMaxPrivacy: 'max_privacy',
   badLabels: 'labels',
+  badApproval: 'approval',
 };
 
 /** An enrollment token as the API shows it: never the token or its hash. */
@@ -53,6 +55,7 @@ export function enrollTokenJson(t: EnrollToken) {
     note: t.note,
     max_privacy: t.maxPrivacy,
     labels: { ...t.labels },
+    approval: t.approval,
   };
 }
 

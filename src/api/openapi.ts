@@ -45,6 +45,7 @@ const forbidden = {
 /** Every change answers 403 to a `read` token (docs/contract.md section 14). */
 const readOnly = { '403': failure('The token has the `read` scope, which changes nothing') } as const;
 const conflict = { '409': failure('The device is not revoked') } as const;
+const notPending = { '409': failure('The device is not waiting for approval') } as const;
 const bodyErrors = {
   '408': failure('A body that arrived too slowly'),
   '413': failure(`A body over ${JSON_LIMIT} bytes`),
@@ -86,7 +87,10 @@ export const OPENAPI = {
   // Relative: the API is served by the server that serves this document, on the console's host.
   servers: [{ url: '/', description: 'This Paddock server' }],
   tags: [
-    { name: 'Devices', description: 'Enrolled devices: list, view, rename, label, revoke and delete' },
+    {
+      name: 'Devices',
+      description: 'Enrolled devices: list, view, rename, label, approve, reject, rotate, revoke and delete',
+    },
     { name: 'Runs', description: 'Uploaded runs: list, describe, download and delete' },
     { name: 'Enrollment tokens', description: 'Single- or multi-use tokens that enroll devices (administrators)' },
     { name: 'Audit', description: 'The append-only audit trail (administrators)' },
@@ -150,6 +154,48 @@ export const OPENAPI = {
         tags: ['Devices'],
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         responses: { '204': { description: 'Revoked' }, ...forbidden, ...notFound, ...errors },
+      },
+    },
+    '/api/v1/devices/{id}/rotate': {
+      post: {
+        operationId: 'rotateDeviceCredential',
+        summary: 'Ask a device to rotate its credential (administrators)',
+        description: `The device's next answer from the control API carries \`Paddock-Rotate: credential\`, and the reference client then rotates (\`POST /v1/credential\`); the old credential keeps working until the new one is first used, or 10 minutes. Audited as \`${EVENTS.deviceRotationAsked.name}\`.`,
+        tags: ['Devices'],
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '204': { description: 'Asked' },
+          ...forbidden,
+          ...notFound,
+          '409': failure('The device is revoked: it has no credential to rotate'),
+          ...errors,
+        },
+      },
+    },
+    '/api/v1/devices/{id}/approve': {
+      post: {
+        operationId: 'approveDevice',
+        summary: 'Approve a device that waits for approval (administrators)',
+        description: `A device enrolled with a token minted with \`approval\` \`required\` is \`pending\`: it may report its facts and nothing else. Once approved it may do what any device does. Audited as \`${EVENTS.deviceApproved.name}\`.`,
+        tags: ['Devices'],
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '204': { description: 'Approved' }, ...forbidden, ...notFound, ...notPending, ...errors },
+      },
+    },
+    '/api/v1/devices/{id}/reject': {
+      post: {
+        operationId: 'rejectDevice',
+        summary: 'Reject a device that waits for approval (administrators): it is revoked',
+        description: `Rejects a \`pending\` device: it is revoked, and its credential is refused from then on, on every instance. Audited as \`${EVENTS.deviceRejected.name}\`.`,
+        tags: ['Devices'],
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '204': { description: 'Rejected and revoked' },
+          ...forbidden,
+          ...notFound,
+          ...notPending,
+          ...errors,
+        },
       },
     },
     '/api/v1/runs/{device}/{id}': {

@@ -2,7 +2,7 @@
  * The schemas of the API's OpenAPI document (api/openapi.ts): each resource and request body as
  * JSON Schema 2020-12, built from the same constants the parsers use, closed to extra fields.
  */
-import { EXPIRES_IN_MAX, EXPIRES_IN_MIN, NOTE_MAX, USES_MAX, USES_MIN } from '../domain/enroll_tokens.ts';
+import { APPROVALS, EXPIRES_IN_MAX, EXPIRES_IN_MIN, NOTE_MAX, USES_MAX, USES_MIN } from '../domain/enroll_tokens.ts';
 import { PRIVACY_LEVELS } from '../domain/privacy.ts';
 import { DEVICE_STATUSES } from '../domain/devices.ts';
 import {
@@ -13,6 +13,7 @@ import {
   TOKEN_SCOPES,
 } from '../domain/access_tokens.ts';
 import { LABEL_KEY, LABEL_VALUE, MAX_LABELS } from '../domain/labels.ts';
+import { FACT_VALUE_MAX, MAX_FACTS } from '../domain/facts.ts';
 import { LIST_MAX } from './json_body.ts';
 import { WEBHOOK_EVENTS } from '../events/catalogue.ts';
 import { ATTEMPT_FAILURES } from '../webhooks/outcome.ts';
@@ -63,6 +64,8 @@ export const SCHEMAS = {
       'revoked_at',
       'max_privacy',
       'labels',
+      'facts',
+      'facts_reported_at',
     ],
     properties: {
       id: { type: 'string' },
@@ -75,7 +78,16 @@ export const SCHEMAS = {
       revoked_at: time,
       max_privacy: { enum: PRIVACY_LEVELS },
       labels: ref('Labels'),
+      facts: ref('Facts'),
+      facts_reported_at: { ...time, description: 'when the device last reported its facts; null when never' },
     },
+  },
+  Facts: {
+    type: 'object',
+    description: `What the device last reported about itself (PUT /v1/device/facts), key to value: at most ${MAX_FACTS}; empty when it never reported`,
+    maxProperties: MAX_FACTS,
+    propertyNames: labelKey,
+    additionalProperties: { type: 'string', maxLength: FACT_VALUE_MAX },
   },
   Labels: {
     type: 'object',
@@ -127,6 +139,10 @@ export const SCHEMAS = {
       note: { type: 'string', maxLength: NOTE_MAX },
       max_privacy: { enum: PRIVACY_LEVELS },
       labels: { ...ref('Labels'), description: 'every device the token enrolls starts with these' },
+      approval: {
+        enum: APPROVALS,
+        description: '`required`: the devices it enrolls are `pending` until an administrator approves them',
+      },
     },
   },
   Minted: {
@@ -150,6 +166,7 @@ export const SCHEMAS = {
       'note',
       'max_privacy',
       'labels',
+      'approval',
     ],
     properties: {
       id: { type: 'string' },
@@ -163,6 +180,7 @@ export const SCHEMAS = {
       note: { type: 'string' },
       max_privacy: { enum: PRIVACY_LEVELS },
       labels: ref('Labels'),
+      approval: { enum: APPROVALS },
     },
   },
   AuditRecord: {

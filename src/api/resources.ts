@@ -35,6 +35,8 @@ export function deviceJson(d: LabelledDevice, staleBefore: number) {
     revoked_at: iso(d.revokedAt),
     max_privacy: d.maxPrivacy,
     labels: { ...d.labels },
+    facts: { ...d.facts },
+    facts_reported_at: iso(d.factsReportedAt),
   };
 }
 

@@ -16,6 +16,8 @@ import {
   apiCollectionTargets,
 } from './collections.ts';
 import { apiDevicesList } from './devices_list.ts';
+import { apiDeviceRotate } from './device_rotate.ts';
+import { apiDeviceApprove, apiDeviceReject } from './device_approval.ts';
 import { apiEnrollTokenMint, apiEnrollTokenRevoke, apiEnrollTokensList } from './enroll_tokens.ts';
 import { apiDocument } from './openapi.ts';
 import {
@@ -47,6 +49,9 @@ export const apiRoutes: readonly DoorRoute<'token'>[] = [
   { method: 'POST', path: '/api/v1/devices/:id/rename', access: 'token', handler: apiDeviceRename },
   { method: 'POST', path: '/api/v1/devices/:id/labels', access: 'token', handler: apiDeviceLabels },
   { method: 'POST', path: '/api/v1/devices/:id/revoke', access: 'token', handler: apiDeviceRevoke },
+  { method: 'POST', path: '/api/v1/devices/:id/rotate', access: 'token', handler: apiDeviceRotate },
+  { method: 'POST', path: '/api/v1/devices/:id/approve', access: 'token', handler: apiDeviceApprove },
+  { method: 'POST', path: '/api/v1/devices/:id/reject', access: 'token', handler: apiDeviceReject },
   { method: 'POST', path: '/api/v1/devices/:id/delete', access: 'token', handler: apiDeviceDelete },
   { method: 'GET', path: '/api/v1/enroll-tokens', access: 'token', handler: apiEnrollTokensList },
   { method: 'POST', path: '/api/v1/enroll-tokens', access: 'token', handler: apiEnrollTokenMint },

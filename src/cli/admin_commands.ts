@@ -73,6 +73,7 @@ const TOKEN_COLUMNS: Columns = [
   ['NAME', (t) => t.name || '-'],
   ['NOTE', (t) => t.note || '-'],
   ['LABELS', (t) => labelsText(t.labels)],
+  ['APPROVAL', (t) => t.approval],
 ];
 const AUDIT_COLUMNS: Columns = [
   ['TIME', (r) => r.time],
@@ -89,6 +90,40 @@ const wholeNumber = (v: Values, name: string): number | undefined => {
   if (!/^[0-9]{1,10}$/.test(given)) throw new CliFailure(`--${name} must be a whole number`, EXIT.usage);
   return Number(given);
 };
+
+/**
+ * `paddock devices approve|reject ID…` (docs/contract.md section 16): each device on its own, as the
+ * console's bulk form does; one that is refused (unknown, not pending) is named on stderr and the
+ * others still go. Exit 1 when any was refused; an unreachable server stops at once (exit 3).
+ */
+function approval(action: 'approve' | 'reject', done: string): SubCommand {
+  return {
+    usage: `${action} ID…`,
+    note: action === 'reject' ? 'a rejected device is revoked: its credential is refused from then on' : undefined,
+    positionals: 1,
+    more: true,
+    options: {},
+    run: async (api, ids) => {
+      const acted: string[] = [];
+      const refused: Array<{ id: string; error: string }> = [];
+      for (const id of ids)
+        try {
+          await api.send('POST', `/api/v1/devices/${path(id)}/${action}`);
+          acted.push(id);
+        } catch (err) {
+          if (!(err instanceof CliFailure) || err.code !== EXIT.refused) throw err;
+          refused.push({ id, error: err.message });
+          process.stderr.write(`paddock devices ${action}: ${printable(id)}: ${printable(err.message)}\n`);
+        }
+      return {
+        kind: 'done',
+        message: acted.map((id) => `${done} ${printable(id)}`).join('\n'),
+        json: { [done]: acted, refused },
+        ...(refused.length > 0 ? { exit: EXIT.refused } : {}),
+      };
+    },
+  };
+}
 
 export const VERBS: Record<string, Record<string, SubCommand>> = {
   devices: {
@@ -137,6 +172,17 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
         return { kind: 'done', message: `revoked ${id}` };
       },
     },
+    rotate: {
+      usage: 'rotate ID          (its next answer asks it to rotate its credential)',
+      positionals: 1,
+      options: {},
+      run: async (api, [id = '']) => {
+        await api.send('POST', `/api/v1/devices/${path(id)}/rotate`);
+        return { kind: 'done', message: `asked ${id} to rotate its credential` };
+      },
+    },
+    approve: approval('approve', 'approved'),
+    reject: approval('reject', 'rejected'),
     delete: {
       usage: 'delete ID          (a revoked device, with its runs)',
       positionals: 1,
@@ -152,7 +198,8 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
     mint: {
       usage:
         'mint [--uses N] [--expires-in SECONDS] [--name NAME] [--note TEXT]\n' +
-        '[--max-privacy full|redacted|minimal] [--owner SUBJECT] [--label key=value]…',
+        '[--max-privacy full|redacted|minimal] [--owner SUBJECT] [--label key=value]…\n' +
+        '[--approval automatic|required]',
       positionals: 0,
       options: {
         uses: { type: 'string' },
@@ -162,6 +209,7 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
         'max-privacy': { type: 'string' },
         owner: { type: 'string' },
         label: { type: 'string', multiple: true },
+        approval: { type: 'string' },
       },
       run: async (api, _, v) => {
         const labels = texts(v, 'label');
@@ -173,6 +221,7 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
             note: text(v, 'note'),
             max_privacy: text(v, 'max-privacy'),
             owner: text(v, 'owner'),
+            approval: text(v, 'approval'),
           }).filter(([, value]) => value !== undefined),
         );
         if (labels.length > 0) body.labels = labelArguments(labels, 'enroll-tokens mint');

@@ -3,8 +3,9 @@ import { readFile } from 'node:fs/promises';
 import type { LookupFunction } from 'node:net';
 import { type ClientOptions, enroll, uploadRun } from '../device_client/client.ts';
 import { LinkError } from '../device_client/link.ts';
+import { localFacts, reportChangedFacts, reportFacts } from '../device_client/facts.ts';
 import { isPrivacyLevel, PRIVACY_LEVELS, PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
-import { readState, writeState } from '../device_client/state.ts';
+import { type DeviceState, readState, writeState } from '../device_client/state.ts';
 import { watch } from '../device_client/watch.ts';
 import { MAX_WAIT_S } from '../domain/collections.ts';
 import { type Advice, errorCode, transportFailure } from './transport.ts';
@@ -16,10 +17,17 @@ export const deviceHelp = `Usage:
                         [--state FILE] [--resolve HOST:ADDRESS]...
   paddock device watch --collect COMMAND [--wait SECONDS | --once] [--content-type TYPE]
                        [--state FILE] [--resolve HOST:ADDRESS]...
+  paddock device facts [--state FILE] [--resolve HOST:ADDRESS]...
 
 enroll   parses the enrollment link, asks https://<server>/v1/discover where to connect (unless
-         the link names control=), connects only if the certificate matches the link's pin,
-         enrolls, and keeps the credential in the state file (mode 0600).
+         the link names control=), connects only if the certificate matches one of the link's
+         pins, enrolls, and keeps the credential and the pins in the state file (mode 0600).
+         Every later connection trusts any pin held; when the server says its set changed (a
+         control key rotation) the device fetches the new set and keeps it. When the server asks
+         for a new credential (Paddock-Rotate), the device rotates it and keeps the new one in the
+         state file before using it.
+         Enrollment reports this machine's facts (os, os_version, arch, hostname and
+         client_version); upload and watch report them again whenever they have changed.
 upload   applies the privacy level on this machine, then uploads with retries; the default id
          is derived from the uploaded bytes, so repeating an upload is harmless.
 watch    answers the operators' requests for a run: holds an ask open (--wait, 1 to ${MAX_WAIT_S} s,
@@ -29,6 +37,7 @@ watch    answers the operators' requests for a run: holds an ask open (--wait, 1
          and uploads it for the request; a command that fails declines the request with its exit
          status. After an error it waits 1 s doubling to 60 s (or the server's Retry-After);
          SIGINT or SIGTERM stops it (exit 0). --once answers what is open now, then exits.
+facts    reports this machine's facts now, changed or not, and prints them.
 
   --state FILE        device state (default ./paddock-device.json)
   --ca FILE           extra CA certificate trusted for discovery (never for the control connection)
@@ -36,8 +45,9 @@ watch    answers the operators' requests for a run: holds an ask open (--wait, 1
   --content-type TYPE of the file or the command's output (default text/plain; charset=utf-8)
 
 Exit codes: 0 done (watch: stopped, or with --once every request fulfilled or declined); 1 the
-server refused (watch: the device is revoked, or with --once a request was refused), or a file
-could not be read or written; 2 a usage mistake (including a malformed link); 3 the server could
+server refused (watch: the device is revoked, or with --once a request was refused), its key
+matched none of the pins held (the device needs a new enrollment link), or a file could not be
+read or written; 2 a usage mistake (including a malformed link); 3 the server could
 not be reached.
 `;
 
@@ -62,11 +72,12 @@ export async function deviceCommand(args: string[]): Promise<number> {
     if (sub === 'enroll') return await enrollCommand(rest);
     if (sub === 'upload') return await uploadCommand(rest);
     if (sub === 'watch') return await watchCommand(rest);
+    if (sub === 'facts') return await factsCommand(rest);
     if (sub === undefined || sub === '--help' || sub === '-h') {
       (sub === undefined ? process.stderr : process.stdout).write(deviceHelp);
       return sub === undefined ? 2 : 0;
     }
-    throw new UsageError(unknownCommand(sub, ['enroll', 'upload', 'watch'], 'paddock device --help'));
+    throw new UsageError(unknownCommand(sub, ['enroll', 'upload', 'watch', 'facts'], 'paddock device --help'));
   } catch (err) {
     const url = (err as { url?: unknown }).url;
     const transport = url instanceof URL && errorCode(err) !== undefined;
@@ -84,7 +95,7 @@ async function enrollCommand(args: string[]): Promise<number> {
   );
   if (values.help || positionals.length !== 1) return usage(values.help);
   const opts = clientOptions(values.resolve, values.ca ? await readFile(values.ca, 'utf8') : undefined);
-  const state = await enroll(positionals[0] ?? '', values.name, opts);
+  const state = await enroll(positionals[0] ?? '', values.name, opts, localFacts());
   await writeState(values.state, state);
   process.stderr.write(
     `paddock device: enrolled as ${state.device} at ${state.controlUrl}; state in ${values.state}\n`,
@@ -104,9 +115,10 @@ async function uploadCommand(args: string[]): Promise<number> {
     process.stderr.write(`paddock device: --privacy must be ${PRIVACY_LEVELS_TEXT}\n`);
     return 2;
   }
-  const options = clientOptions(values.resolve, undefined);
+  const options = clientOptions(values.resolve, undefined, values.state);
   const state = await readState(values.state);
   const bytes = await readFile(positionals[0] ?? '');
+  await reportChangedFacts(state, options);
   const result = await uploadRun(
     state,
     {
@@ -118,6 +130,20 @@ async function uploadCommand(args: string[]): Promise<number> {
     options,
   );
   process.stderr.write(`paddock device: run ${result.id} ${result.status === 201 ? 'stored' : 'was already stored'}\n`);
+  return 0;
+}
+
+async function factsCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseOptions(args, common, 'paddock device --help');
+  if (values.help || positionals.length !== 0) return usage(values.help);
+  const options = clientOptions(values.resolve, undefined, values.state);
+  const state = await readState(values.state);
+  const facts = localFacts();
+  await reportFacts(state, facts, options);
+  state.facts = { ...facts };
+  await writeState(values.state, state);
+  for (const [key, value] of Object.entries(facts)) process.stdout.write(`${key}=${value}\n`);
+  process.stderr.write(`paddock device: reported ${Object.keys(facts).length} facts\n`);
   return 0;
 }
 
@@ -142,7 +168,7 @@ async function watchCommand(args: string[]): Promise<number> {
   const waitS = values.wait === undefined ? MAX_WAIT_S : Number(values.wait);
   if (!/^[1-9][0-9]?$/.test(values.wait ?? '1') || waitS > MAX_WAIT_S)
     throw new UsageError(`--wait must be whole seconds from 1 to ${MAX_WAIT_S}`);
-  const options = clientOptions(values.resolve, undefined);
+  const options = clientOptions(values.resolve, undefined, values.state);
   const state = await readState(values.state);
   // The first SIGINT or SIGTERM stops the watch cleanly; a second one, its handler gone, ends it at once.
   const stopping = new AbortController();
@@ -173,9 +199,17 @@ function usage(help: boolean | undefined): number {
   return help ? 0 : 2;
 }
 
-function clientOptions(resolve: string[] | undefined, ca: string | undefined): ClientOptions {
+/** `statePath`: where the client keeps what it changes of the state (new pins, a rotated credential) as it goes. */
+function clientOptions(resolve: string[] | undefined, ca: string | undefined, statePath?: string): ClientOptions {
   const log = (line: string) => process.stderr.write(`paddock device: ${line}\n`);
-  return { discoveryCa: ca, lookup: resolveLookup(resolve ?? []), log };
+  return {
+    discoveryCa: ca,
+    lookup: resolveLookup(resolve ?? []),
+    log,
+    ...(statePath === undefined
+      ? {}
+      : { saveState: (state: DeviceState) => writeState(statePath, state), loadState: () => readState(statePath) }),
+  };
 }
 
 /** A lookup that answers `--resolve HOST:ADDRESS` pairs and defers everything else to the system. */

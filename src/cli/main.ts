@@ -7,6 +7,7 @@ import { ADMIN_VERBS, adminCommand, adminHelp } from './admin.ts';
 import { backupCommand, backupHelp, restoreCommand, restoreHelp } from './backup.ts';
 import { checkCommand, checkHelp } from './check.ts';
 import { resetAdminTotpCommand, resetAdminTotpHelp } from './reset_admin_totp.ts';
+import { rotateControlKeyCommand, rotateControlKeyHelp } from './rotate_control_key.ts';
 import { parseOptions, unknownCommand, UsageError } from './usage.ts';
 
 const usage = `Usage: paddock <command> [options]
@@ -15,6 +16,7 @@ Commands:
   serve                 run the server until SIGINT or SIGTERM
   set-admin-password    read a password from stdin and store its hash for the break-glass account
   reset-admin-totp      remove the break-glass account's second factor (lost authenticator)
+  rotate-control-key    replace the control key devices pin with the next one (in the store)
   check                 check the configuration, store, identity provider and certificates
   backup FILE           write a consistent copy of the SQLite store while the server runs
   restore FILE          replace the SQLite store with a backup (refused while a server runs)
@@ -42,6 +44,7 @@ const verbs: Record<string, { help: string; run: (args: string[]) => Promise<num
     run: setAdminPasswordCommand,
   },
   'reset-admin-totp': { help: resetAdminTotpHelp, run: resetAdminTotpCommand },
+  'rotate-control-key': { help: rotateControlKeyHelp, run: rotateControlKeyCommand },
   check: { help: checkHelp, run: checkCommand },
   backup: { help: backupHelp, run: backupCommand, positionals: true },
   restore: { help: restoreHelp, run: restoreCommand, positionals: true },

@@ -34,8 +34,14 @@ export async function serveCommand(): Promise<number> {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  // SIGHUP loads the control key from the store at once (after paddock rotate-control-key), rather
+  // than at the next reload; it does not stop the server.
+  const running = server;
+  const reload = () => void running.reloadControl();
+  process.on('SIGHUP', reload);
   process.stderr.write(`paddock: serving on ${server.url} (console at ${server.baseUrl.replace(/\/$/, '')}/)\n`);
   await stopped;
+  process.off('SIGHUP', reload);
   await server.close();
   release();
   logger.emit(EVENTS.serverStopped, {});

@@ -28,7 +28,8 @@ export function settingsHelp(): string {
       const otherwise = 'default' in row ? row.default : row.unset;
       const [first, ...more] = wrap(row.help, COLUMNS - 2 - width);
       const help = [first, ...more.map((l) => `\n  ${indent}${l}`)].join('');
-      return `  ${row.variable.padEnd(width)}${help}\n  ${indent}default: ${otherwise}\n`;
+      const fallback = wrap(`default: ${otherwise}`, COLUMNS - 2 - width).map((l) => `  ${indent}${l}\n`);
+      return `  ${row.variable.padEnd(width)}${help}\n${fallback.join('')}`;
     })
     .join('');
 }

@@ -61,7 +61,7 @@ export function listFlags(declared: { parameters: Parameters }): SubCommand['opt
   return { ...options, all: { type: 'boolean' } };
 }
 
-/** `[--q TEXT] [--status active|stale|revoked] …` after `start`, the cursor left to the help's note, in lines of 70. */
+/** `[--q TEXT] [--status active|stale|pending|revoked] …` after `start`, the cursor left to the help's note, in lines of 70. */
 export function flagsUsage(start: string, declared: { parameters: Parameters }): string {
   let usage = start;
   let line = usage.length;

@@ -104,6 +104,14 @@ export function loadConfig(env: Env): Config {
   if (get('auditSyslogCa') !== undefined && syslog?.scheme !== 'tls') {
     throw new ConfigError('PADDOCK_AUDIT_SYSLOG_CA', 'is used only with a tls:// PADDOCK_AUDIT_SYSLOG');
   }
+  const maxAge = get('credentialMaxAgeMs');
+  // A credential must be asked to rotate (and have time to) before it expires, or every device would.
+  if (maxAge !== undefined && maxAge <= get('credentialRotateAfterMs')) {
+    throw new ConfigError(
+      'PADDOCK_CREDENTIAL_MAX_AGE',
+      'must be longer than PADDOCK_CREDENTIAL_ROTATE_AFTER (30d unless set), or devices expire before they are asked to rotate',
+    );
+  }
   const all = readAll(get);
   return {
     ...passedOn(all),

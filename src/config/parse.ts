@@ -1,5 +1,5 @@
 /** Validators for configuration values; each returns the parsed value or throws a message. */
-import { isIP } from 'node:net';
+import { isIP, SocketAddress } from 'node:net';
 import type { Level } from '../log/logger.ts';
 
 export class ConfigError extends Error {
@@ -148,6 +148,62 @@ export function parseBase64Key(text: string): Buffer {
   const bytes = Buffer.from(text, 'base64');
   if (bytes.length < 32) throw new Error('each key must decode to at least 32 bytes');
   return bytes;
+}
+
+/** An address or a CIDR range of them: the trusted load balancers of PADDOCK_PROXY_PROTOCOL_FROM. */
+export interface AddressRange {
+  address: string;
+  /** Leading bits that must match: 32 or 128 for a single address. */
+  prefix: number;
+  family: 4 | 6;
+}
+
+/**
+ * Comma-separated IP addresses or CIDR ranges (`10.0.0.0/8`, `2001:db8::/32`, `192.0.2.7`), spaces
+ * around commas allowed. A range with bits set past its prefix is refused rather than rounded: it
+ * is a mistake, and rounding it would trust more than was written.
+ */
+export function parseAddressRanges(text: string): AddressRange[] {
+  if (text.length > 4096) throw new Error('must be at most 4096 characters');
+  return text.split(',').map((item) => parseAddressRange(item.trim()));
+}
+
+function parseAddressRange(text: string): AddressRange {
+  if (text === '') throw new Error('has an empty item between commas');
+  const m = /^([0-9A-Fa-f:.]+)(?:\/(0|[1-9][0-9]{0,2}))?$/.exec(text);
+  const address = m?.[1] ?? '';
+  const version = isIP(address);
+  if (!m || version === 0)
+    throw new Error(`${JSON.stringify(text)} is not an IP address or a CIDR range (such as 10.0.0.0/8)`);
+  const family = version === 4 ? 4 : 6;
+  if (family === 6 && /\./.test(address))
+    throw new Error(`${JSON.stringify(text)}: write an IPv4 address as such, not inside an IPv6 one`);
+  const bits = family === 4 ? 32 : 128;
+  const prefix = m[2] === undefined ? bits : Number(m[2]);
+  if (prefix > bits) throw new Error(`${JSON.stringify(text)}: the prefix must be 0 to ${bits}`);
+  const value = addressBits(address, family);
+  const host = bits - prefix === 0 ? 0n : value & ((1n << BigInt(bits - prefix)) - 1n);
+  if (host !== 0n) {
+    const network = formatBits(value - host, family);
+    throw new Error(`${JSON.stringify(text)} has bits set past its prefix; the range is ${network}/${prefix}`);
+  }
+  return { address, prefix, family };
+}
+
+/** An IP address as an unsigned integer of 32 or 128 bits. */
+function addressBits(address: string, family: 4 | 6): bigint {
+  if (family === 4) return address.split('.').reduce((n, part) => (n << 8n) | BigInt(part), 0n);
+  const [head = '', tail] = address.split('::');
+  const groups = (part: string) => (part === '' ? [] : part.split(':'));
+  const written = [...groups(head), ...(tail === undefined ? [] : groups(tail))];
+  const all = tail === undefined ? written : [...groups(head), ...Array(8 - written.length).fill('0'), ...groups(tail)];
+  return all.reduce((n: bigint, group: string) => (n << 16n) | BigInt(`0x${group}`), 0n);
+}
+
+function formatBits(value: bigint, family: 4 | 6): string {
+  if (family === 4) return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 255n)).join('.');
+  const groups = Array.from({ length: 8 }, (_, i) => ((value >> BigInt(112 - i * 16)) & 0xffffn).toString(16));
+  return new SocketAddress({ address: groups.join(':'), family: 'ipv6' }).address;
 }
 
 /** Where audit records go (docs/contract.md section 13): a collector's TCP or TLS address. */

@@ -4,6 +4,7 @@
  */
 import { readCertificate, readCertificates, readPrivateKey } from './pem.ts';
 import {
+  parseAddressRanges,
   parseBase64Keys,
   parseBoolean,
   parseDuration,
@@ -201,6 +202,18 @@ export const settings = {
     help: 'a device not seen for this long is stale (a duration: 90m, 12h, 30d)',
     parse: parseDuration,
   },
+  credentialRotateAfterMs: {
+    variable: 'PADDOCK_CREDENTIAL_ROTATE_AFTER',
+    default: '30d',
+    help: 'a device whose credential is older than this is asked to rotate it (Paddock-Rotate; a duration)',
+    parse: parseDuration,
+  },
+  credentialMaxAgeMs: {
+    variable: 'PADDOCK_CREDENTIAL_MAX_AGE',
+    unset: 'credentials never expire',
+    help: 'a device credential older than this is refused (401): the device must enroll again (a duration)',
+    parse: parseDuration,
+  },
   accountSignInMaxAgeMs: {
     variable: 'PADDOCK_ACCOUNT_SIGNIN_MAX_AGE',
     default: '90d',
@@ -273,6 +286,12 @@ export const settings = {
     unset: "the system's CAs",
     help: "PEM file of the CA(s) of the tls:// syslog collector's certificate",
     parse: readCertificates,
+  },
+  proxyProtocolFrom: {
+    variable: 'PADDOCK_PROXY_PROTOCOL_FROM',
+    unset: 'no PROXY protocol accepted',
+    help: 'addresses or CIDR ranges of load balancers (comma-separated) that must send a PROXY protocol v1/v2 header',
+    parse: parseAddressRanges,
   },
   webhookAllowPrivate: {
     variable: 'PADDOCK_WEBHOOK_ALLOW_PRIVATE',

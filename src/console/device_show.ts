@@ -17,11 +17,15 @@ export function deviceShow(ctx: Ctx): Handler<UiEnv> {
     const v = viewer(c);
     const device = DEVICE_ID.test(id) ? await ctx.store.deviceVisibleTo(v, id) : undefined;
     if (!device) return fail(c, 'deviceNotFound');
-    const [storedBytes, runs] = await Promise.all([
+    const [storedBytes, runs, credential] = await Promise.all([
       ctx.store.storedBytes(id),
       ctx.store.runsVisibleTo(v, { before: cursor.before, limit: PAGE_SIZE }, { device: id }),
+      ctx.store.deviceCredential(id),
     ]);
     const staleBefore = ctx.clock.now() - ctx.config.staleAfterMs;
-    return page(c, devicePage(chrome(ctx, c), { device, storedBytes, runs, before: cursor.before, staleBefore }));
+    return page(
+      c,
+      devicePage(chrome(ctx, c), { device, storedBytes, runs, before: cursor.before, staleBefore, credential }),
+    );
   };
 }

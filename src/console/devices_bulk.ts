@@ -1,5 +1,5 @@
 /**
- * POST /devices/bulk: admin only. Form `action` (revoke, delete, label or unlabel), one `device`
+ * POST /devices/bulk: admin only. Form `action` (approve, reject, revoke, delete, label or unlabel), one `device`
  * field per checked box and, for the label actions, `label` (`key=value` to set, `key` to remove:
  * docs/contract.md section 12, checked before any device is touched). Each device is acted on
  * exactly as alone (actions/bulk.ts), and the summary says what happened to how many, including
@@ -18,7 +18,14 @@ export function devicesBulk(ctx: Ctx): Handler<UiEnv> {
   return async function devicesBulkHandler(c) {
     const form = c.get('form');
     const action = form.get('action');
-    if (action !== 'revoke' && action !== 'delete' && action !== 'label' && action !== 'unlabel')
+    if (
+      action !== 'approve' &&
+      action !== 'reject' &&
+      action !== 'revoke' &&
+      action !== 'delete' &&
+      action !== 'label' &&
+      action !== 'unlabel'
+    )
       return fail(c, 'badBulkAction');
     const ids = [...new Set(form.all('device'))];
     if (action === 'label' || action === 'unlabel') {
@@ -35,7 +42,7 @@ export function devicesBulk(ctx: Ctx): Handler<UiEnv> {
     }
     if (ids.length === 0) return fail(c, 'noneSelected');
     const counts = await bulkDevices(ctx, actor(c), { action, ids });
-    setNotice(ctx, c, { kind: action === 'revoke' ? 'bulk-revoke' : 'bulk-delete', ...counts });
+    setNotice(ctx, c, { kind: `bulk-${action}`, ...counts });
     return seeOther(c, '/devices');
   };
 }

@@ -17,9 +17,10 @@ import { WEBHOOK_ID } from '../domain/webhooks.ts';
 export const NOTICE_COOKIE = 'service_notice';
 
 export type Notice =
-  | { kind: 'revoked'; device: string }
+  | { kind: 'revoked' | 'approved' | 'rejected'; device: string }
   | { kind: 'deleted'; device: string; run: string }
   | { kind: 'renamed'; device: string }
+  | { kind: 'rotation-asked'; device: string }
   | { kind: 'device-deleted'; device: string }
   | { kind: 'token-revoked'; token: string }
   | { kind: 'access-token-revoked'; token: string }
@@ -28,7 +29,16 @@ export type Notice =
   | { kind: 'sessions-ended' | 'account-disabled'; count: number }
   | { kind: 'labelled'; device: string }
   | { kind: WebhookNoticeKind; webhook: string }
-  | ({ kind: 'bulk-revoke' | 'bulk-delete' | 'bulk-delete-runs' | 'bulk-label' | 'bulk-unlabel' } & BulkCounts);
+  | ({
+      kind:
+        | 'bulk-revoke'
+        | 'bulk-delete'
+        | 'bulk-delete-runs'
+        | 'bulk-label'
+        | 'bulk-unlabel'
+        | 'bulk-approve'
+        | 'bulk-reject';
+    } & BulkCounts);
 
 /** What was done to a webhook endpoint, and the sentence that confirms it. */
 const WEBHOOK_NOTICES = {
@@ -48,7 +58,10 @@ function fieldsOf(notice: Notice): unknown[] {
     case 'deleted':
       return [notice.kind, notice.device, notice.run];
     case 'revoked':
+    case 'approved':
+    case 'rejected':
     case 'renamed':
+    case 'rotation-asked':
     case 'labelled':
     case 'device-deleted':
       return [notice.kind, notice.device];
@@ -129,7 +142,11 @@ function noticeText(fields: unknown[]): string | undefined {
     return WEBHOOK_NOTICES[kind as WebhookNoticeKind](device);
   if (fields.length === 2 && isDevice(device)) {
     if (kind === 'revoked') return `Device ${device} was revoked: its uploads are now refused.`;
+    if (kind === 'approved') return `Device ${device} was approved: it may upload and take requests.`;
+    if (kind === 'rejected') return `Device ${device} was rejected: it is revoked.`;
     if (kind === 'renamed') return `Device ${device} was renamed.`;
+    if (kind === 'rotation-asked')
+      return `Device ${device} is asked to rotate its credential: its next answer from Paddock says so.`;
     if (kind === 'labelled') return `The labels of device ${device} were saved.`;
     if (kind === 'device-deleted') return `Device ${device} and its runs were deleted.`;
   }
@@ -144,8 +161,12 @@ function noticeText(fields: unknown[]): string | undefined {
   else if (kind === 'bulk-delete-runs') parts.push(`${plural(done, 'run', 'runs')} deleted`);
   else if (kind === 'bulk-label') parts.push(`${plural(done, 'device', 'devices')} labelled`);
   else if (kind === 'bulk-unlabel') parts.push(`${plural(done, 'device', 'devices')} unlabelled`);
+  else if (kind === 'bulk-approve') parts.push(`${plural(done, 'device', 'devices')} approved`);
+  else if (kind === 'bulk-reject') parts.push(`${plural(done, 'device', 'devices')} rejected and revoked`);
   else return undefined;
   if (unchanged > 0 && (kind === 'bulk-label' || kind === 'bulk-unlabel')) parts.push(`${unchanged} already so`);
+  else if (unchanged > 0 && (kind === 'bulk-approve' || kind === 'bulk-reject'))
+    parts.push(`${unchanged} not waiting for approval: nothing done`);
   else if (unchanged > 0) parts.push(`${unchanged} already revoked`);
   if (full > 0) parts.push(`${full} not labelled: already ${MAX_LABELS} labels`);
   if (notRevoked > 0) parts.push(`${notRevoked} not deleted: revoke first`);

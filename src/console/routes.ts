@@ -21,10 +21,12 @@ import { collectionCreate } from './collection_create.ts';
 import { collectionShow } from './collection_show.ts';
 import { collectionsList } from './collections_list.ts';
 import { dashboard } from './dashboard.ts';
+import { deviceApprove, deviceReject } from './device_approval.ts';
 import { deviceDelete } from './device_delete.ts';
 import { deviceLabels } from './device_labels.ts';
 import { deviceRename } from './device_rename.ts';
 import { deviceRevoke } from './device_revoke.ts';
+import { deviceRotate } from './device_rotate.ts';
 import { deviceShow } from './device_show.ts';
 import { devicesBulk } from './devices_bulk.ts';
 import { devicesList } from './devices_list.ts';
@@ -71,6 +73,10 @@ export const consoleRoutes: readonly DoorRoute<'none' | 'guarded' | 'admin'>[] =
   { method: 'POST', path: '/devices/:id/rename', access: 'guarded', handler: deviceRename },
   { method: 'POST', path: '/devices/:id/labels', access: 'guarded', handler: deviceLabels },
   { method: 'POST', path: '/devices/:id/revoke', access: 'admin', handler: deviceRevoke },
+  { method: 'POST', path: '/devices/:id/rotate', access: 'admin', handler: deviceRotate },
+  // docs/contract.md section 16.
+  { method: 'POST', path: '/devices/:id/approve', access: 'admin', handler: deviceApprove },
+  { method: 'POST', path: '/devices/:id/reject', access: 'admin', handler: deviceReject },
   { method: 'POST', path: '/devices/:id/delete', access: 'admin', handler: deviceDelete },
   { method: 'POST', path: '/enroll-tokens', access: 'admin', handler: enrollTokenMint },
   { method: 'GET', path: '/runs', access: 'guarded', handler: runsList },

@@ -6,6 +6,7 @@ import type { Store } from '../store/store.ts';
 import type { LevelCheck } from './level_check.ts';
 import type { UploadLimits } from './upload_budget.ts';
 import type { RequestHub } from '../collections/hub.ts';
+import type { CredentialRules } from '../domain/credentials.ts';
 
 export interface ControlDeps {
   store: Store;
@@ -21,4 +22,14 @@ export interface ControlDeps {
   levelCheck?: LevelCheck | undefined;
   /** Held requests (docs/contract.md section 15): the server's, drained at SIGTERM; the app makes one when absent. */
   requests?: RequestHub | undefined;
+  /**
+   * The control key's pins as they are now, current first (docs/contract.md section 16): GET /v1/pins
+   * and every answer's Paddock-Pins. Absent (an app built without a control key): neither.
+   */
+  pins?: (() => readonly string[]) | undefined;
+  /**
+   * PADDOCK_CREDENTIAL_ROTATE_AFTER and PADDOCK_CREDENTIAL_MAX_AGE (docs/contract.md section 16);
+   * absent: rotation asked after 30 days, credentials never expire.
+   */
+  credentialRules?: CredentialRules | undefined;
 }

@@ -11,6 +11,7 @@ import type { ControlDeps } from './deps.ts';
 import { EVENTS } from '../events/catalogue.ts';
 import { note } from '../events/note.ts';
 import type { Device } from '../domain/devices.ts';
+import { factsAt } from './facts_body.ts';
 
 const TOKEN = /^[A-Za-z0-9_-]{1,512}$/;
 const ENROLL_LIMIT = 65_536;
@@ -18,9 +19,11 @@ const ENROLL_LIMIT = 65_536;
 export function enroll(deps: ControlDeps): Handler {
   return async function enrollHandler(c) {
     let request: unknown;
+    let text: string;
     try {
       const body = await readBody(c.req.raw, { limit: ENROLL_LIMIT });
-      request = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+      text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+      request = JSON.parse(text);
     } catch (err) {
       const code = err instanceof BodyError ? err.code : undefined;
       if (code === 'too-large') return fail(c, 'requestTooLarge');
@@ -28,11 +31,15 @@ export function enroll(deps: ControlDeps): Handler {
       return fail(c, 'notJsonObject');
     }
     if (typeof request !== 'object' || request === null || Array.isArray(request)) return fail(c, 'notJsonObject');
-    const { token, name } = request as Record<string, unknown>;
+    const { token, name, facts } = request as Record<string, unknown>;
     if (typeof token !== 'string' || token === '') return fail(c, 'tokenMissing');
     if (name !== undefined && (typeof name !== 'string' || !DEVICE_NAME.test(name))) {
       return fail(c, 'badDeviceName');
     }
+
+    // Facts are checked before the token is used: a refusal leaves the token's uses as they were.
+    const reported = facts === undefined ? undefined : factsAt({ value: request, text }, ['facts']);
+    if (reported && !reported.ok) return fail(c, 'badFacts', reported.error);
 
     // A string no mint could have made is an unknown token, answered as such.
     if (!TOKEN.test(token)) return fail(c, 'unknownEnrollToken');
@@ -48,13 +55,19 @@ export function enroll(deps: ControlDeps): Handler {
         deviceId,
         name: name ?? deviceId,
         credentialHash: secretHash(credential),
+        facts: reported?.value,
       },
-      // device.enrolled's webhook message commits with the device.
-      (d) => note(EVENTS.deviceEnrolled, enrolledFields(d), now),
+      // device.enrolled's webhook message commits with the device, and device.pending's with a
+      // device that waits for approval (docs/contract.md section 16).
+      (d) =>
+        d.pendingSince === null
+          ? note(EVENTS.deviceEnrolled, enrolledFields(d), now)
+          : [note(EVENTS.deviceEnrolled, enrolledFields(d), now), note(EVENTS.devicePending, enrolledFields(d), now)],
     );
     // One answer for unknown, used-up, revoked and expired tokens, so the endpoint reveals nothing about them.
     if (!device) return fail(c, 'unknownEnrollToken');
     await deps.logger.emit(EVENTS.deviceEnrolled, enrolledFields(device));
+    if (device.pendingSince !== null) await deps.logger.emit(EVENTS.devicePending, enrolledFields(device));
     return c.json({ device: device.id, credential }, 201);
   };
 }

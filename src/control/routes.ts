@@ -10,11 +10,19 @@ import { enroll } from './enroll.ts';
 import { runUpload } from './run_upload.ts';
 import { deviceRequests } from './requests.ts';
 import { requestDecline } from './request_decline.ts';
+import { credentialRotate } from './credential_rotate.ts';
+import { pins } from './pins.ts';
+import { deviceFacts } from './device_facts.ts';
 
 export interface ControlRoute {
   method: Method;
   path: string;
   handler: (deps: ControlDeps) => Handler;
+  /**
+   * A device waiting for approval may call it (docs/contract.md section 16: its facts); every
+   * other route answers such a device 403 (device_auth.ts).
+   */
+  whilePending?: true;
 }
 
 export const controlRoutes: readonly ControlRoute[] = [
@@ -22,6 +30,9 @@ export const controlRoutes: readonly ControlRoute[] = [
   { method: 'PUT', path: '/v1/runs/:id', handler: runUpload },
   { method: 'GET', path: '/v1/requests', handler: deviceRequests },
   { method: 'POST', path: '/v1/requests/:id/decline', handler: requestDecline },
+  { method: 'POST', path: '/v1/credential', handler: credentialRotate },
+  { method: 'GET', path: '/v1/pins', handler: pins },
+  { method: 'PUT', path: '/v1/device/facts', handler: deviceFacts, whilePending: true },
 ];
 
 /** True for a path some control route serves (any method), so one port can carry both interfaces. */

@@ -14,6 +14,7 @@ import { fulfilRequest } from '../actions/collections.ts';
 import { parseReceipt, type Receipt, RECEIPT_HEADER } from '../domain/receipt.ts';
 import { isPrivacyLevel, type PrivacyLevel, withinCeiling } from '../domain/privacy.ts';
 import type { Device } from '../domain/devices.ts';
+import type { CredentialDevice } from '../domain/credentials.ts';
 import { type PutRunResult, RUN_LIMIT } from '../domain/runs.ts';
 import type { ControlDeps } from './deps.ts';
 import { credentialCache } from './credential_cache.ts';
@@ -105,7 +106,7 @@ function answer(c: Context, outcome: UploadOutcome, device: Device | undefined):
 export function runUpload(deps: ControlDeps): Handler {
   const limits = deps.uploadLimits ?? DEFAULT_UPLOAD_LIMITS;
   const begin = uploadBudget(limits);
-  const credentials = credentialCache(deps.store, deps.clock);
+  const credentials = credentialCache(deps.store);
   const seen = lastSeen(deps.store, deps.clock, deps.logger);
   return async function runUploadHandler(c) {
     const found = await deviceOf(c, credentials);
@@ -114,11 +115,11 @@ export function runUpload(deps: ControlDeps): Handler {
     const outcome = await authenticated(c, device, hash);
     // A stored run wrote last seen in its own statement; every other answer to a known device touches it.
     if (outcome === 'stored') seen.written(device.id);
-    else if (outcome !== 'device-unknown') seen.touch(device.id);
+    else if (outcome !== 'device-unknown' && outcome !== 'unknown-credential') seen.touch(device.id);
     return answer(c, outcome, device);
   };
 
-  async function authenticated(c: Context, found: Device, hash: string): Promise<UploadOutcome> {
+  async function authenticated(c: Context, found: CredentialDevice, hash: string): Promise<UploadOutcome> {
     const device = found.id;
     const id = c.req.param('id') ?? '';
     if (!RUN_ID.test(id)) return 'bad-run-id';
@@ -157,7 +158,7 @@ export function runUpload(deps: ControlDeps): Handler {
     const ticket = begin(device);
     if (ticket === 'device') return 'device-busy';
     try {
-      const outcome = await store(c, found, id, level, contentType, ticket, receipt);
+      const outcome = await store(c, found, hash, id, level, contentType, ticket, receipt);
       // Revoked (or gone) since it was remembered: the next upload asks the store again.
       if (outcome === 'device-unknown') credentials.forget(hash);
       // The run is stored (now, or by an earlier try): the request is fulfilled by it, once. Should
@@ -174,7 +175,8 @@ export function runUpload(deps: ControlDeps): Handler {
 
   async function store(
     c: Context,
-    found: Device,
+    found: CredentialDevice,
+    hash: string,
     id: string,
     privacy: PrivacyLevel,
     contentType: string,
@@ -202,21 +204,29 @@ export function runUpload(deps: ControlDeps): Handler {
       return overQuota(found, id, body.byteLength);
     const uploadedAt = deps.clock.now();
     const fields = { account: found.owner, device, run: id, privacy, size: body.byteLength };
+    const run = {
+      device,
+      id,
+      contentType,
+      privacy,
+      size: body.byteLength,
+      uploadedAt,
+      body,
+      receipt,
+      sha256: sha256Hex(body),
+    };
     // run.stored's webhook message commits with the run (docs/contract.md section 13).
-    const outcome = await deps.store.putRun(
-      {
-        device,
-        id,
-        contentType,
-        privacy,
-        size: body.byteLength,
-        uploadedAt,
-        body,
-        receipt,
-        sha256: sha256Hex(body),
-      },
-      note(EVENTS.runStored, fields, uploadedAt),
-    );
+    const stored = note(EVENTS.runStored, fields, uploadedAt);
+    let outcome = await deps.store.putRun({ ...run, credentialVersion: found.version }, stored);
+    // Revoked, or the credential changed since its lookup was remembered (docs/contract.md section
+    // 16: rotated, first used, asked to rotate; here or on another instance): asked again, and
+    // stored when it still works, as it would have been had the lookup not been remembered.
+    if (outcome === 'device-unknown') {
+      credentials.forget(hash);
+      const again = await deviceOf(c, credentials);
+      if (again?.device.id !== device) return 'unknown-credential';
+      outcome = await deps.store.putRun({ ...run, credentialVersion: again.device.version }, stored);
+    }
     if (outcome === 'stored') {
       await deps.logger.emit(EVENTS.runStored, fields);
       deps.levelCheck?.stored({ device, id, privacy, body, owner: found.owner });

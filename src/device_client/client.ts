@@ -7,22 +7,19 @@ import { countFindings } from '../domain/redaction.ts';
 import { version } from '../version.ts';
 import { withinCeiling } from '../domain/privacy.ts';
 import { createHash } from 'node:crypto';
-import type { LookupFunction } from 'node:net';
 import { discoverControlUrl } from './discover.ts';
 import { parseEnrollmentLink } from './link.ts';
 import { pinnedRequest } from './pinned_request.ts';
+import { controlRequest, type ControlOptions, updatePins } from './control_request.ts';
 import { isAddressableRunId } from '../domain/ids.ts';
 import { applyPrivacy, type PrivacyLevel } from '../domain/redaction.ts';
 import type { DeviceState } from './state.ts';
+import type { Facts } from '../domain/facts.ts';
 
-export interface ClientOptions {
-  /** Extra CA certificate (PEM) trusted for discovery only; the control connection trusts only the pin. */
+export interface ClientOptions extends ControlOptions {
+  /** Extra CA certificate (PEM) trusted for discovery only; the control connection trusts only the pins. */
   discoveryCa?: string | undefined;
-  lookup?: LookupFunction | undefined;
   sleep?: (ms: number) => Promise<void>;
-  log?: (line: string) => void;
-  /** Stops the client (SIGINT, SIGTERM): a request in flight ends, and no retry follows. */
-  signal?: AbortSignal | undefined;
 }
 
 export class DeviceError extends Error {
@@ -37,11 +34,15 @@ export class DeviceError extends Error {
   }
 }
 
-/** Enrolls with a link; returns the state to keep. Not retried: a token works once. */
+/**
+ * Enrolls with a link, reporting `facts` (device_client/facts.ts) with it; returns the state to
+ * keep. Not retried: a token works once.
+ */
 export async function enroll(
   linkText: string,
   name: string | undefined,
   opts: ClientOptions = {},
+  facts?: Facts,
 ): Promise<DeviceState> {
   const link = parseEnrollmentLink(linkText);
   let controlUrl = link.control;
@@ -54,25 +55,31 @@ export async function enroll(
   }
   const res = await pinnedRequest({
     url: new URL('/v1/enroll', controlUrl),
-    pin: link.pin,
+    pins: link.pins,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: new TextEncoder().encode(
-      JSON.stringify(name === undefined ? { token: link.token } : { token: link.token, name }),
+      JSON.stringify({ token: link.token, ...(name === undefined ? {} : { name }), ...(facts && { facts }) }),
     ),
     lookup: opts.lookup,
   });
   if (res.status !== 201)
     throw new DeviceError(`enrollment refused (${res.status}): ${res.body.toString('utf8').trim()}`, res.status);
   const answer = JSON.parse(res.body.toString('utf8')) as { device: string; credential: string };
-  return {
+  const state: DeviceState = {
     server: link.server,
     controlUrl,
-    pin: link.pin,
+    pins: link.pins,
     device: answer.device,
     credential: answer.credential,
     ...(link.maxPrivacy === undefined ? {} : { maxPrivacy: link.maxPrivacy }),
+    ...(facts && { facts: { ...facts } }),
   };
+  // A link with one pin, or made before a rotation: the server's set replaces the link's at once.
+  await updatePins(state, res, { ...opts, saveState: undefined });
+  // The set the link's replaced is of no use to a device that never connected through it.
+  delete state.retiredPins;
+  return state;
 }
 
 /**
@@ -127,21 +134,22 @@ export async function uploadRun(
     let failure: string;
     let retryAfterMs = 0;
     try {
-      const res = await pinnedRequest({
-        url: new URL(`/v1/runs/${encodeURIComponent(id)}`, state.controlUrl),
-        pin: state.pin,
-        method: 'PUT',
-        headers: {
-          authorization: `Bearer ${state.credential}`,
-          'x-privacy-level': input.privacy,
-          'content-type': contentType,
-          ...(receipt === undefined ? {} : { [RECEIPT_HEADER.toLowerCase()]: receipt }),
-          ...(input.collection === undefined ? {} : { 'x-collection': input.collection }),
+      const res = await controlRequest(
+        state,
+        {
+          url: new URL(`/v1/runs/${encodeURIComponent(id)}`, state.controlUrl),
+          method: 'PUT',
+          headers: {
+            authorization: `Bearer ${state.credential}`,
+            'x-privacy-level': input.privacy,
+            'content-type': contentType,
+            ...(receipt === undefined ? {} : { [RECEIPT_HEADER.toLowerCase()]: receipt }),
+            ...(input.collection === undefined ? {} : { 'x-collection': input.collection }),
+          },
+          body,
         },
-        body,
-        signal: opts.signal,
-        lookup: opts.lookup,
-      });
+        opts,
+      );
       if (res.status === 201 || res.status === 200) return { id, status: res.status };
       const message = res.body.toString('utf8').trim();
       if (res.status === 401)

@@ -1,14 +1,18 @@
 /**
  * Parsing of enrollment links (docs/contract.md sections 7 and 10):
- * `paddock://enroll?server=…&pin=…&token=…[&control=…][&max_privacy=…]`.
+ * `paddock://enroll?server=…&pin=…[&pin=…]&token=…[&control=…][&max_privacy=…]`.
  */
+import { MAX_PINS, PIN } from '../domain/pins.ts';
 import { isPrivacyLevel, type PrivacyLevel, PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
 
 export interface EnrollmentLink {
   /** Public host[:port] of the server. */
   server: string;
-  /** `sha256/<base64>` of the control certificate's SubjectPublicKeyInfo. */
-  pin: string;
+  /**
+   * `sha256/<base64>` of the control key's SubjectPublicKeyInfo: the current key's, then the next
+   * one's (docs/contract.md section 16); links made before the next key have one.
+   */
+  pins: string[];
   token: string;
   /** When present, the device connects here and skips discovery. */
   control?: string;
@@ -23,7 +27,6 @@ export class LinkError extends Error {
   }
 }
 
-const PIN = /^sha256\/[A-Za-z0-9+/]{43}=$/;
 const SERVER = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$/;
 
 export function parseEnrollmentLink(text: string): EnrollmentLink {
@@ -41,12 +44,14 @@ export function parseEnrollmentLink(text: string): EnrollmentLink {
     return values[0];
   };
   const server = one('server');
-  const pin = one('pin');
+  const pins = url.searchParams.getAll('pin');
   const token = one('token');
   const control = one('control');
   const maxPrivacy = one('max_privacy');
   if (!server || !SERVER.test(server)) throw new LinkError('server must be a host name with an optional port');
-  if (!pin || !PIN.test(pin)) throw new LinkError('pin must be sha256/ followed by a base64 SHA-256');
+  if (pins.length === 0 || !pins.every((pin) => PIN.test(pin)))
+    throw new LinkError('pin must be sha256/ followed by a base64 SHA-256');
+  if (pins.length > MAX_PINS) throw new LinkError(`pin appears more than ${MAX_PINS} times`);
   if (!token || !/^[A-Za-z0-9_-]{1,512}$/.test(token)) throw new LinkError('token is missing or malformed');
   if (control !== undefined && !/^https:\/\/[^/?#]+\/?$/.test(control))
     throw new LinkError('control must be an https URL');
@@ -54,7 +59,7 @@ export function parseEnrollmentLink(text: string): EnrollmentLink {
     throw new LinkError(`max_privacy must be ${PRIVACY_LEVELS_TEXT}`);
   return {
     server,
-    pin,
+    pins,
     token,
     ...(control === undefined ? {} : { control: control.replace(/\/$/, '') }),
     ...(maxPrivacy === undefined ? {} : { maxPrivacy }),

@@ -1,22 +1,37 @@
 /**
- * HTTPS to the control plane, trusted only through the pin: the TLS handshake completes, the
- * certificate's SubjectPublicKeyInfo hash is compared with the pin, and only on a match is a single
- * byte of the request written. There is no fallback to CA trust and no way to skip the check.
+ * HTTPS to the control plane, trusted only through the pins: the TLS handshake completes, the
+ * certificate's SubjectPublicKeyInfo hash is compared with each pin held (the current key's and the
+ * next one's, docs/contract.md section 16), and only on a match is a single byte of the request
+ * written. There is no fallback to CA trust and no way to skip the check.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
-import { request as httpRequest } from 'node:http';
+import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { connect, type TLSSocket } from 'node:tls';
 
 export class PinMismatchError extends Error {
   readonly code = 'PIN_MISMATCH';
-  constructor(host: string, expected: string, actual: string) {
+  readonly host: string;
+  /** The pins held, current first. */
+  readonly expected: readonly string[];
+  /** The pin of the key the server presented. */
+  readonly actual: string;
+  constructor(
+    host: string,
+    expected: readonly string[],
+    actual: string,
+    holder = 'the enrollment link pins',
+    advice = '',
+  ) {
     super(
-      `pin mismatch: ${host} presented a certificate with pin ${actual}, but the enrollment link pins ${expected}; nothing was sent`,
+      `pin mismatch: ${host} presented a certificate with pin ${actual}, but ${holder} ${expected.join(' and ')}${advice}; nothing was sent`,
     );
     this.name = 'PinMismatchError';
+    this.host = host;
+    this.expected = expected;
+    this.actual = actual;
   }
 }
 
@@ -25,11 +40,16 @@ export interface PinnedResponse {
   /** Seconds from a `Retry-After` header given as a number, if any. */
   retryAfter?: number | undefined;
   body: Buffer;
+  /** The answer's headers (names in lower case). */
+  headers: IncomingHttpHeaders;
+  /** The pin of the key the server presented: one of the request's pins. */
+  pin: string;
 }
 
 export interface PinnedRequest {
   url: URL;
-  pin: string;
+  /** The pins trusted (docs/contract.md section 16): the server's key must match one of them. */
+  pins: readonly string[];
   method: 'GET' | 'POST' | 'PUT';
   headers: Record<string, string>;
   /** Absent for a GET: then no body and no Content-Length are sent. */
@@ -49,6 +69,10 @@ export function spkiPin(socket: TLSSocket): string {
   return `sha256/${createHash('sha256')
     .update(cert.publicKey.export({ type: 'spki', format: 'der' }))
     .digest('base64')}`;
+}
+
+function samePin(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 }
 
 export async function pinnedRequest(req: PinnedRequest): Promise<PinnedResponse> {
@@ -75,9 +99,7 @@ export async function pinnedRequest(req: PinnedRequest): Promise<PinnedResponse>
   try {
     await once(socket, 'secureConnect', { signal });
     const actual = spkiPin(socket);
-    if (actual.length !== req.pin.length || !timingSafeEqual(Buffer.from(actual), Buffer.from(req.pin))) {
-      throw new PinMismatchError(req.url.host, req.pin, actual);
-    }
+    if (!req.pins.some((pin) => samePin(actual, pin))) throw new PinMismatchError(req.url.host, req.pins, actual);
     return await new Promise<PinnedResponse>((resolve, reject) => {
       const r = httpRequest(
         {
@@ -102,7 +124,15 @@ export async function pinnedRequest(req: PinnedRequest): Promise<PinnedResponse>
           const retryAfter = /^\d{1,4}$/.test(res.headers['retry-after'] ?? '')
             ? Number(res.headers['retry-after'])
             : undefined;
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter, body: Buffer.concat(chunks) }));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              retryAfter,
+              body: Buffer.concat(chunks),
+              headers: res.headers,
+              pin: actual,
+            }),
+          );
           res.on('error', reject);
         },
       );

@@ -6,7 +6,8 @@
 import { REQUEST_ID } from '../domain/collections.ts';
 import { isPrivacyLevel, type PrivacyLevel } from '../domain/privacy.ts';
 import { type ClientOptions, DeviceError, RETRYABLE } from './client.ts';
-import { pinnedRequest, type PinnedResponse } from './pinned_request.ts';
+import { controlRequest } from './control_request.ts';
+import type { PinnedResponse } from './pinned_request.ts';
 import type { DeviceState } from './state.ts';
 
 /** A request as the device sees it: what is asked, at which level, and why. */
@@ -29,16 +30,17 @@ export async function fetchRequests(
 ): Promise<CollectionRequest[]> {
   const url = new URL('/v1/requests', state.controlUrl);
   url.searchParams.set('wait', String(waitS));
-  const res = await pinnedRequest({
-    url,
-    pin: state.pin,
-    method: 'GET',
-    headers: { authorization: `Bearer ${state.credential}`, accept: 'application/json' },
-    // The server holds the answer up to the wait: the timeout must outlast it.
-    timeoutMs: waitS * 1000 + ANSWER_MARGIN_MS,
-    signal: opts.signal,
-    lookup: opts.lookup,
-  });
+  const res = await controlRequest(
+    state,
+    {
+      url,
+      method: 'GET',
+      headers: { authorization: `Bearer ${state.credential}`, accept: 'application/json' },
+      // The server holds the answer up to the wait: the timeout must outlast it.
+      timeoutMs: waitS * 1000 + ANSWER_MARGIN_MS,
+    },
+    opts,
+  );
   if (res.status !== 200) throw refusal('asking for requests', res);
   return parseRequests(res.body);
 }
@@ -53,15 +55,16 @@ export async function declineRequest(
   reason: string,
   opts: ClientOptions = {},
 ): Promise<DeclineOutcome> {
-  const res = await pinnedRequest({
-    url: new URL(`/v1/requests/${encodeURIComponent(id)}/decline`, state.controlUrl),
-    pin: state.pin,
-    method: 'POST',
-    headers: { authorization: `Bearer ${state.credential}`, 'content-type': 'application/json' },
-    body: new TextEncoder().encode(JSON.stringify({ reason: declineReason(reason) })),
-    signal: opts.signal,
-    lookup: opts.lookup,
-  });
+  const res = await controlRequest(
+    state,
+    {
+      url: new URL(`/v1/requests/${encodeURIComponent(id)}/decline`, state.controlUrl),
+      method: 'POST',
+      headers: { authorization: `Bearer ${state.credential}`, 'content-type': 'application/json' },
+      body: new TextEncoder().encode(JSON.stringify({ reason: declineReason(reason) })),
+    },
+    opts,
+  );
   if (res.status === 204) return 'declined';
   if (res.status === 404 || res.status === 409) return 'not-open';
   throw refusal(`declining ${id}`, res);

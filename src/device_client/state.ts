@@ -1,14 +1,24 @@
 /** The device's state file: where it enrolled and its credential, readable by its owner only (0600). */
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { MAX_PINS, PIN } from '../domain/pins.ts';
 import { isPrivacyLevel, type PrivacyLevel } from '../domain/privacy.ts';
+import { factsFromJson } from '../domain/facts.ts';
 
 export interface DeviceState {
   server: string;
   controlUrl: string;
-  pin: string;
+  /** The control key's pins this device trusts, current first (docs/contract.md section 16). */
+  pins: string[];
+  /**
+   * The set the last pin update replaced, still trusted until `until` (an ISO time): for a minute
+   * after a rotation another instance sharing the store may still serve the old key.
+   */
+  retiredPins?: { pins: string[]; until: string };
   device: string;
   credential: string;
+  /** The facts the server last accepted from this device (device_client/facts.ts); absent: none yet. */
+  facts?: Record<string, string>;
   /** The privacy ceiling the enrollment link carried; absent (older state files too) means `full`. */
   maxPrivacy?: PrivacyLevel;
 }
@@ -36,11 +46,30 @@ export async function readState(path: string): Promise<DeviceState> {
   } catch (err) {
     throw new Error(`cannot read the device state ${path}: ${(err as Error).message}; enroll first`, { cause: err });
   }
-  const s = doc as Partial<DeviceState>;
-  for (const field of ['server', 'controlUrl', 'pin', 'device', 'credential'] as const) {
+  const s = doc as Partial<DeviceState> & { pin?: unknown };
+  // A state file written before the pin set (issue 36) holds the link's one pin.
+  if (s.pins === undefined && typeof s.pin === 'string') {
+    s.pins = [s.pin];
+    delete s.pin;
+  }
+  for (const field of ['server', 'controlUrl', 'device', 'credential'] as const) {
     if (typeof s[field] !== 'string' || s[field] === '') throw new Error(`device state ${path} has no ${field}`);
   }
+  if (!isPinSet(s.pins)) throw new Error(`device state ${path} has no pins`);
+  if (s.retiredPins !== undefined && !(isPinSet(s.retiredPins.pins) && typeof s.retiredPins.until === 'string'))
+    throw new Error(`device state ${path} has bad retiredPins`);
   if (s.maxPrivacy !== undefined && !isPrivacyLevel(s.maxPrivacy))
     throw new Error(`device state ${path} has a bad maxPrivacy`);
+  // Facts that do not read as a set are only forgotten: the next report sends them again.
+  if (s.facts !== undefined && !factsFromJson(s.facts).ok) delete s.facts;
   return s as DeviceState;
+}
+
+function isPinSet(pins: unknown): pins is string[] {
+  return (
+    Array.isArray(pins) &&
+    pins.length >= 1 &&
+    pins.length <= MAX_PINS &&
+    pins.every((pin) => typeof pin === 'string' && PIN.test(pin))
+  );
 }

@@ -9,6 +9,8 @@ import { type PrivacyLevel, withinCeiling } from '../domain/privacy.ts';
 import { pause, retryDelay } from './backoff.ts';
 import { type ClientOptions, DeviceError, uploadRun } from './client.ts';
 import { collect } from './collect.ts';
+import { reportChangedFacts } from './facts.ts';
+import { PinMismatchError } from './pinned_request.ts';
 import { type CollectionRequest, declineRequest, fetchRequests } from './requests.ts';
 import type { DeviceState } from './state.ts';
 
@@ -63,6 +65,7 @@ export async function watch(state: DeviceState, opts: WatchOptions): Promise<Wat
 async function handleOpen(state: DeviceState, opts: WatchOptions, client: ClientOptions): Promise<WatchEnd> {
   const answered = new Set<string>();
   let refused = false;
+  await reportChangedFacts(state, client);
   for (;;) {
     const fresh = (await fetchRequests(state, 0, client)).filter((r) => !answered.has(r.id));
     if (fresh.length === 0) {
@@ -85,6 +88,8 @@ async function hold(state: DeviceState, opts: WatchOptions, client: Client): Pro
   let failures = 0;
   while (!opts.signal?.aborted) {
     try {
+      // Before each ask: a machine whose facts changed while watching says so (docs/contract.md section 16).
+      await reportChangedFacts(state, client);
       const requests = await fetchRequests(state, opts.waitS, client);
       failures = 0;
       for (const request of requests) {
@@ -92,8 +97,9 @@ async function hold(state: DeviceState, opts: WatchOptions, client: Client): Pro
       }
     } catch (err) {
       if (opts.signal?.aborted) break;
-      // A revoked device can never be answered again: say so and end.
-      if (err instanceof DeviceError && err.status === 401) throw err;
+      // A revoked device can never be answered again, nor one whose pins the server's key matches
+      // none of (it needs a new link): say so and end.
+      if ((err instanceof DeviceError && err.status === 401) || err instanceof PinMismatchError) throw err;
       failures++;
       const delay = retryDelay(failures, err instanceof DeviceError ? err.retryAfter : undefined, opts.random);
       log(`${(err as Error).message}; asking again in ${(delay / 1000).toFixed(1)} s`);

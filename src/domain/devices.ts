@@ -1,13 +1,19 @@
 /**
- * A device's status (docs/contract.md section 9): revoked when revoked; else stale when it has not called
- * the control API for PADDOCK_STALE_AFTER; else active. The store filters by the same rule
- * (store/devices.ts, filteredDevices).
+ * A device's status (docs/contract.md sections 9 and 16): revoked when revoked; else pending while it
+ * waits for an administrator's approval; else stale when it has not called the control API for
+ * PADDOCK_STALE_AFTER; else active. The store filters by the same rule (store/devices.ts,
+ * deviceConditions).
  */
 import type { LabelSelector, Labels } from './labels.ts';
+import type { FactSelector, Facts } from './facts.ts';
 import type { PrivacyLevel } from './privacy.ts';
 
-export function deviceStatus(d: Pick<Device, 'revokedAt' | 'lastSeenAt'>, staleBefore: number): DeviceStatus {
+export function deviceStatus(
+  d: Pick<Device, 'revokedAt' | 'lastSeenAt' | 'pendingSince'>,
+  staleBefore: number,
+): DeviceStatus {
   if (d.revokedAt !== null) return 'revoked';
+  if (d.pendingSince !== null) return 'pending';
   return (d.lastSeenAt ?? 0) < staleBefore ? 'stale' : 'active';
 }
 
@@ -25,6 +31,11 @@ export interface Device {
   enrollNote: string;
   /** The highest privacy level the device may upload at (docs/contract.md section 10). */
   maxPrivacy: PrivacyLevel;
+  /**
+   * While it waits for an administrator's approval (docs/contract.md section 16), since when (its
+   * enrollment); null once approved, for a device whose token needed none, and once revoked.
+   */
+  pendingSince: number | null;
 }
 
 /**
@@ -33,11 +44,17 @@ export interface Device {
  */
 export interface LabelledDevice extends Device {
   labels: Labels;
+  /** What the device last reported about itself (docs/contract.md section 16); empty when never. */
+  facts: Facts;
+  /** When it last reported its facts; null when never. */
+  factsReportedAt: number | null;
 }
 
 /** A device's statuses, in the order the console offers them. */
-export const DEVICE_STATUSES = ['active', 'stale', 'revoked'] as const;
+export const DEVICE_STATUSES = ['active', 'stale', 'pending', 'revoked'] as const;
 export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
+/** The statuses as a sentence says them: `active, stale, pending or revoked`. */
+export const DEVICE_STATUSES_TEXT = `${DEVICE_STATUSES.slice(0, -1).join(', ')} or ${DEVICE_STATUSES.at(-1) ?? ''}`;
 
 /** The device list's sorts; the first is the default. */
 export const DEVICE_SORTS = ['newest', 'name', 'last_seen'] as const;
@@ -52,6 +69,8 @@ export interface DeviceFilter {
   sort?: DeviceSort | undefined;
   /** Labels every device shown carries (`key=value`, or `key` with any value); at most 5. */
   labels?: readonly LabelSelector[] | undefined;
+  /** Facts every device shown reported (`key=value`, exact); at most 5. */
+  facts?: readonly FactSelector[] | undefined;
   /** Devices not seen since this instant are stale (now − PADDOCK_STALE_AFTER). */
   staleBefore: number;
 }

@@ -4,6 +4,7 @@
  */
 import { randomToken } from '../crypto/random.ts';
 import type { Labels } from './labels.ts';
+import type { Facts } from './facts.ts';
 import type { PrivacyLevel } from './privacy.ts';
 
 /** `expires_in`, seconds. */
@@ -34,6 +35,18 @@ export function newTokenPublicId(): string {
   return `t_${randomToken(12)}`;
 }
 
+/**
+ * `approval` (docs/contract.md section 16): `required` enrolls devices as pending, to wait for an
+ * administrator; `automatic` (the default) lets them in at once.
+ */
+export const APPROVALS = ['automatic', 'required'] as const;
+export type Approval = (typeof APPROVALS)[number];
+export const APPROVAL_RULE = `approval must be ${APPROVALS.join(' or ')}`;
+
+export function isApproval(text: string): text is Approval {
+  return (APPROVALS as readonly string[]).includes(text);
+}
+
 export const EXPIRES_IN_RULE = `expires_in must be a whole number of seconds from ${EXPIRES_IN_MIN} to ${EXPIRES_IN_MAX}`;
 export const USES_RULE = `uses must be a whole number from ${USES_MIN} to ${USES_MAX}`;
 export const NOTE_RULE = `note must be at most ${NOTE_MAX} printable characters`;
@@ -44,6 +57,8 @@ export interface EnrollInput {
   deviceId: string;
   name: string;
   credentialHash: string;
+  /** What the device reported at enrollment (docs/contract.md section 16); absent: no report yet. */
+  facts?: Facts | undefined;
 }
 
 /** What minting stores; the fields after expiresAt default to one use, no name, no note, `full`. */
@@ -60,6 +75,8 @@ export interface NewEnrollToken {
   maxPrivacy?: PrivacyLevel | undefined;
   /** The labels every device it enrolls starts with (docs/contract.md section 12). */
   labels?: Labels | undefined;
+  /** Whether its devices wait for an administrator's approval; `automatic` when absent. */
+  approval?: Approval | undefined;
 }
 
 /** A token record as the tokens page shows it: never the token or its hash. */
@@ -77,4 +94,5 @@ export interface EnrollToken {
   maxPrivacy: PrivacyLevel;
   revokedAt: number | null;
   labels: Labels;
+  approval: Approval;
 }

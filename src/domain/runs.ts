@@ -22,6 +22,12 @@ export interface Run extends Omit<RunSummary, 'flagged'> {
   body: Uint8Array;
   /** What the device says it removed (its X-Redaction-Receipt); absent when it sent none. */
   receipt?: Receipt | undefined;
+  /**
+   * The credential_version the upload's credential lookup read (docs/contract.md section 16): the
+   * run is stored only while the device's is still that, else it is refused as for a revoked
+   * device. Absent (the store's own callers, which looked nothing up): not checked.
+   */
+  credentialVersion?: number | undefined;
 }
 
 /** A stored run: its bytes are read a chunk at a time, so a 16 MiB run is never held whole. */

@@ -137,9 +137,9 @@ export const EVENTS = {
   enrollTokenMinted: event({
     name: 'enroll_token.minted',
     level: 'info',
-    fields: { ...ACTOR, owner: 'string', token: 'string', uses: 'number', max_privacy: 'string' },
+    fields: { ...ACTOR, owner: 'string', token: 'string', uses: 'number', max_privacy: 'string', approval: 'string' },
     audited: true,
-    help: 'an enrollment token was minted (its public id, never the token)',
+    help: 'an enrollment token was minted (its public id, never the token; `approval`: `automatic` or `required`)',
     webhook: 'all',
   }),
   // docs/contract.md section 9: the console's actions.
@@ -182,6 +182,56 @@ export const EVENTS = {
     fields: { client: 'string', device: 'string', owner: 'string' },
     audited: true,
     help: 'a device enrolled with a token',
+    webhook: 'all',
+  }),
+  // docs/contract.md section 16: approval.
+  devicePending: event({
+    name: 'device.pending',
+    level: 'info',
+    fields: { client: 'string', device: 'string', owner: 'string' },
+    audited: true,
+    help: 'a device enrolled with a token minted with `approval=required`: it waits for an administrator',
+    webhook: 'all',
+  }),
+  deviceApproved: event({
+    name: 'device.approved',
+    level: 'info',
+    fields: { ...ACTOR, device: 'string' },
+    audited: true,
+    help: 'an administrator approved a pending device',
+    webhook: 'all',
+  }),
+  deviceRejected: event({
+    name: 'device.rejected',
+    level: 'info',
+    fields: { ...ACTOR, device: 'string' },
+    audited: true,
+    help: 'an administrator rejected a pending device: it is revoked',
+    webhook: 'all',
+  }),
+  // docs/contract.md section 16: credential rotation.
+  deviceCredentialRotated: event({
+    name: 'device.credential_rotated',
+    level: 'info',
+    fields: { account: 'string', client: 'string', device: 'string' },
+    audited: true,
+    help: 'a device replaced its credential (`POST /v1/credential`; `account`: its owner); the old one works until the new one is used, or 10 minutes',
+    webhook: 'all',
+  }),
+  deviceRotationAsked: event({
+    name: 'device.rotation_asked',
+    level: 'info',
+    fields: { ...ACTOR, device: 'string' },
+    audited: true,
+    help: 'an administrator asked a device to rotate its credential: its next answer carries `Paddock-Rotate`',
+    webhook: 'all',
+  }),
+  deviceCredentialExpired: event({
+    name: 'device.credential_expired',
+    level: 'warn',
+    fields: { account: 'string', client: 'string', device: 'string', issued_at: 'string' },
+    audited: true,
+    help: 'a device presented a credential older than PADDOCK_CREDENTIAL_MAX_AGE (once per credential); it must be enrolled again',
     webhook: 'all',
   }),
   // docs/contract.md section 10.
@@ -307,6 +357,14 @@ export const EVENTS = {
     fields: { account: 'string', subject: 'string', sessions: 'number' },
     audited: true,
     help: 'the break-glass password of `subject` was changed on the server (`paddock set-admin-password` or a new `PADDOCK_ADMIN_PASSWORD`, account `system`); its sessions ended (how many)',
+  }),
+  // docs/contract.md section 16: the control key every device pins.
+  controlKeyRotated: event({
+    name: 'control_key.rotated',
+    level: 'warn',
+    fields: { account: 'string', retired_pin: 'string', pin: 'string', next_pin: 'string' },
+    audited: true,
+    help: '`paddock rotate-control-key` made the next control key current (`pin`, serving within 60 s) and a new next key (`next_pin`); `retired_pin` is no longer served (account `system`)',
   }),
   totpRecoveryUsed: event({
     name: 'totp.recovery_used',

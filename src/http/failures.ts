@@ -6,9 +6,11 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { RUN_ID_RULE, SUBJECT_RULE } from '../domain/ids.ts';
-import { EXPIRES_IN_RULE, NOTE_RULE, USES_RULE } from '../domain/enroll_tokens.ts';
+import { APPROVAL_RULE, EXPIRES_IN_RULE, NOTE_RULE, USES_RULE } from '../domain/enroll_tokens.ts';
 import { DEVICE_NAME_RULE } from '../domain/names.ts';
+import { DEVICE_STATUSES_TEXT } from '../domain/devices.ts';
 import { MAX_LABEL_FILTERS } from '../domain/labels.ts';
+import { MAX_FACT_FILTERS } from '../domain/facts.ts';
 import { ACCESS_EXPIRES_IN_RULE, ACCESS_TOKEN_NAME_RULE, TOKEN_SCOPE_RULE } from '../domain/access_tokens.ts';
 import { PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
 import { RECEIPT_RULE } from '../domain/receipt.ts';
@@ -56,7 +58,7 @@ export const FAILURES = {
   // The fleet console's lists and actions (docs/contract.md section 9).
   repeatedParameter: { status: 400, message: 'a query parameter is given more than once' },
   badSearch: { status: 400, message: 'q must be 3 to 128 printable characters' },
-  badStatus: { status: 400, message: 'status must be active, stale or revoked' },
+  badStatus: { status: 400, message: `status must be ${DEVICE_STATUSES_TEXT}` },
   badSort: { status: 400, message: 'sort must be newest, name or last_seen' },
   badDeviceFilter: { status: 400, message: 'device must be a device id' },
   badPrivacyFilter: { status: 400, message: `privacy must be ${PRIVACY_LEVELS_TEXT}` },
@@ -66,12 +68,19 @@ export const FAILURES = {
   badLabelFilter: { status: 400, message: 'label must be key=value or key' },
   tooManyLabelFilters: { status: 400, message: `label may be given at most ${MAX_LABEL_FILTERS} times` },
   badLabels: { status: 400, message: 'labels refused, nothing changed' },
+  // Facts (docs/contract.md section 16): the detail names the fact at fault and its rule.
+  badFacts: { status: 400, message: 'facts refused, nothing changed' },
+  badFactFilter: { status: 400, message: 'fact must be key=value' },
+  tooManyFactFilters: { status: 400, message: `fact may be given at most ${MAX_FACT_FILTERS} times` },
   badBulkAction: {
     status: 400,
-    message: 'action must be one the form offers (devices: revoke, delete, label or unlabel; runs: delete)',
+    message:
+      'action must be one the form offers (devices: approve, reject, revoke, delete, label or unlabel; runs: delete)',
   },
   noneSelected: { status: 400, message: 'select at least one item' },
   deviceNotRevoked: { status: 409, message: 'revoke the device before deleting it' },
+  // Approval (docs/contract.md section 16).
+  deviceNotPending: { status: 409, message: 'the device is not waiting for approval: nothing changed' },
   badOwner: { status: 400, message: SUBJECT_RULE },
   deviceNotFound: { status: 404, message: 'device not found' },
   runNotFound: { status: 404, message: 'run not found' },
@@ -104,6 +113,20 @@ export const FAILURES = {
   badDeviceName: { status: 400, message: DEVICE_NAME_RULE },
   unknownEnrollToken: { status: 401, message: 'enrollment token unknown, used up, revoked or expired' },
   unknownCredential: { status: 401, message: 'unknown or revoked device credential' },
+  // docs/contract.md section 16: credential rotation.
+  credentialExpired: {
+    status: 401,
+    message:
+      'this device credential has expired (older than PADDOCK_CREDENTIAL_MAX_AGE): the device must be enrolled again with a new enrollment link',
+  },
+  credentialBody: { status: 400, message: 'POST /v1/credential takes an empty body or {}' },
+  rotateRevoked: { status: 409, message: 'this device is revoked: it has no credential to rotate' },
+  // docs/contract.md section 16: every control call of a pending device but enrollment and its facts.
+  awaitingApproval: {
+    status: 403,
+    message:
+      "this device waits for an administrator's approval: nothing was stored (it may report its facts meanwhile)",
+  },
   badRunId: { status: 400, message: RUN_ID_RULE },
   badPrivacyLevel: { status: 400, message: `X-Privacy-Level must be ${PRIVACY_LEVELS_TEXT}` },
   metricsToken: { status: 401, message: 'GET /metrics needs Authorization: Bearer and the metrics token' },
@@ -132,6 +155,7 @@ export const FAILURES = {
   badUses: { status: 400, message: USES_RULE },
   badNote: { status: 400, message: NOTE_RULE },
   badMaxPrivacy: { status: 400, message: `max_privacy must be ${PRIVACY_LEVELS_TEXT}` },
+  badApproval: { status: 400, message: APPROVAL_RULE },
   enrollTokenNotFound: { status: 404, message: 'enrollment token not found or no longer outstanding' },
   // The audit trail and accounts pages (docs/contract.md section 9): each bad query parameter by name.
   badAuditActor: {

@@ -18,9 +18,9 @@ const MAX_FIELDS = 64;
 
 /**
  * The fields that a form may repeat: the checked items of a bulk action, a webhook's events, the
- * label filters of a collection asked from the device list.
+ * label and fact filters of a collection asked from the device list.
  */
-const REPEATABLE: ReadonlySet<string> = new Set(['device', 'run', 'event', 'label']);
+const REPEATABLE: ReadonlySet<string> = new Set(['device', 'run', 'event', 'label', 'fact']);
 
 /** The form's fields: `get` gives a field's first value, `all` every value of a repeatable one. */
 export class FormFields extends Map<string, string> {

@@ -4,6 +4,7 @@
  */
 import { fail } from './failures.ts';
 import { Hono, type Env, type Handler, type MiddlewareHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import type { Logger } from '../log/logger.ts';
 import { isStorageFull, StoreError } from '../store/errors.ts';
 
@@ -22,11 +23,11 @@ export interface Route<E extends Env> {
 export function buildApp<E extends Env>(
   routes: Route<E>[],
   logger: Logger,
-  /** Runs first on every request (the metrics' timer). */
-  outer?: MiddlewareHandler,
+  /** Run first on every request, in order (the metrics' timer; the control app's Paddock-Pins). */
+  outer?: MiddlewareHandler | ReadonlyArray<MiddlewareHandler | undefined>,
 ): Hono<E> {
   const app = new Hono<E>();
-  if (outer) app.use(outer);
+  for (const middleware of [outer].flat()) if (middleware) app.use(middleware);
   app.use(securityHeaders());
   for (const route of routes) app.on(route.method, [route.path], ...route.middleware, route.handler);
 
@@ -40,6 +41,8 @@ export function buildApp<E extends Env>(
   });
 
   app.onError((err, c) => {
+    // An answer decided deep in a handler (control/device_auth.ts: a device waiting for approval).
+    if (err instanceof HTTPException) return err.getResponse();
     if (isStorageFull(err)) {
       logger.emit(EVENTS.storeFull, { error: `the store's disk is full: ${err.message}`, path: c.req.path });
       return fail(c, 'storeFull');

@@ -16,16 +16,17 @@ export interface MintedToken extends EnrollToken {
 export type LinkBuilder = (minted: MintedToken) => string;
 
 /**
- * `paddock://enroll?server=<host[:port] of BaseURL>&pin=<pin>&token=<token>`, and
+ * `paddock://enroll?server=<host[:port] of BaseURL>&pin=<current>&pin=<next>&token=<token>`, and
  * `&max_privacy=<level>` when the token caps its devices below `full` (docs/contract.md section 10), so
- * the device client refuses an upload above it before sending.
+ * the device client refuses an upload above it before sending. `pins` are the control key's pins as
+ * they are when the link is made, current first (section 16): a rotation changes them while serving.
  */
-export function defaultLinkBuilder(opts: { baseUrl: string; pin: string }): LinkBuilder {
+export function defaultLinkBuilder(opts: { baseUrl: string; pins: () => readonly string[] }): LinkBuilder {
   // URL.host omits the port exactly when it is the scheme's default, as the contract asks.
   const server = queryValue(new URL(opts.baseUrl).host);
-  const pin = queryValue(opts.pin);
   return function buildEnrollmentLink(minted) {
-    const link = `paddock://enroll?server=${server}&pin=${pin}&token=${queryValue(minted.token)}`;
+    const pins = opts.pins().map((pin) => `&pin=${queryValue(pin)}`);
+    const link = `paddock://enroll?server=${server}${pins.join('')}&token=${queryValue(minted.token)}`;
     return minted.maxPrivacy === 'full' ? link : `${link}&max_privacy=${minted.maxPrivacy}`;
   };
 }

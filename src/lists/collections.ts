@@ -49,6 +49,6 @@ export type TargetsQuery = Values<typeof COLLECTION_TARGETS.parameters>;
  * The device list's filters (lists/devices.ts) a collection can be asked with, by `match=filter`:
  * its order and cursor choose a page, not devices.
  */
-export const COLLECTION_FILTERS = ['q', 'owner', 'status', 'label'] as const satisfies ReadonlyArray<
+export const COLLECTION_FILTERS = ['q', 'owner', 'status', 'label', 'fact'] as const satisfies ReadonlyArray<
   keyof typeof DEVICES.parameters
 >;

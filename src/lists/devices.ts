@@ -2,11 +2,13 @@
 import { DEVICE_SORTS, DEVICE_STATUSES, type DeviceFilter } from '../domain/devices.ts';
 import { MAX_LABEL_FILTERS, parseLabelSelector, type LabelSelector } from '../domain/labels.ts';
 import { VISIBLE_CHAR } from '../domain/names.ts';
+import { type FactSelector, MAX_FACT_FILTERS, parseFactSelector } from '../domain/facts.ts';
 import { SEQ_CURSOR } from '../domain/paging.ts';
 import {
   cursor,
   cursorParameter,
   declareList,
+  factSelector,
   labelSelector,
   oneOf,
   subject,
@@ -53,6 +55,15 @@ export const DEVICES = declareList({
       shown: 'labelled',
       repeat: { max: MAX_LABEL_FILTERS, failure: 'tooManyLabelFilters' },
     },
+    fact: {
+      kind: factSelector(),
+      failure: 'badFactFilter',
+      about: 'a fact every device shown reported: key=value, exact; up to 5, all must hold',
+      label: 'Fact (key=value)',
+      placeholder: 'os=linux',
+      shown: 'reporting',
+      repeat: { max: MAX_FACT_FILTERS, failure: 'tooManyFactFilters' },
+    },
     sort: {
       kind: oneOf(DEVICE_SORTS),
       failure: 'badSort',
@@ -72,7 +83,23 @@ export type DeviceQuery = Values<typeof DEVICES.parameters>;
 
 /** The store's device filter for a parsed query. */
 export function deviceFilter(q: DeviceQuery, staleBefore: number): DeviceFilter {
-  return { q: q.q, owner: q.owner, status: q.status, sort: q.sort, labels: selectors(q.label), staleBefore };
+  return {
+    q: q.q,
+    owner: q.owner,
+    status: q.status,
+    sort: q.sort,
+    labels: selectors(q.label),
+    facts: factSelectors(q.fact),
+    staleBefore,
+  };
+}
+
+/** The fact filters as the store reads them (each value was checked by the parser). */
+function factSelectors(given: readonly string[] | undefined): FactSelector[] | undefined {
+  return given?.flatMap((text) => {
+    const read = parseFactSelector(text);
+    return read.ok ? [read.value] : [];
+  });
 }
 
 /** The label filters as the store reads them (each value was checked by the parser). */

@@ -9,6 +9,7 @@
  */
 import { DEVICE_ID, SUBJECT } from '../domain/ids.ts';
 import { parseLabelSelector } from '../domain/labels.ts';
+import { FACT_VALUE_MAX, parseFactSelector } from '../domain/facts.ts';
 
 /**
  * The failures a list parameter can be, by the name http/failures.ts gives its status and
@@ -30,12 +31,14 @@ export type ListFailure =
   | 'badAuditEvent'
   | 'badLabelFilter'
   | 'tooManyLabelFilters'
+  | 'badFactFilter'
+  | 'tooManyFactFilters'
   | 'badCollectionState'
   | 'badTargetState';
 
 /** What a parameter's value is: how it is checked, described (JSON Schema) and shown. */
 export interface Kind<V extends string = string> {
-  readonly kind: 'text' | 'enum' | 'subject' | 'device' | 'day' | 'yes' | 'cursor' | 'label';
+  readonly kind: 'text' | 'enum' | 'subject' | 'device' | 'day' | 'yes' | 'cursor' | 'label' | 'fact';
   test(value: string): value is V;
   /** Why a value is refused, when the kind can say more than its failure (the label at fault). */
   explain?(value: string): string | undefined;
@@ -176,6 +179,23 @@ export const labelSelector = (): Kind => ({
   ),
   explain: (v) => {
     const read = parseLabelSelector(v);
+    return read.ok ? undefined : read.error;
+  },
+});
+
+/** A fact filter (docs/contract.md section 16): `key=value`, exact. */
+export const factSelector = (): Kind => ({
+  ...kind(
+    {
+      kind: 'fact',
+      schema: { type: 'string', minLength: 2, maxLength: 64 + FACT_VALUE_MAX },
+      meta: 'KEY=VALUE',
+      maxLength: 64 + FACT_VALUE_MAX,
+    },
+    (v) => parseFactSelector(v).ok,
+  ),
+  explain: (v) => {
+    const read = parseFactSelector(v);
     return read.ok ? undefined : read.error;
   },
 });

@@ -8,6 +8,7 @@
  * that emits a sign-in is counted with no second call to forget. Gauges read the store at scrape time from its
  * counters, so a scrape costs the same at a million runs.
  */
+import { X509Certificate } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -36,6 +37,16 @@ export interface Metrics {
   requestAnswered(ms: number): void;
   /** Reads the requests held now at each scrape (the control API's hub, once it exists). */
   heldRequests(read: () => number): void;
+  /**
+   * Reads the PEM of a certificate served now at each scrape (the control certificate, renewed in
+   * place; the console's own when PADDOCK_TLS is set), for its expiry time (CONTRACT section 18).
+   */
+  certificate(name: 'control' | 'admin', read: () => string): void;
+  /**
+   * A sweep that runs every `intervalMs`, and when its last run finished (epoch ms; undefined
+   * before the first), read at each scrape: a cheap read (a field, or one setting by its key).
+   */
+  sweep(name: 'minute' | 'retention', intervalMs: number, finishedAt: () => Promise<number | undefined>): void;
 }
 
 export function createMetrics(deps: {
@@ -45,6 +56,7 @@ export function createMetrics(deps: {
     | 'storedBytesByLevel'
     | 'storedRunsByLevel'
     | 'staleDeviceCount'
+    | 'pendingDevices'
     | 'outboxDepth'
     | 'targetsByState'
   >;
@@ -103,15 +115,28 @@ export function createMetrics(deps: {
   });
   new Gauge({
     name: 'paddock_devices',
-    help: 'Devices by status (active, stale, revoked)',
+    help: 'Devices by status (active, stale, pending, revoked)',
     labelNames: ['status'] as const,
     registers: [registry],
     async collect() {
       const counts = await deps.store.countsVisibleTo(ADMIN);
       const stale = await deps.store.staleDeviceCount(deps.clock.now() - deps.staleAfterMs);
-      this.set({ status: 'active' }, counts.activeDevices - stale);
+      // The counters' unrevoked devices include those waiting for approval (docs/contract.md section 16).
+      const pending = (await deps.store.pendingDevices()).count;
+      this.set({ status: 'active' }, counts.activeDevices - stale - pending);
       this.set({ status: 'stale' }, stale);
+      this.set({ status: 'pending' }, pending);
       this.set({ status: 'revoked' }, counts.devices - counts.activeDevices);
+    },
+  });
+  new Gauge({
+    name: 'paddock_devices_pending_oldest_timestamp_seconds',
+    help: 'When the device waiting longest for approval enrolled (unix seconds); 0 when none waits (alert: PaddockDevicesAwaitingApproval)',
+    registers: [registry],
+    async collect() {
+      // Read from the partial index of the waiting devices alone (devices_pending): cheap at any fleet size.
+      const { oldest } = await deps.store.pendingDevices();
+      this.set(oldest === null ? 0 : oldest / 1000);
     },
   });
   new Gauge({
@@ -187,6 +212,56 @@ export function createMetrics(deps: {
     },
   });
 
+  // docs/contract.md section 18: what the alerts of deploy/prometheus/alerts.yml need.
+  const certificates = new Map<string, () => string>();
+  /** The last PEM read and its expiry, so a scrape parses a certificate only when it changed. */
+  const expiries = new Map<string, { pem: string; expiresAt: number }>();
+  new Gauge({
+    name: 'paddock_certificate_expiry_timestamp_seconds',
+    help: 'When a certificate this instance serves expires (unix seconds): control, and admin when PADDOCK_TLS is set',
+    labelNames: ['certificate'] as const,
+    registers: [registry],
+    collect() {
+      for (const [certificate, read] of certificates) {
+        const pem = read();
+        let known = expiries.get(certificate);
+        if (known?.pem !== pem) {
+          known = { pem, expiresAt: Date.parse(new X509Certificate(pem).validTo) };
+          expiries.set(certificate, known);
+        }
+        this.set({ certificate }, known.expiresAt / 1000);
+      }
+    },
+  });
+  const sweeps = new Map<string, { intervalMs: number; finishedAt: () => Promise<number | undefined> }>();
+  new Gauge({
+    name: 'paddock_sweep_last_timestamp_seconds',
+    help: "When the last sweep finished (unix seconds): minute (this instance's), retention (the last by any instance on the store)",
+    labelNames: ['sweep'] as const,
+    registers: [registry],
+    async collect() {
+      for (const [sweep, s] of sweeps) {
+        const at = await s.finishedAt();
+        if (at === undefined) this.remove({ sweep });
+        else this.set({ sweep }, at / 1000);
+      }
+    },
+  });
+  new Gauge({
+    name: 'paddock_sweep_interval_seconds',
+    help: 'How often each sweep runs (minute: 60; retention: PADDOCK_SWEEP_INTERVAL), for the stalled-sweep alert',
+    labelNames: ['sweep'] as const,
+    registers: [registry],
+    collect() {
+      for (const [sweep, s] of sweeps) this.set({ sweep }, s.intervalMs / 1000);
+    },
+  });
+  const syslogFailures = new Counter({
+    name: 'paddock_audit_syslog_failures_total',
+    help: 'Failures to send the audit trail to the syslog collector (PADDOCK_AUDIT_SYSLOG), each audit.syslog_failed',
+    registers: [registry],
+  });
+
   // Counters whose label sets are known start at 0, so a rate or an alert sees the first event.
   for (const method of ['local', 'oidc'] as const) signIns.inc({ method, outcome: 'succeeded' }, 0);
   signIns.inc({ method: 'local', outcome: 'failed' }, 0);
@@ -206,6 +281,7 @@ export function createMetrics(deps: {
     storeFull: () => storeErrors.inc({ kind: 'full' }),
     deviceRevoked: (f) => revoked.inc({ by: f.account === 'system' ? 'system' : 'account' }),
     webhookAttempted: (f) => deliveries.inc({ event: f.type, outcome: f.outcome }),
+    auditSyslogFailed: () => syslogFailures.inc(),
     runsSwept: (f) => {
       for (const level of PRIVACY_LEVELS) swept.inc({ level }, f[level]);
     },
@@ -244,6 +320,12 @@ export function createMetrics(deps: {
     },
     heldRequests(read) {
       held = read;
+    },
+    certificate(name, read) {
+      certificates.set(name, read);
+    },
+    sweep(name, intervalMs, finishedAt) {
+      sweeps.set(name, { intervalMs, finishedAt });
     },
     subscriber: counted,
   };

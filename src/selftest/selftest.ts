@@ -77,11 +77,13 @@ export function createSelfTest(opts: SelfTestOptions): SelfTest {
 
 const WARN_DAYS = 14;
 
-/** Expiry of a certificate: failing once expired, a warning under 14 days. */
+/**
+ * Expiry of a certificate: failing once expired, a warning under 14 days. Read at each run: the
+ * control certificate is renewed and rotated while serving (its entry reads the one served now).
+ */
 function certificateCheck(c: { name: string; certPem: string; pin?: string }, clock: Clock): () => CheckResult {
-  const cert = new X509Certificate(c.certPem);
-  const validTo = new Date(cert.validTo).getTime();
   return () => {
+    const validTo = new Date(new X509Certificate(c.certPem).validTo).getTime();
     const days = Math.floor((validTo - clock.now()) / 86_400_000);
     const expiry = `expires ${new Date(validTo).toISOString()} (${days} days)`;
     const detail = c.pin ? `pin ${c.pin}; ${expiry}` : expiry;

@@ -31,9 +31,10 @@ import { healthFastPath } from './health_fast_path.ts';
 import { hostOfHostHeader, hostRouter, sideResolver } from '../host/host_router.ts';
 import { drain } from './drain.ts';
 import { listen } from './listen.ts';
-import { retentionOf } from '../domain/retention.ts';
+import { trustedPeers } from './accept_proxy_protocol.ts';
+import { cutoffs, LAST_SWEEP_SETTING, parseSweepRecord, retentionOf } from '../domain/retention.ts';
 import { retentionSweeper } from '../sweep/retention.ts';
-import { sweeper } from '../sweep/sweeper.ts';
+import { SWEEP_EVERY_MS, sweeper } from '../sweep/sweeper.ts';
 import { syslogForwarder } from '../audit/syslog_forwarder.ts';
 import { EVENTS } from '../events/catalogue.ts';
 
@@ -42,14 +43,20 @@ export interface RunningServer {
   /** BaseURL, with the port bound when it was derived from a listen address on port 0. */
   baseUrl: string;
   pin: string;
+  /** Reads the control key from the store now (SIGHUP), rather than at the next reload. */
+  reloadControl(): Promise<void>;
   /** Stops accepting, drains in-flight requests, closes the store. */
   close(): Promise<void>;
 }
 
 /** How long a stop waits for requests in flight before it closes their connections (docs/contract.md section 2). */
 const DRAIN_MS = 10_000;
-/** How often a running server looks whether the generated control certificate is due for renewal. */
-const RENEWAL_CHECK_MS = 12 * 3_600_000;
+/**
+ * How often a running server reads the control key from the store: a rotation (docs/contract.md
+ * section 16) is served by every instance within 60 s, with room for a failed read; each read also
+ * reissues the generated certificate when it is due for renewal.
+ */
+export const CONTROL_RELOAD_MS = 20_000;
 
 export interface ServeOptions {
   /** The log: it hears every event first (and a test reads what it heard). */
@@ -61,6 +68,8 @@ export interface ServeOptions {
   maxConnections?: number;
   /** Where the one-time generated password is announced (stderr by default). */
   announce?: (line: string) => void;
+  /** How often the control key is read from the store (20 s by default; shorter in tests). */
+  controlReloadMs?: number;
 }
 
 export async function startServer(configured: Config, opts: ServeOptions): Promise<RunningServer> {
@@ -87,6 +96,10 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
     const loadControl = () => loadControlIdentity(store, configured.controlHost, clock.now(), configured.controlTls);
     // Reissued with the same key before it expires (see tls/control_identity.ts), so the pin holds.
     let control = await loadControl();
+    // docs/contract.md section 18: the expiry of what is served now, for PaddockCertificateExpiring.
+    metrics.certificate('control', () => control.certPem);
+    const adminTls = configured.tls;
+    if (adminTls) metrics.certificate('admin', () => adminTls.certPem);
     // Bound before the handler is built, so URLs derived from a listen address on port 0 name the
     // port actually bound; until the handler is ready requests are told to retry.
     // Until the handler is ready, requests are told to retry; counted, as every answer is.
@@ -113,6 +126,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       answeredEarly: (status) => metrics.answered({ server: 'none', route: 'unreadable', method: 'other', status }),
       onError: (err) => logger.emit(EVENTS.serverError, { error: err.message }),
       maxConnections: opts.maxConnections,
+      proxyProtocol: configured.proxyProtocolFrom && { trusted: trustedPeers(configured.proxyProtocolFrom) },
     });
     const address = server.address() as AddressInfo;
     const config = bindListenPort(configured, address.port);
@@ -123,7 +137,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
         { store, logger, clock },
         opts.announce ?? ((line) => process.stderr.write(line)),
       );
-      handler = await buildHandler(config, store, clock, logger, control, checks, metrics, requests);
+      handler = await buildHandler(config, store, clock, logger, () => control, checks, metrics, requests);
       ready = true;
     } catch (err) {
       server.close();
@@ -140,6 +154,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       staleAfterMs: config.staleAfterMs,
     });
     sweep.start();
+    metrics.sweep('minute', SWEEP_EVERY_MS, () => Promise.resolve(sweep.finishedAt()));
     sender = webhookSender({
       store,
       logger,
@@ -158,17 +173,26 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       intervalMs: config.sweepIntervalMs,
     });
     retention.start();
+    // From the store: with several instances, the last sweep may be another's (one at a time, by lease).
+    if (cutoffs(retentionOf(config), 0).length > 0)
+      metrics.sweep(
+        'retention',
+        config.sweepIntervalMs,
+        async () => parseSweepRecord(await store.getSetting(LAST_SWEEP_SETTING))?.at,
+      );
     // docs/contract.md section 13: the audit trail also goes to a syslog collector, off the request path.
     const syslog =
       config.auditSyslog &&
       syslogForwarder({ store, logger, clock, target: config.auditSyslog, ca: config.auditSyslogCa });
     syslog?.start();
-    const renewal = setInterval(() => {
+    // A rotated key, or a renewed certificate, written by any instance or command: served from here
+    // on by new connections (listen.ts makes a new secure context when the certificate changed).
+    const reloadControl = () =>
       loadControl().then(
-        (renewed) => (control = renewed),
+        (loaded) => void (control = loaded),
         (err: unknown) => logger.emit(EVENTS.serverError, { error: `control certificate: ${(err as Error).message}` }),
       );
-    }, RENEWAL_CHECK_MS);
+    const renewal = setInterval(reloadControl, opts.controlReloadMs ?? CONTROL_RELOAD_MS);
     renewal.unref();
     // Runs a restart left unchecked are checked in the background, one at a time; a failure is logged.
     checks
@@ -179,6 +203,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       url,
       baseUrl: config.baseUrl,
       pin: control.pin,
+      reloadControl,
       close: async () => {
         draining = true;
         clearInterval(renewal);
@@ -209,7 +234,7 @@ async function buildHandler(
   store: Store,
   clock: Clock,
   logger: Logger,
-  control: ControlIdentity,
+  control: () => ControlIdentity,
   checks: LevelCheck,
   metrics: Metrics,
   requests: RequestHub,
@@ -222,13 +247,22 @@ async function buildHandler(
       ? undefined
       : (await import('../oidc/client.ts')).createOidcClient({ issuer, clientId, clientSecret, clock });
   const certificates = [
-    { name: 'control certificate', certPem: control.certPem, pin: control.pin },
+    // Getters: the dashboard shows the certificate served now, after a renewal or a rotation too.
+    {
+      name: 'control certificate',
+      get certPem() {
+        return control().certPem;
+      },
+      get pin() {
+        return control().pin;
+      },
+    },
     ...(config.tls ? [{ name: 'admin certificate', certPem: config.tls.certPem }] : []),
   ];
   const adminApp = createInterface({
     config: interfaceConfig(config, sessionKeys),
     store,
-    linkBuilder: defaultLinkBuilder({ baseUrl: config.baseUrl, pin: control.pin }),
+    linkBuilder: defaultLinkBuilder({ baseUrl: config.baseUrl, pins: () => control().pins }),
     throttle: storeThrottle(store, clock, (ms) => metrics.throttleDelay(ms)),
     oidc,
     selfTest: createSelfTest({
@@ -252,6 +286,8 @@ async function buildHandler(
     deviceQuotaBytes: config.deviceQuotaBytes,
     metrics,
     requests,
+    pins: () => control().pins,
+    credentialRules: { rotateAfterMs: config.credentialRotateAfterMs, maxAgeMs: config.credentialMaxAgeMs },
   });
   return hostRouter({ ...routing(config), admin: adminApp, control: controlApp, metrics });
 }

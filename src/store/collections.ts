@@ -107,8 +107,8 @@ function placeholders(n: number): string {
 
 /**
  * The INSERT … SELECT that writes a collection's targets: every device of `scope` the viewer can
- * see, each `pending`, or `skipped` with its reason (revoked; a ceiling below the level asked; busy
- * with 5 open requests). Named devices the viewer cannot see are not reached, nor counted.
+ * see, each `pending`, or `skipped` with its reason (revoked; waiting for approval; a ceiling below
+ * the level asked; busy with 5 open requests). Named devices the viewer cannot see are not reached, nor counted.
  */
 export async function targetsInsert(
   db: Sql,

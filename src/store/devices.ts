@@ -5,6 +5,8 @@
  */
 import { cursor, deviceFrom } from './rows.ts';
 import { labelConditions, labelsFrom, labelsSql, withLabels } from './labels.ts';
+import { factConditions, factReach, reportOfSeq, withFacts } from './facts.ts';
+import type { FactSelector } from '../domain/facts.ts';
 import { type Param, type Row, scope, type Sql } from './sql.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
 import type { DevicesStore } from './store.ts';
@@ -17,7 +19,10 @@ import type { Note } from '../events/note.ts';
 
 /** The columns of a Device, in the order deviceFromArray reads them after the cursor. */
 const columns =
-  'id, name, owner, enrolled_at, last_seen_at, last_upload_at, revoked_at, enrolled_by, enroll_note, max_privacy';
+  'id, name, owner, enrolled_at, last_seen_at, last_upload_at, revoked_at, enrolled_by, enroll_note, max_privacy, pending_since';
+
+/** The columns deviceFrom reads, for statements of other files that return a Device (store/credentials.ts). */
+export const deviceColumns = columns;
 
 /** The list queries on request paths, named so that test/store/query_plans.test.ts checks their plans. */
 export const deviceLists = {
@@ -80,9 +85,17 @@ export function deviceConditions(
     where.push(search.sql);
     params.push(...search.params);
   }
+  // A revocation ends the wait (pending_since is NULL then), so pending devices are never revoked ones.
   if (filter.status === 'revoked') where.push('revoked_at IS NOT NULL');
-  else if (filter.status === 'active') add('revoked_at IS NULL AND coalesce(last_seen_at, 0) >= ?', filter.staleBefore);
-  else if (filter.status === 'stale') add('revoked_at IS NULL AND coalesce(last_seen_at, 0) < ?', filter.staleBefore);
+  else if (filter.status === 'pending') where.push('pending_since IS NOT NULL');
+  else if (filter.status === 'active')
+    add('revoked_at IS NULL AND pending_since IS NULL AND coalesce(last_seen_at, 0) >= ?', filter.staleBefore);
+  else if (filter.status === 'stale')
+    add('revoked_at IS NULL AND pending_since IS NULL AND coalesce(last_seen_at, 0) < ?', filter.staleBefore);
+  // Facts as a collection reaches them (their index each); the device list pages by them its own way.
+  const facts = factReach(filter.facts ?? []);
+  where.push(...facts.sql);
+  params.push(...facts.params);
   return { where, params, owner };
 }
 
@@ -104,14 +117,17 @@ export function filteredDevices(
   /** The owner in scope has at most OWNER_SCAN_DEVICES devices (ownerHasFewDevices). */
   fewDevices = false,
 ): { sql: string; params: Param[] } {
-  const { where, params, owner } = deviceConditions(db, viewer, filter, fewDevices);
+  const { where, params, owner } = deviceConditions(db, viewer, { ...filter, facts: undefined }, fewDevices);
   const add = (condition: string, ...values: Param[]) => (where.push(condition), params.push(...values));
   const sortName = filter.sort ?? 'newest';
   const labels = filter.labels ?? [];
-  if (labels.length > 0 && owner === undefined && sortName === 'newest') return labelDriven(labels, where, params, req);
+  const facts = filter.facts ?? [];
+  if (labels.length + facts.length > 0 && owner === undefined && sortName === 'newest')
+    return labelDriven(labels, facts, where, params, req);
   const checks = labelConditions(labels);
-  where.push(...checks.sql);
-  params.push(...checks.params);
+  const factChecks = factConditions(facts);
+  where.push(...checks.sql, ...factChecks.sql);
+  params.push(...checks.params, ...factChecks.params);
   const sort = sorts[sortName];
   // The cursor fills each placeholder of the sort's condition.
   if (req.before !== undefined)
@@ -130,32 +146,42 @@ export function filteredDevices(
 }
 
 /**
- * The list read from the label index: one selector's index entries (key=value in
- * device_labels_value, a key alone in device_labels_key) walked backwards from the cursor, each
- * joined to its device by the primary key and checked against the other conditions. A selector
- * with a value drives when there is one (it is never less selective than its key alone).
+ * The list read from the label or fact index: one selector's index entries (a label's key=value in
+ * device_labels_value, a fact's in device_facts_value, a label's key alone in device_labels_key)
+ * walked backwards from the cursor, each joined to its device by the primary key and checked
+ * against the other conditions. A label with a value drives when there is one, else a fact (both
+ * exact), else a label's key alone (never more selective than an exact selector).
  * CROSS JOIN keeps SQLite from putting devices first; PostgreSQL plans it as any inner join.
  */
 function labelDriven(
   labels: readonly LabelSelector[],
+  facts: readonly FactSelector[],
   where: string[],
   whereParams: Param[],
   req: PageRequest,
 ): { sql: string; params: Param[] } {
-  const drive = labels.find((s) => s.value !== undefined) ?? (labels[0] as LabelSelector);
-  const others = labelConditions(labels.filter((s) => s !== drive));
-  const on = drive.value === undefined ? ['dl.key = ?'] : ['dl.key = ?', 'dl.value = ?'];
+  const label = labels.find((s) => s.value !== undefined);
+  const fact = label === undefined ? facts[0] : undefined;
+  const drive: { table: string; alias: string; key: string; value?: string | undefined } =
+    fact !== undefined
+      ? { table: 'device_facts', alias: 'df', ...fact }
+      : { table: 'device_labels', alias: 'dl', ...(label ?? (labels[0] as LabelSelector)) };
+  const others = labelConditions(labels.filter((s) => fact !== undefined || s !== (label ?? labels[0])));
+  const otherFacts = factConditions(facts.filter((s) => s !== fact));
+  const d = drive.alias;
+  const on = drive.value === undefined ? [`${d}.key = ?`] : [`${d}.key = ?`, `${d}.value = ?`];
   const params: Param[] = drive.value === undefined ? [drive.key] : [drive.key, drive.value];
-  on.push('dl.device_seq < ?');
+  on.push(`${d}.device_seq < ?`);
   params.push(cursor(req.before));
   // The cursor is stated on both sides: PostgreSQL does not carry a range across the join's
   // equality, and a merge join then walked devices from the newest down to the cursor (half a
   // second on page 10,000 of a million devices).
-  const conditions = [...on, 'devices.seq = dl.device_seq', 'devices.seq < ?', ...where, ...others.sql];
-  params.push(cursor(req.before), ...whereParams, ...others.params, req.limit + 1);
+  const conditions = [...on, `devices.seq = ${d}.device_seq`, 'devices.seq < ?', ...where, ...others.sql];
+  conditions.push(...otherFacts.sql);
+  params.push(cursor(req.before), ...whereParams, ...others.params, ...otherFacts.params, req.limit + 1);
   return {
-    sql: `SELECT devices.seq, ${columns} FROM device_labels dl CROSS JOIN devices
-      WHERE ${conditions.join(' AND ')} ORDER BY dl.device_seq DESC LIMIT ?`,
+    sql: `SELECT devices.seq, ${columns} FROM ${drive.table} ${d} CROSS JOIN devices
+      WHERE ${conditions.join(' AND ')} ORDER BY ${d}.device_seq DESC LIMIT ?`,
     params,
   };
 }
@@ -169,20 +195,31 @@ export const devicesSql = {
    */
   consumeToken: `UPDATE enroll_tokens SET uses_left = uses_left - 1, used_at = ?
     WHERE hash = ? AND uses_left > 0 AND revoked_at IS NULL AND expires_at > ?
-    RETURNING owner, created_by, name, note, max_privacy, labels`,
+    RETURNING owner, created_by, name, note, max_privacy, labels, approval`,
   insertDevice: `INSERT INTO devices
-    (id, name, name_key, owner, credential_hash, enrolled_at, last_seen_at, enrolled_by, enroll_note, max_privacy)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    (id, name, name_key, owner, credential_hash, enrolled_at, last_seen_at, enrolled_by, enroll_note, max_privacy,
+      pending_since)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     RETURNING seq, ${columns}`,
-  byCredential: `SELECT ${columns}, credential_hash FROM devices WHERE credential_hash = ?`,
   visible: `SELECT seq, ${columns} FROM devices WHERE id = ? AND (? OR owner = ?)`,
-  revoke: 'UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND (? OR owner = ?) RETURNING id',
+  // Every revocation ends a wait for approval: a pending device is never a revoked one.
+  revoke: `UPDATE devices SET revoked_at = ?, pending_since = NULL
+    WHERE id = ? AND revoked_at IS NULL AND (? OR owner = ?) RETURNING id`,
+  /** Approval (docs/contract.md section 16): only a device that waits, once. */
+  approve: `UPDATE devices SET pending_since = NULL
+    WHERE id = ? AND pending_since IS NOT NULL AND revoked_at IS NULL AND (? OR owner = ?) RETURNING id`,
+  /** Rejection revokes a device that waits, in one statement, so an approval racing it leaves one outcome. */
+  reject: `UPDATE devices SET revoked_at = ?, pending_since = NULL
+    WHERE id = ? AND pending_since IS NOT NULL AND revoked_at IS NULL AND (? OR owner = ?) RETURNING id`,
+  /** The devices that wait: how many and since when the oldest (the dashboard, the gauge), from devices_pending. */
+  pending: 'SELECT count(*) AS n, min(pending_since) AS oldest FROM devices WHERE pending_since IS NOT NULL',
   rename: 'UPDATE devices SET name = ?, name_key = ? WHERE id = ? AND (? OR owner = ?) RETURNING id',
   revokedState: 'SELECT revoked_at FROM devices WHERE id = ? AND (? OR owner = ?)',
   /** An owner's devices, from the counters the triggers keep (by the primary key). */
   ownerDevices: 'SELECT coalesce(sum(devices), 0) AS n FROM counts WHERE owner = ?',
-  /** The stale devices, for the metrics: a range of devices_seen. */
-  staleCount: 'SELECT count(*) AS n FROM devices WHERE coalesce(last_seen_at, 0) < ? AND revoked_at IS NULL',
+  /** The stale devices, for the metrics: a range of devices_seen (a pending device is counted as pending). */
+  staleCount: `SELECT count(*) AS n FROM devices
+    WHERE coalesce(last_seen_at, 0) < ? AND revoked_at IS NULL AND pending_since IS NULL`,
   deleteRuns:
     'DELETE FROM runs WHERE device_id = ? AND EXISTS (SELECT 1 FROM devices WHERE id = ? AND revoked_at IS NOT NULL)',
   deleteRevoked: 'DELETE FROM devices WHERE id = ? AND revoked_at IS NOT NULL AND (? OR owner = ?) RETURNING id',
@@ -190,15 +227,17 @@ export const devicesSql = {
   touch: `UPDATE devices SET last_seen_at = ?, stale_noted_at = NULL
     WHERE id = ? AND (last_seen_at IS NULL OR last_seen_at < ?)`,
   /** As revokeStale, for device.stale: each stretch of silence is marked (and sent) once. */
+  // A device waiting for approval is pending, never stale: its refused calls do not count as seen.
   markStale: `UPDATE devices SET stale_noted_at = ? WHERE seq IN (
-    SELECT seq FROM devices WHERE revoked_at IS NULL AND stale_noted_at IS NULL AND coalesce(last_seen_at, 0) < ? LIMIT ?)
+    SELECT seq FROM devices WHERE revoked_at IS NULL AND stale_noted_at IS NULL AND coalesce(last_seen_at, 0) < ?
+      AND pending_since IS NULL LIMIT ?)
     AND revoked_at IS NULL AND stale_noted_at IS NULL AND coalesce(last_seen_at, 0) < ? RETURNING id, owner, last_seen_at`,
   /**
    * The outer conditions are checked again on PostgreSQL after waiting for a row that another
    * instance's sweep or an upload locked, so each device is revoked (and logged) once, and never
    * just after it called.
    */
-  revokeStale: `UPDATE devices SET revoked_at = ? WHERE seq IN (
+  revokeStale: `UPDATE devices SET revoked_at = ?, pending_since = NULL WHERE seq IN (
     SELECT seq FROM devices WHERE revoked_at IS NULL AND coalesce(last_seen_at, 0) < ? LIMIT ?)
     AND revoked_at IS NULL AND coalesce(last_seen_at, 0) < ? RETURNING id`,
 } as const;
@@ -213,14 +252,14 @@ export const SEEN_EVERY_MS = 60_000;
 
 export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice' | 'changeLabels'> {
   return {
-    async deviceByCredential(hash) {
-      const row = await db.get(devicesSql.byCredential, hash);
-      return row && { ...deviceFrom(row), credentialHash: row.credential_hash as string };
-    },
     async deviceVisibleTo(viewer, id) {
       const row = await db.get(devicesSql.visible, id, ...scope(viewer));
       if (!row) return undefined;
-      return { ...deviceFrom(row), labels: labelsFrom(await db.all(labelsSql.ofSeq, Number(row.seq))) };
+      const [labels, report] = await Promise.all([
+        db.all(labelsSql.ofSeq, Number(row.seq)),
+        reportOfSeq(db, Number(row.seq)),
+      ]);
+      return { ...deviceFrom(row), labels: labelsFrom(labels), ...report };
     },
     async devicesVisibleTo(viewer, req, filter) {
       if (
@@ -229,20 +268,33 @@ export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice' | 'chan
           filter.owner !== undefined ||
           filter.status !== undefined ||
           (filter.labels ?? []).length > 0 ||
+          (filter.facts ?? []).length > 0 ||
           (filter.sort ?? 'newest') !== 'newest')
       ) {
         const owner = viewer.admin ? filter.owner : viewer.subject;
         const few = filter.q !== undefined && owner !== undefined && (await ownerHasFewDevices(db, owner));
         const { sql, params } = filteredDevices(db, viewer, req, filter, few);
-        return withLabels(db, await db.arrays(sql, ...params), req.limit, deviceFromArray);
+        const found = await db.arrays(sql, ...params);
+        return withFacts(db, found, req.limit, withLabels(db, found, req.limit, deviceFromArray));
       }
       const rows = viewer.admin
         ? await db.arrays(deviceLists.allDevices, cursor(req.before), req.limit + 1)
         : await db.arrays(deviceLists.ownDevices, viewer.subject, cursor(req.before), req.limit + 1);
-      return withLabels(db, rows, req.limit, deviceFromArray);
+      return withFacts(db, rows, req.limit, withLabels(db, rows, req.limit, deviceFromArray));
     },
     async revokeDevice(viewer, id, at, note) {
       return (await db.noted(changed(note), devicesSql.revoke, at, id, ...scope(viewer))).length === 1;
+    },
+    async approveDevice(viewer, id, note) {
+      return (await db.noted(changed(note), devicesSql.approve, id, ...scope(viewer))).length === 1;
+    },
+    async rejectDevice(viewer, id, at, note) {
+      return (await db.noted(changed(note), devicesSql.reject, at, id, ...scope(viewer))).length === 1;
+    },
+    async pendingDevices() {
+      const row = await db.get(devicesSql.pending);
+      const oldest = row?.oldest ?? null;
+      return { count: Number(row?.n ?? 0), oldest: oldest === null ? null : Number(oldest) };
     },
     // An operator's one-row write, like a revocation: it goes through on a full disk (noted writes
     // draw on the reserve), so both doors answer it alike there.
@@ -302,6 +354,8 @@ export function insertDeviceArgs(input: EnrollInput, token: Row): Param[] {
     token.created_by as string,
     token.note as string,
     token.max_privacy as string,
+    // Waits for approval from its enrollment (docs/contract.md section 16).
+    token.approval === 'required' ? input.now : null,
   ];
 }
 
@@ -322,5 +376,6 @@ function deviceFromArray(r: unknown[]): Device {
     enrolledBy: r[8] as string,
     enrollNote: r[9] as string,
     maxPrivacy: r[10] as PrivacyLevel,
+    pendingSince: r[11] === null || r[11] === undefined ? null : Number(r[11]),
   };
 }

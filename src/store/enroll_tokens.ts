@@ -13,7 +13,7 @@ import type { EnrollTokensStore } from './store.ts';
 
 /** The columns of an EnrollToken, public id first (the list's keyset cursor), as tokenFrom reads them. */
 const columns =
-  'public_id, owner, created_by, created_at, expires_at, uses, uses_left, name, note, max_privacy, revoked_at, labels';
+  'public_id, owner, created_by, created_at, expires_at, uses, uses_left, name, note, max_privacy, revoked_at, labels, approval';
 
 /**
  * Outstanding: uses left, not revoked (the partial index enroll_tokens_outstanding holds just
@@ -34,8 +34,9 @@ export const enrollTokenLists = {
 
 export const enrollTokensSql = {
   create: `INSERT INTO enroll_tokens
-    (hash, public_id, owner, created_by, created_at, expires_at, uses, uses_left, name, note, max_privacy, labels)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING public_id`,
+    (hash, public_id, owner, created_by, created_at, expires_at, uses, uses_left, name, note, max_privacy, labels,
+      approval)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING public_id`,
   /** Only an outstanding token is revoked: a used-up or expired one is already of no use. */
   revoke: `UPDATE enroll_tokens SET revoked_at = ?
     WHERE public_id = ? AND revoked_at IS NULL AND uses_left > 0 AND expires_at > ? RETURNING public_id`,
@@ -57,6 +58,7 @@ export function enrollTokensStore(db: Sql): EnrollTokensStore {
         maxPrivacy: t.maxPrivacy ?? 'full',
         revokedAt: null,
         labels: t.labels ?? emptyLabels(),
+        approval: t.approval ?? 'automatic',
       };
       await db.noted(
         () => (note ? [note(token)] : []),
@@ -73,6 +75,7 @@ export function enrollTokensStore(db: Sql): EnrollTokensStore {
         token.note,
         token.maxPrivacy,
         tokenLabelsJson(token.labels),
+        token.approval,
       );
       return token;
     },
@@ -105,5 +108,6 @@ function tokenFrom(r: unknown[]): EnrollToken {
     maxPrivacy: r[9] as PrivacyLevel,
     revokedAt: r[10] === null ? null : Number(r[10]),
     labels: tokenLabelsFrom(r[11]),
+    approval: r[12] === 'required' ? 'required' : 'automatic',
   };
 }

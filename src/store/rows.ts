@@ -17,6 +17,7 @@ export function deviceFrom(r: Row): Device {
     enrolledBy: r.enrolled_by as string,
     enrollNote: r.enroll_note as string,
     maxPrivacy: r.max_privacy as PrivacyLevel,
+    pendingSince: r.pending_since === null || r.pending_since === undefined ? null : Number(r.pending_since),
   };
 }
 

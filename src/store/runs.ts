@@ -81,6 +81,17 @@ export function insertArgs(run: Run & { sha256: string }): Param[] {
   ];
 }
 
+/**
+ * The device check of both backends' upload statements (docs/contract.md section 16): its
+ * credential_version still the one the upload's lookup read; any, for a run with none.
+ */
+export const CREDENTIAL_HELD = 'credential_version = coalesce(?, credential_version)';
+
+/** The parameters of the device check: the device, then CREDENTIAL_HELD's. */
+export function deviceCheckArgs(run: Run): [string, number | null] {
+  return [run.device, run.credentialVersion ?? null];
+}
+
 /** The arguments of runsSql.touchDevice for a run just stored. */
 export function touchArgs(run: Run): [number, number, string, number] {
   return [run.uploadedAt, run.uploadedAt, run.device, run.uploadedAt - DEVICE_TOUCH_MS];

@@ -7,6 +7,7 @@ export const settingsSql = {
   get: 'SELECT value FROM settings WHERE name = ?',
   insertIfAbsent: 'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING',
   upsert: 'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+  replace: 'UPDATE settings SET value = ? WHERE name = ? AND value = ?',
   /**
    * Written and read back by one statement: another instance probing the same row at the same
    * moment cannot come between the write and the read (two statements read its value, a failure).
@@ -24,6 +25,9 @@ export function settingsStore(db: Sql): SettingsStore {
     },
     async setSetting(name, value) {
       await db.run(settingsSql.upsert, name, value);
+    },
+    async replaceSetting(name, expected, value) {
+      return (await db.run(settingsSql.replace, value, name, expected)) === 1;
     },
     async probe(now) {
       if (Number((await db.get(settingsSql.probe, now))?.at) !== now)

@@ -102,6 +102,23 @@ export function certificatePin(certPem: string): string {
   } catch {
     throw new TypeError('certificatePin: not a PEM certificate');
   }
-  const spki = cert.publicKey.export({ type: 'spki', format: 'der' });
+  return publicKeyPin(cert.publicKey);
+}
+
+/** The pin a certificate of this private key will have: the next control key's, before it has one. */
+export function keyPin(keyPem: string): string {
+  return publicKeyPin(createPublicKey(createPrivateKey(keyPem)));
+}
+
+/** A new P-256 private key in PKCS #8 PEM, as generateSelfSignedCertificate makes. */
+export function generateKeyPem(): string {
+  return generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({
+    type: 'pkcs8',
+    format: 'pem',
+  }) as string;
+}
+
+function publicKeyPin(key: KeyObject): string {
+  const spki = key.export({ type: 'spki', format: 'der' });
   return `sha256/${createHash('sha256').update(spki).digest('base64')}`;
 }

@@ -1,6 +1,8 @@
 /** The dashboard: version, each self-test check with its outcome, and counts. */
 import type { CheckResult } from '../selftest/selftest.ts';
 import { barChart } from './chart_svg.ts';
+import { clientVersionsSection } from './facts.ts';
+import { time } from './format.ts';
 import { html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
 import { type RetentionStatus, retentionSection } from './retention.ts';
@@ -13,6 +15,10 @@ export function dashboardPage(
     counts: { devices: number; activeDevices: number; runs: number } | undefined;
     perDay: number[] | undefined;
     retention?: RetentionStatus | undefined;
+    /** Devices by the client version they reported, most common first (administrators only). */
+    clientVersions?: ReadonlyArray<{ value: string; devices: number }> | undefined;
+    /** Devices waiting for approval (administrators only). */
+    pending?: { count: number; oldest: number | null } | undefined;
   },
 ) {
   const failed = opts.checks.filter((c) => !c.ok).length;
@@ -55,14 +61,26 @@ export function dashboardPage(
           ? html`<dl>
         <dt>Devices</dt>
         <dd><a href="/devices">${opts.counts.devices}</a> (${opts.counts.activeDevices} active)</dd>
+        ${opts.pending ? pendingCount(opts.pending, chrome.now) : ''}
         <dt>Runs</dt>
         <dd><a href="/runs">${opts.counts.runs}</a></dd>
       </dl>`
           : html`<p>Counts are unavailable while the store is unreachable.</p>`
       }
+      ${opts.clientVersions ? clientVersionsSection(opts.clientVersions) : ''}
       ${opts.perDay ? uploadsChart(opts.perDay, chrome.now) : ''}
       ${opts.retention ? retentionSection(opts.retention, chrome.now) : ''}`,
   );
+}
+
+/** How many devices wait for an administrator's approval, linked to them, and since when the oldest. */
+function pendingCount(pending: { count: number; oldest: number | null }, now: number) {
+  return html`<dt>Waiting for approval</dt>
+    <dd>
+      <a href="/devices?status=pending">${pending.count}</a>${
+        pending.oldest === null ? '' : html` (the oldest since ${time(pending.oldest, now)})`
+      }
+    </dd>`;
 }
 
 function uploadsChart(perDay: number[], now: number) {

@@ -10,11 +10,15 @@ import { actionButton, type Chrome, layout } from './layout.ts';
 import { devicePath } from './devices.ts';
 import { bulkForm, runsTable } from './runs.ts';
 import { labelsField, labelsShown } from './labels.ts';
+import { factsSection } from './facts.ts';
+import { credentialSection } from './credential.ts';
+import type { CredentialState } from '../domain/credentials.ts';
 import { levelsWithin, requestFields } from './collection_form.ts';
 
 const statusText = {
   active: 'active: it has called Paddock recently',
   stale: 'stale: it has not called Paddock for a while',
+  pending: 'pending: it waits for an administrator to approve or reject it; until then it may only report its facts',
   revoked: 'revoked: its credential is refused',
 } as const;
 
@@ -26,6 +30,8 @@ export function devicePage(
     runs: Page<RunSummary>;
     before: string | undefined;
     staleBefore: number;
+    /** When its credential was issued and rotated (docs/contract.md section 16). */
+    credential?: CredentialState | undefined;
   },
 ) {
   const d = opts.device;
@@ -59,6 +65,8 @@ export function devicePage(
         <dt>Labels</dt>
         <dd>${labelsShown(d.labels)}</dd>
       </dl>
+      ${factsSection(d.facts, d.factsReportedAt, chrome.now)}
+      ${credentialSection(opts.credential, d.revokedAt !== null, chrome.now)}
       <h2>Actions</h2>
       ${actions(chrome, d, path)}
       <h2>Request a run</h2>
@@ -86,6 +94,8 @@ function actions(chrome: Chrome, d: LabelledDevice, path: string): Html {
       ${labelsField('labels', d.labels, 'Labels (the new set replaces the old)')}
       <p><button type="submit">Save labels</button></p>
     </form>
+    ${admin && d.pendingSince !== null ? approvalButtons(chrome, path) : ''}
+    ${admin && d.revokedAt === null ? actionButton(`${path}/rotate`, chrome.csrf, 'Ask this device to rotate its credential') : ''}
     ${admin && d.revokedAt === null ? actionButton(`${path}/revoke`, chrome.csrf, 'Revoke this device') : ''}
     ${admin && d.revokedAt !== null ? actionButton(`${path}/delete`, chrome.csrf, 'Delete this device and its runs') : ''}
     ${
@@ -95,12 +105,19 @@ function actions(chrome: Chrome, d: LabelledDevice, path: string): Html {
     }`;
 }
 
+/** Approve or reject a pending device (docs/contract.md section 16): a rejected one is revoked. */
+function approvalButtons(chrome: Chrome, path: string): Html {
+  return html`${actionButton(`${path}/approve`, chrome.csrf, 'Approve this device')}
+  ${actionButton(`${path}/reject`, chrome.csrf, 'Reject this device (it is revoked)')}`;
+}
+
 /**
  * Asks this device for a run (docs/contract.md section 15): at its privacy ceiling or a more
  * private level, the ceiling selected; a more revealing one would only be skipped.
  */
 function requestForm(chrome: Chrome, d: LabelledDevice): Html {
   if (d.revokedAt !== null) return html`<p>A revoked device takes no requests.</p>`;
+  if (d.pendingSince !== null) return html`<p>A device waiting for approval takes no requests.</p>`;
   return html`<form method="post" action="/collections">
     <input type="hidden" name="csrf" value="${chrome.csrf}" />
     <input type="hidden" name="device" value="${d.id}" />

@@ -103,9 +103,12 @@ function table(chrome: Chrome, items: LabelledDevice[], staleBefore: number): Ht
             admin
               ? html`<td>
                 ${
-                  d.revokedAt === null
-                    ? actionButton(`${devicePath(d.id)}/revoke`, chrome.csrf, `Revoke ${d.id}`)
-                    : actionButton(`${devicePath(d.id)}/delete`, chrome.csrf, `Delete ${d.id}`)
+                  d.pendingSince !== null
+                    ? html`${actionButton(`${devicePath(d.id)}/approve`, chrome.csrf, `Approve ${d.id}`)}
+                      ${actionButton(`${devicePath(d.id)}/reject`, chrome.csrf, `Reject ${d.id}`)}`
+                    : d.revokedAt === null
+                      ? actionButton(`${devicePath(d.id)}/revoke`, chrome.csrf, `Revoke ${d.id}`)
+                      : actionButton(`${devicePath(d.id)}/delete`, chrome.csrf, `Delete ${d.id}`)
                 }
               </td>`
               : ''
@@ -125,6 +128,8 @@ function bulkForm(csrf: string): Html {
       <p>
         <label for="bulk-action">Action</label><br />
         <select id="bulk-action" name="action">
+          <option value="approve">Approve (devices waiting for approval)</option>
+          <option value="reject">Reject (devices waiting for approval: they are revoked)</option>
           <option value="revoke">Revoke</option>
           <option value="delete">Delete (revoked devices only, with their runs)</option>
           <option value="label">Set a label (key=value)</option>
@@ -169,8 +174,8 @@ function requestForm(csrf: string, q: DeviceQuery, reach: number | undefined): H
         valuesOf(q, name).map((value) => html`<input type="hidden" name="${name}" value="${value}" />`),
       )}
       <p>
-        Revoked devices, those whose privacy ceiling is more private than the level asked and those with 5 open
-        requests are skipped.
+        Revoked devices, those waiting for approval, those whose privacy ceiling is more private than the level asked
+        and those with 5 open requests are skipped.
       </p>
       ${requestFields({ idPrefix: 'request-', level: 'minimal' })}
       <p><button type="submit">Request a run from ${devices}</button></p>

@@ -52,6 +52,7 @@ export function enrollTokensPage(
                   <th scope="col">Device name</th>
                   <th scope="col">Privacy ceiling</th>
                   <th scope="col">Labels</th>
+                  <th scope="col">Approval</th>
                   <th scope="col">Action</th>
                 </tr>
               </thead>
@@ -69,6 +70,7 @@ export function enrollTokensPage(
                       <td>${t.name === '' ? 'chosen by the device' : t.name}</td>
                       <td>${t.maxPrivacy}</td>
                       <td>${labelsShown(t.labels)}</td>
+                      <td>${t.approval === 'required' ? 'required: devices wait' : 'automatic'}</td>
                       <td>
                         ${actionButton(`/enroll-tokens/${encodeURIComponent(t.publicId)}/revoke`, chrome.csrf, `Revoke ${t.publicId}`)}
                       </td>
@@ -122,6 +124,12 @@ function mintForm(csrf: string, accounts: Account[], defaultTtlSeconds: number) 
         </select>
       </p>
       ${labelsField('labels', {}, 'Labels every device it enrolls starts with (empty: none)')}
+      <p>
+        <input id="approval" name="approval" type="checkbox" value="required" />
+        <label for="approval"
+          >Approval required: the devices it enrolls wait, pending, until an administrator approves them</label
+        >
+      </p>
       <p><button type="submit">Mint enrollment link</button></p>
     </form>`;
 }

@@ -38,6 +38,14 @@ export function mintResultPage(chrome: Chrome, opts: { link: string; token: Enro
         <dd>${token.maxPrivacy}</dd>
         <dt>Labels</dt>
         <dd>${labelsShown(token.labels)}</dd>
+        <dt>Approval</dt>
+        <dd>
+          ${
+            token.approval === 'required'
+              ? html`required: the devices it enrolls wait on <a href="/devices?status=pending">the pending list</a> until an administrator approves them`
+              : 'automatic: the devices it enrolls may upload at once'
+          }
+        </dd>
       </dl>
       <p><a href="/enroll-tokens">Back to enrollment tokens</a></p>`,
   );

@@ -11,7 +11,7 @@ import { ADMIN, ANN, BOB, world, type World } from './world.ts';
 const TTL = 3600;
 const mintDeps = (w: World) => ({
   ...w,
-  linkBuilder: defaultLinkBuilder({ baseUrl: 'https://paddock.example:8443', pin: 'sha256/pin=' }),
+  linkBuilder: defaultLinkBuilder({ baseUrl: 'https://paddock.example:8443', pins: () => ['sha256/pin='] }),
   config: { enrollTokenTtlSeconds: TTL },
 });
 
@@ -43,6 +43,7 @@ test('mint: the owner defaults to the actor; the token leaves only in the link; 
         token: minted.token.publicId,
         uses: 1,
         max_privacy: 'redacted',
+        approval: 'automatic',
         level: 'info',
         event: 'enroll_token.minted',
       },

@@ -134,6 +134,20 @@ const rows: Row[] = [
       ),
   },
   {
+    name: "an admin's filter by fact reaches the devices that reported it, every fact holding (docs/contract.md section 16)",
+    as: 'admin',
+    method: 'POST',
+    path: '/api/v1/collections',
+    json: { ...ask, filter: { fact: ['os=linux'], label: ['site=berlin'] } },
+    status: 201,
+    events: [used, 'collection.created'],
+    check: async (w, body) =>
+      assert.deepEqual(
+        (await targets(w, String((body as Json).id))).map((t) => t[0]).sort(),
+        [w.ids.mine, w.ids.theirs].sort(),
+      ),
+  },
+  {
     name: "a user's filter reaches only its own devices",
     as: 'user',
     method: 'POST',
@@ -183,11 +197,8 @@ const rows: Row[] = [
   ...(
     [
       ['an unknown field', { ...ask, devices: ['d_x'], colour: 'red' }, 'colour'],
-      [
-        'the fact filter, which the device list does not have yet',
-        { ...ask, filter: { fact: ['os=linux'] } },
-        'filter.fact',
-      ],
+      ['a bad fact filter', { ...ask, filter: { fact: ['OS=linux'] } }, 'filter.fact'],
+      ['a fact filter that is not a list', { ...ask, filter: { fact: 'os=linux' } }, 'filter.fact'],
       [
         'a filter the device list has but a collection does not take',
         { ...ask, filter: { sort: 'name' } },
@@ -447,6 +458,9 @@ async function world(store?: Store): Promise<World> {
   await h.store.changeLabels(ACCOUNTS.admin, mine.device, { replace: { site: 'berlin', line: '3' } });
   await h.store.changeLabels(ACCOUNTS.admin, mine2.device, { replace: { site: 'paris' } });
   await h.store.changeLabels(ACCOUNTS.admin, theirs.device, { replace: { site: 'berlin' } });
+  await h.store.reportFacts(mine.device, { os: 'linux' }, h.clock.now());
+  await h.store.reportFacts(mine2.device, { os: 'linux' }, h.clock.now());
+  await h.store.reportFacts(theirs.device, { os: 'linux' }, h.clock.now());
   // The user's collection, open; then the admin's, which reached only a revoked device: closed.
   const asked = (by: string, at: number) => ({
     id: newCollectionId(),

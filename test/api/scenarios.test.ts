@@ -273,6 +273,43 @@ const rows: Row[] = [
     json: { name: 'k'.repeat(9000) },
     status: 413,
   },
+  // Credential rotation (docs/contract.md section 16): an administrator asks; the device's next answer says so.
+  {
+    name: 'an admin asks a device to rotate its credential',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/rotate',
+    as: 'admin',
+    status: 204,
+    events: ['access_token.used', 'device.rotation_asked'],
+    audited: [['device.rotation_asked', ACCOUNTS.admin.subject]],
+    check: async (w) => assert.equal((await w.h.store.deviceCredential(w.ids.mine))?.rotationAskedAt, w.h.clock.now()),
+  },
+  {
+    name: 'a user may not ask a rotation',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/rotate',
+    as: 'user',
+    status: 403,
+    events: ['access_token.used', 'access.admin_refused'],
+    check: async (w) => assert.equal((await w.h.store.deviceCredential(w.ids.mine))?.rotationAskedAt, null),
+  },
+  {
+    name: 'a rotation of a revoked device',
+    method: 'POST',
+    path: '/api/v1/devices/{gone}/rotate',
+    as: 'admin',
+    status: 409,
+    events: ['access_token.used'],
+    check: (_w, body) => assert.match((body as { detail: string }).detail, /revoked/),
+  },
+  {
+    name: 'a rotation of an unknown device',
+    method: 'POST',
+    path: '/api/v1/devices/d_nothing/rotate',
+    as: 'admin',
+    status: 404,
+    events: ['access_token.used'],
+  },
   // Revoke and delete: administrators only; delete after revoke.
   {
     name: 'a user may not revoke',
@@ -365,6 +402,81 @@ const rows: Row[] = [
     as: 'admin',
     status: 400,
     field: 'label',
+  },
+  // Facts (docs/contract.md section 16): on device objects with their time, and the filter.
+  {
+    name: 'devices carry the facts they reported, and when',
+    path: '/api/v1/devices/{mine}',
+    as: 'user',
+    status: 200,
+    check: (w, body) => {
+      const d = body as { facts: unknown; facts_reported_at: string };
+      assert.deepEqual(d.facts, { client_version: '1.4.0', hostname: 'gate 1 = north', os: 'linux' });
+      // Reported as the world was made, moments before the request.
+      assert.ok(w.h.clock.now() - Date.parse(d.facts_reported_at) < 60_000, d.facts_reported_at);
+    },
+  },
+  {
+    name: 'a device that never reported has no facts and no time',
+    path: '/api/v1/devices?status=revoked',
+    as: 'user',
+    status: 200,
+    check: (_w, body) =>
+      assert.deepEqual(
+        (body as Listed).items.map((d) => [d.facts, d.facts_reported_at]),
+        [[{}, null]],
+      ),
+  },
+  {
+    name: 'the fact filter, key=value: every account, for an admin',
+    path: '/api/v1/devices?fact=os%3Dlinux',
+    as: 'admin',
+    status: 200,
+    check: (w, body) => assert.deepEqual(ids(body), [w.ids.mine, w.ids.theirs].sort()),
+  },
+  {
+    name: 'the fact filter, scoped for a user',
+    path: '/api/v1/devices?fact=os%3Dlinux',
+    as: 'user',
+    status: 200,
+    check: (w, body) => assert.deepEqual(ids(body), [w.ids.mine]),
+  },
+  {
+    name: 'the fact filter given twice: both must hold; the value is exact, spaces and = included',
+    path: '/api/v1/devices?fact=os%3Dlinux&fact=client_version%3D1.4.0&fact=hostname%3Dgate%201%20%3D%20north',
+    as: 'admin',
+    status: 200,
+    check: (w, body) => assert.deepEqual(ids(body), [w.ids.mine]),
+  },
+  {
+    name: 'the fact filter is exact: a prefix finds nothing',
+    path: '/api/v1/devices?fact=client_version%3D1.4',
+    as: 'admin',
+    status: 200,
+    check: (_w, body) => assert.deepEqual(ids(body), []),
+  },
+  {
+    name: 'a bad fact filter names the fact',
+    path: '/api/v1/devices?fact=OS%3Dlinux',
+    as: 'admin',
+    status: 400,
+    field: 'fact',
+    check: (_w, body) => assert.match((body as { detail: string }).detail, /fact "OS": a fact key/),
+  },
+  {
+    name: 'a fact filter without a value',
+    path: '/api/v1/devices?fact=os',
+    as: 'admin',
+    status: 400,
+    field: 'fact',
+    check: (_w, body) => assert.match((body as { detail: string }).detail, /fact "os": write the filter as key=value/),
+  },
+  {
+    name: 'more than five fact filters',
+    path: `/api/v1/devices?${Array.from({ length: 6 }, (_, i) => `fact=k${i}%3Dv`).join('&')}`,
+    as: 'admin',
+    status: 400,
+    field: 'fact',
   },
   {
     name: 'the owner sets and removes labels; the device is answered',
@@ -1000,6 +1112,10 @@ async function world(store?: Store): Promise<World> {
   await h.store.changeLabels(ACCOUNTS.admin, mine.device, { replace: { site: 'berlin', line: '3' } });
   await h.store.changeLabels(ACCOUNTS.admin, theirs.device, { replace: { site: 'berlin' } });
   await h.store.changeLabels(ACCOUNTS.admin, gone.device, { replace: { site: 'paris' } });
+  // Facts (docs/contract.md section 16): both active devices on linux, client 1.4.0 on the user's only;
+  // the revoked one never reported.
+  await h.store.reportFacts(mine.device, { os: 'linux', client_version: '1.4.0', hostname: 'gate 1 = north' }, now);
+  await h.store.reportFacts(theirs.device, { os: 'linux', client_version: '1.3.0' }, now);
   const enroll = await h.store.createEnrollToken({
     hash: secretHash('an outstanding token'),
     owner: ACCOUNTS.user.subject,
@@ -1054,6 +1170,7 @@ async function world(store?: Store): Promise<World> {
 
 await apiTable(rows, world, {
   title: 'the table covers every API operation',
-  // Collection requests have a table of their own, with its own world (test/api/collections.test.ts).
-  owns: (path) => !path.startsWith('/api/v1/collections'),
+  // Collection requests and approval have tables of their own, with their own worlds
+  // (test/api/collections.test.ts, test/api/approval.test.ts).
+  owns: (path) => !path.startsWith('/api/v1/collections') && !/\/(approve|reject)$/.test(path),
 });

@@ -101,6 +101,14 @@ test('mint a link, enroll with it, then list, get, rename, revoke and delete dev
     [1, 'paddock devices: 400 bad field: name must be 1 to 128 printable characters (field: name)\n'],
   );
 
+  // docs/contract.md section 16: the device's next answer asks it to rotate its credential.
+  assert.deepEqual(await cli(['devices', 'rotate', one.device]), {
+    code: 0,
+    stdout: `asked ${one.device} to rotate its credential\n`,
+    stderr: '',
+  });
+  assert.equal((await upload(one.credential, 'asked-to-rotate', 'x')).headers.get('paddock-rotate'), 'credential');
+
   const early = await cli(['devices', 'delete', two.device]);
   assert.equal(early.code, 1);
   assert.equal(early.stderr, 'paddock devices: 409 conflict: revoke the device before deleting it\n');
@@ -108,6 +116,11 @@ test('mint a link, enroll with it, then list, get, rename, revoke and delete dev
     code: 0,
     stdout: `revoked ${two.device}\n`,
     stderr: '',
+  });
+  assert.deepEqual(await cli(['devices', 'rotate', two.device]), {
+    code: 1,
+    stdout: '',
+    stderr: 'paddock devices: 409 conflict: the device is revoked: it has no credential to rotate\n',
   });
   const revoked = await cli(['devices', 'list', '--status', 'revoked', '--json']);
   assert.deepEqual(
@@ -209,6 +222,64 @@ test('labels: minted on a token, listed and filtered by, set and removed, each r
   );
 });
 
+test('facts: devices listed by --fact (exact, every one holding), shown by get; a bad filter named', async () => {
+  const { link } = JSON.parse((await cli(['enroll-tokens', 'mint', '--uses', '3', '--json'])).stdout) as {
+    link: string;
+  };
+  const report = async (name: string, facts: Record<string, string>) => {
+    const d = await enroll(link, name);
+    const res = await fetch(`${base}/v1/device/facts`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${d.credential}` },
+      body: JSON.stringify(facts),
+    });
+    assert.equal(res.status, 204);
+    return d;
+  };
+  const a = await report('facts a', { os: 'linux', client_version: '9.1.0', hostname: 'gate 1 = north' });
+  const b = await report('facts b', { os: 'linux', client_version: '9.0.0' });
+  await report('facts c', { os: 'darwin', client_version: '9.1.0' });
+
+  const listed = await cli(['devices', 'list', '--fact', 'os=linux', '--fact', 'client_version=9.1.0']);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.deepEqual(
+    listed.stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(/ +/)[0]),
+    [a.device],
+  );
+  const both = await cli(['devices', 'list', '--fact', 'os=linux', '--json']);
+  assert.deepEqual(
+    (JSON.parse(both.stdout) as { items: Array<{ id: string }> }).items.map((d) => d.id),
+    [b.device, a.device],
+  );
+  const spaced = await cli(['devices', 'list', '--fact', 'hostname=gate 1 = north', '--json']);
+  assert.deepEqual(
+    (JSON.parse(spaced.stdout) as { items: Array<{ id: string }> }).items.map((d) => d.id),
+    [a.device],
+  );
+  const got = JSON.parse((await cli(['devices', 'get', a.device, '--json'])).stdout) as {
+    facts: unknown;
+    facts_reported_at: string;
+  };
+  assert.deepEqual(got.facts, { client_version: '9.1.0', hostname: 'gate 1 = north', os: 'linux' });
+  assert.match(got.facts_reported_at, /^20\d\d-/);
+  assert.match(
+    (await cli(['devices', 'list', '--help'])).stdout + (await cli(['devices', 'list', '--help'])).stderr,
+    /--fact KEY=VALUE/,
+  );
+  const bad = await cli(['devices', 'list', '--fact', 'OS=linux']);
+  assert.equal(bad.code, 1);
+  assert.match(
+    bad.stderr,
+    /400 bad parameter: fact must be key=value: fact "OS": a fact key is 1 to 63 .*\(field: fact\)/,
+  );
+  const noValue = await cli(['devices', 'list', '--fact', 'os']);
+  assert.match(noValue.stderr, /fact "os": write the filter as key=value/);
+});
+
 test('runs: a page or every page, one run, its exact bytes, and a delete', async () => {
   const { link } = JSON.parse((await cli(['enroll-tokens', 'mint', '--json'])).stdout) as { link: string };
   const { device, credential } = await enroll(link, 'runner');
@@ -299,4 +370,48 @@ test("failures exit non-zero with the server's words, and tell usage, refusal an
   );
   // The token never appears in what the CLI prints, whatever happens.
   for (const r of [bad, wrong, option, away]) assert.ok(!`${r.stdout}${r.stderr}`.includes(token));
+});
+
+test('approval: mint --approval required, list --status pending, approve and reject several at once', async () => {
+  const minted = await cli(['enroll-tokens', 'mint', '--uses', '4', '--approval', 'required', '--json']);
+  assert.equal(minted.code, 0, minted.stderr);
+  const { token: record, link } = JSON.parse(minted.stdout) as {
+    token: { id: string; approval: string };
+    link: string;
+  };
+  assert.equal(record.approval, 'required');
+  assert.match((await cli(['enroll-tokens', 'list'])).stdout, new RegExp(`^${record.id} .* required\\n`, 'm'));
+  const [a, b, c] = [await enroll(link, 'wait-a'), await enroll(link, 'wait-b'), await enroll(link, 'wait-c')];
+  assert.equal((await upload(a.credential, 'early', 'x')).status, 403, 'waits');
+
+  const pending = await cli(['devices', 'list', '--status', 'pending', '--json']);
+  assert.equal(pending.code, 0, pending.stderr);
+  const listed = (JSON.parse(pending.stdout) as { items: Array<{ id: string; status: string }> }).items;
+  assert.deepEqual(listed.map((d) => [d.id, d.status]).sort(), [a, b, c].map((d) => [d.device, 'pending']).sort());
+  assert.match((await cli(['devices', 'list', '--status', 'pending'])).stdout, /^ID +NAME +OWNER +STATUS/);
+
+  const approved = await cli(['devices', 'approve', a.device, b.device]);
+  assert.deepEqual(
+    [approved.code, approved.stdout, approved.stderr],
+    [0, `approved ${a.device}\napproved ${b.device}\n`, ''],
+  );
+  assert.equal((await upload(a.credential, 'now', 'x')).status, 201, 'approved: it uploads');
+
+  // One does not wait any more, one does not exist: named on stderr, the others still done, exit 1.
+  const rejected = await cli(['devices', 'reject', a.device, c.device, 'd_nosuchdevice0000']);
+  assert.equal(rejected.code, 1);
+  assert.equal(rejected.stdout, `rejected ${c.device}\n`);
+  assert.match(
+    rejected.stderr,
+    new RegExp(`^paddock devices reject: ${a.device}: 409 conflict: the device is not waiting for approval\\n`),
+  );
+  assert.match(rejected.stderr, /d_nosuchdevice0000: 404 not found/);
+  assert.equal((await upload(c.credential, 'late', 'x')).status, 401, 'rejected: revoked');
+
+  const usage = await cli(['devices', 'approve']);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /usage: paddock devices approve ID…/);
+  const badMint = await cli(['enroll-tokens', 'mint', '--approval', 'maybe']);
+  assert.equal(badMint.code, 1);
+  assert.match(badMint.stderr, /approval must be automatic or required/);
 });

@@ -178,7 +178,7 @@ test('usage mistakes exit 2 before anything is sent; the server names a refused 
   const ask = ['--privacy', 'full', '--reason', 'why'];
   for (const [args, says] of [
     [['--device', devices.paris.device, '--label', 'site=paris', ...ask], /give either --device or filters/],
-    [ask, /name the devices with --device, or match them with --q, --owner, --status or --label/],
+    [ask, /name the devices with --device, or match them with --q, --owner, --status, --label or --fact/],
     [['--device', devices.paris.device, '--reason', 'why'], /--privacy is required/],
     [['--device', devices.paris.device, '--privacy', 'full'], /--reason is required/],
     [

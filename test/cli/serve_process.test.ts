@@ -105,6 +105,7 @@ test('paddock serve: a bad setting, or a data directory, database or address it 
       ['PADDOCK_RETENTION_REDACTED', { PADDOCK_RETENTION_REDACTED: '0d' }],
       ['PADDOCK_RETENTION_MINIMAL', { PADDOCK_RETENTION_MINIMAL: '-1h' }],
       ['PADDOCK_SWEEP_INTERVAL', { PADDOCK_SWEEP_INTERVAL: '10' }],
+      ['PADDOCK_PROXY_PROTOCOL_FROM', { PADDOCK_PROXY_PROTOCOL_FROM: '10.0.0.0/8, balancer' }],
     ];
     for (const [variable, env] of cases) {
       const p = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: dataDir, ...env });

@@ -365,7 +365,11 @@ const scenarios: Scenario[] = [
   refused('both device fields and a filter', { ...byDevice, match: 'filter' }, 'not both'),
   refused('match other than filter', { ...byFilter, match: 'all' }, 'match must be filter'),
   refused('a filter’s search of 2 characters', { ...byFilter, q: 'ab' }, 'q must be 3 to 128'),
-  refused('a filter’s unknown status', { ...byFilter, status: 'gone' }, 'status must be active, stale or revoked'),
+  refused(
+    'a filter’s unknown status',
+    { ...byFilter, status: 'gone' },
+    'status must be active, stale, pending or revoked',
+  ),
   refused('a filter’s bad label', { ...byFilter, label: '=x' }, /^label/),
   refused('a filter of 6 labels', { ...byFilter, label: ['a', 'b', 'c', 'd', 'e', 'f'] }, /label/),
   {

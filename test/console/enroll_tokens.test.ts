@@ -102,6 +102,7 @@ runScenarios('enroll tokens', [
         owner: 'oidc:user-1',
         uses: 3,
         max_privacy: 'redacted',
+        approval: 'automatic',
       },
     ],
     after: async (h, _r, body) => {
@@ -124,6 +125,7 @@ runScenarios('enroll tokens', [
           maxPrivacy: 'redacted',
           revokedAt: null,
           labels: { line: '3', site: 'berlin' },
+          approval: 'automatic',
         },
       );
       const devices: string[] = [];

@@ -162,7 +162,7 @@ test('every bad query parameter is a plain-text 400 that says what is wrong, nev
   try {
     const a = as(h, 'admin');
     const cases: Array<[string, RegExp]> = [
-      ['/devices?status=sleeping', /^status must be active, stale or revoked\n$/],
+      ['/devices?status=sleeping', /^status must be active, stale, pending or revoked\n$/],
       ['/devices?sort=size', /^sort must be newest, name or last_seen\n$/],
       ['/devices?q=ab', /^q must be 3 to 128 printable characters\n$/],
       ['/devices?q=%00%00%00', /^q must be/],

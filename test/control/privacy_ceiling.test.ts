@@ -75,7 +75,7 @@ test('the device client refuses above its ceiling before sending anything, with 
   const state = {
     server: '127.0.0.1:9',
     controlUrl: 'https://127.0.0.1:9',
-    pin: `sha256/${'A'.repeat(43)}=`,
+    pins: [`sha256/${'A'.repeat(43)}=`],
     device: 'd_x',
     credential: 'c'.repeat(43),
     maxPrivacy: 'redacted' as const,

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { readState, writeState } from '../../src/device_client/state.ts';
 
-const state = { server: 's', controlUrl: 'https://c', pin: 'sha256/x', device: 'd_1', credential: 'secret' };
+const pin = `sha256/${'A'.repeat(43)}=`;
+const next = `sha256/${'B'.repeat(43)}=`;
+const state = { server: 's', controlUrl: 'https://c', pins: [pin, next], device: 'd_1', credential: 'secret' };
 
 test('the state file is replaced atomically, 0600 even over a wider one, and no temporary file is left', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'paddock-state-'));
@@ -27,6 +29,27 @@ test('a state file that cannot be written leaves nothing behind and says why', a
   try {
     await assert.rejects(writeState(join(dir, 'missing', 'device.json'), state), /ENOENT/);
     assert.deepEqual(await readdir(dir), []);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a state file from before the pin set (one "pin") reads as a set of one; bad pins are refused', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'paddock-state-'));
+  try {
+    const path = join(dir, 'device.json');
+    const rest = {
+      server: state.server,
+      controlUrl: state.controlUrl,
+      device: state.device,
+      credential: state.credential,
+    };
+    await writeFile(path, JSON.stringify({ ...rest, pin }));
+    assert.deepEqual(await readState(path), { ...rest, pins: [pin] });
+    for (const pins of [[], ['sha256/x'], [pin, next, pin], 'sha256/x']) {
+      await writeFile(path, JSON.stringify({ ...rest, pins }));
+      await assert.rejects(readState(path), /has no pins/);
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

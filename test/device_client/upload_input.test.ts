@@ -10,7 +10,7 @@ test('ids outside the pattern, and the dot-segments "." and "..", are refused be
     device: 'd_x',
     credential: 'c',
     controlUrl: 'https://control.invalid:1',
-    pin: `sha256/${'A'.repeat(43)}=`,
+    pins: [`sha256/${'A'.repeat(43)}=`],
   };
   for (const id of ['.', '..', 'a/b', '', 'x'.repeat(129)]) {
     await assert.rejects(

@@ -12,6 +12,7 @@ import { collect } from '../../src/device_client/collect.ts';
 import type { CollectionRequest } from '../../src/device_client/requests.ts';
 import type { DeviceState } from '../../src/device_client/state.ts';
 import { levelFor, watch } from '../../src/device_client/watch.ts';
+import { localFacts } from '../../src/device_client/facts.ts';
 import { certificatePin } from '../../src/tls/self_signed.ts';
 import { lookup, type TlsFixture, tlsFixture } from '../support/tls_fixture.ts';
 
@@ -107,9 +108,11 @@ describe('the watch against a scripted control server', () => {
     state = {
       server: 'control.test',
       controlUrl: `https://control.test:${(server.address() as AddressInfo).port}`,
-      pin: certificatePin(fx.control.certPem),
+      pins: [certificatePin(fx.control.certPem)],
       device: 'd_watchunit000000',
       credential: 'c'.repeat(43),
+      // As reported already: the watch reports facts only when they change (test/device_client/facts_loop.test.ts).
+      facts: { ...localFacts() },
     };
   });
   after(() => server.close());

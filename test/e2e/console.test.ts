@@ -293,6 +293,49 @@ if (!available) {
       await audit(alice, origin, 'devices-label-filter');
     });
 
+    test('facts (docs/contract.md section 16): the device page shows what it reported, the list filters by a fact, the dashboard counts client versions', async () => {
+      const phone = devices['alice-phone'];
+      const laptop = devices['bob-laptop'];
+      assert.ok(phone && laptop);
+      for (const [d, facts] of [
+        [
+          phone,
+          { os: 'linux', os_version: '6.12 <b>', arch: 'arm64', hostname: 'phone & co', client_version: '2.1.0' },
+        ],
+        [laptop, { os: 'darwin', client_version: '2.0.0' }],
+      ] as const) {
+        const res = await fetch(`${origin}/v1/device/facts`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${d.credential}` },
+          body: JSON.stringify(facts),
+        });
+        assert.equal(res.status, 204);
+      }
+      await alice.page.goto(`${origin}/devices/${phone.device}`);
+      const facts = (await alice.page.textContent('table.facts')) ?? '';
+      assert.match(facts, /os_version\s*6\.12 <b>/);
+      assert.match(facts, /hostname\s*phone & co/);
+      assert.match((await alice.page.textContent('main')) ?? '', /Reported by the device just now/);
+      await audit(alice, origin, 'device-facts');
+
+      await alice.page.goto(`${origin}/devices`);
+      await alice.page.fill('#fact-1', 'os=linux');
+      await alice.page.focus('#fact-1');
+      await alice.page.keyboard.press('Enter');
+      await alice.page.waitForURL(/fact=os%3Dlinux/);
+      const listed = (await alice.page.textContent('main')) ?? '';
+      assert.match(listed, /Showing 1 device, reporting “os=linux”/);
+      assert.match(listed, /alice-phone/);
+      assert.doesNotMatch(listed, /bob-laptop/);
+      await audit(alice, origin, 'devices-fact-filter');
+
+      await alice.page.goto(`${origin}/`);
+      const versions = (await alice.page.textContent('main')) ?? '';
+      // A tie is in the versions' order.
+      assert.match(versions, /Client versions[\s\S]*2\.0\.0\s*1[\s\S]*2\.1\.0\s*1/);
+      await audit(alice, origin, 'dashboard-client-versions');
+    });
+
     test('an administrator revokes a device with the keyboard; its next upload is refused; sign out', async () => {
       const bob = devices['bob-laptop'];
       assert.ok(bob);
@@ -418,6 +461,47 @@ if (!available) {
       await again.page.goto(`${origin}/devices`);
       assert.equal(again.page.url(), `${origin}/devices`, 'signed in again once enabled');
       for (const w of [admin, bob, other, again]) await w.context.close();
+    });
+
+    test('approval (docs/contract.md section 16) with the keyboard: mint with approval required, the waiting device on the dashboard and the list, approve it', async () => {
+      const w = await watchedContext(browser);
+      await w.page.goto(`${origin}/login`);
+      await w.page.fill('#username', 'admin');
+      await w.page.fill('#password', PASSWORD);
+      await w.page.click('button[type=submit]');
+      await w.page.waitForURL(`${origin}/`);
+      await w.page.goto(`${origin}/enroll-tokens`);
+      await w.page.focus('#approval');
+      await w.page.keyboard.press('Space');
+      assert.ok(await w.page.isChecked('#approval'));
+      await w.page.focus('button:has-text("Mint enrollment link")');
+      await submitByKeyboard(w.page);
+      const link = (await w.page.inputValue('#link')).trim();
+      assert.match((await w.page.textContent('main')) ?? '', /Approval\s*required: the devices it enrolls wait/);
+      await audit(w, origin, 'mint-approval-required');
+      const waiting = await enroll(link, 'waiting-sensor');
+      assert.equal((await upload(waiting.credential, 'early', 'too early')).status, 403);
+
+      await w.page.goto(`${origin}/`);
+      assert.match((await w.page.textContent('main')) ?? '', /Waiting for approval\s*1 \(the oldest since/);
+      await audit(w, origin, 'dashboard-pending');
+      await w.page.click('a[href="/devices?status=pending"]');
+      await w.page.waitForURL(`${origin}/devices?status=pending`);
+      const listed = (await w.page.textContent('main')) ?? '';
+      assert.match(listed, /Showing 1 device, status “pending”/);
+      await audit(w, origin, 'devices-pending');
+      await w.page.click(`a:has-text("${waiting.device}")`);
+      await w.page.waitForURL(`${origin}/devices/${waiting.device}`);
+      assert.match((await w.page.textContent('main')) ?? '', /pending: it waits for an administrator/);
+      await audit(w, origin, 'device-pending');
+      await w.page.focus('button:has-text("Approve this device")');
+      await submitByKeyboard(w.page);
+      assert.equal(w.page.url(), `${origin}/devices/${waiting.device}`);
+      assert.match((await w.page.textContent('[role=status]')) ?? '', /was approved/);
+      assert.match((await w.page.textContent('main')) ?? '', /active: it has called Paddock recently/);
+      await audit(w, origin, 'device-approved');
+      assert.equal((await upload(waiting.credential, 'approved', 'now it may')).status, 201);
+      await w.context.close();
     });
 
     // Last: once enrolled, the break-glass account needs a code, which the first test does not send.

@@ -69,6 +69,16 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       assert.equal(await store.getSetting('k'), 'three');
     });
 
+    test('settings: replaceSetting writes only over the value expected (the control key, issue 36)', async () => {
+      assert.equal(await store.replaceSetting('k', 'none', 'one'), false, 'no such setting');
+      assert.equal(await store.getSetting('k'), undefined);
+      await store.setSetting('k', 'one');
+      assert.equal(await store.replaceSetting('k', 'two', 'three'), false, 'another value is held');
+      assert.equal(await store.getSetting('k'), 'one');
+      assert.equal(await store.replaceSetting('k', 'one', 'two'), true);
+      assert.equal(await store.getSetting('k'), 'two');
+    });
+
     test('password hashes: create only when absent, set always', async () => {
       assert.equal(await store.passwordHash('admin'), undefined);
       assert.equal(await store.createPasswordHash('admin', 'h1'), true);
@@ -171,8 +181,8 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         undefined,
         'unknown',
       );
-      assert.equal((await store.deviceByCredential('c1'))?.id, 'd1');
-      assert.equal(await store.deviceByCredential('c2'), undefined);
+      assert.equal((await store.deviceByCredential('c1', 100))?.id, 'd1');
+      assert.equal(await store.deviceByCredential('c2', 100), undefined);
     });
 
     test('concurrent enrollments with one token create one device', async () => {

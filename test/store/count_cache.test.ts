@@ -29,3 +29,24 @@ test('counts are reused for 5 seconds per viewer, then counted again; other meth
   assert.equal(await store.getSetting('a'), 'b');
   await store.close();
 });
+
+test("the dashboard's client versions are reused for 5 seconds, then counted again", async () => {
+  const inner = openSqliteStore(':memory:');
+  const clock = fakeClock();
+  let calls = 0;
+  const counting = new Proxy(inner, {
+    get(t, p) {
+      if (p === 'factValueCounts') return (k: string, n: number) => (calls++, t.factValueCounts(k, n));
+      const value: unknown = Reflect.get(t, p, t);
+      return typeof value === 'function' ? value.bind(t) : value;
+    },
+  });
+  const store = withCountCache(counting, clock);
+  assert.deepEqual(await store.factValueCounts('client_version', 10), []);
+  await store.factValueCounts('client_version', 10);
+  assert.equal(calls, 1);
+  clock.advance(5_000);
+  await store.factValueCounts('client_version', 10);
+  assert.equal(calls, 2);
+  await store.close();
+});

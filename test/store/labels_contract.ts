@@ -67,7 +67,7 @@ export function labelsContract(name: string, open: () => Promise<Store>): void {
       // A token without labels: none, and the list says so with an empty set.
       await device('oidc:ann', 'plain');
       assert.deepEqual(plain((await store.deviceVisibleTo(ann, 'plain'))?.labels ?? { x: 'y' }), {});
-      const byCredential = await store.deviceByCredential('l3a');
+      const byCredential = await store.deviceByCredential('l3a', 1100);
       assert.ok(byCredential && !('labels' in byCredential), 'the control path does not read labels');
     });
 

@@ -27,6 +27,9 @@ import { storeContract } from './contract.ts';
 import { totpContract } from './totp_contract.ts';
 import { labelsContract } from './labels_contract.ts';
 import { collectionsContract } from './collections_contract.ts';
+import { credentialsContract } from './credentials_contract.ts';
+import { factsContract } from './facts_contract.ts';
+import { approvalContract } from './approval_contract.ts';
 
 const available = await postgresAvailable();
 after(() => (available ? dropSchemas() : undefined));
@@ -68,6 +71,9 @@ if (!available) {
   sessionsContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   auditContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   collectionsContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
+  credentialsContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
+  factsContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
+  approvalContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   totpContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
 
   test('postgres: the audit feed waits for a record whose transaction is still open, then gives both in commit order', async () => {

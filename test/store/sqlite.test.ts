@@ -16,6 +16,9 @@ import { totpContract } from './totp_contract.ts';
 import { sessionsContract } from './sessions_contract.ts';
 import { labelsContract } from './labels_contract.ts';
 import { collectionsContract } from './collections_contract.ts';
+import { credentialsContract } from './credentials_contract.ts';
+import { factsContract } from './facts_contract.ts';
+import { approvalContract } from './approval_contract.ts';
 
 storeContract('sqlite', async () => openSqliteStore(':memory:'));
 accessTokensContract('sqlite', async () => openSqliteStore(':memory:'));
@@ -24,6 +27,9 @@ totpContract('sqlite', async () => openSqliteStore(':memory:'));
 sessionsContract('sqlite', async () => openSqliteStore(':memory:'));
 labelsContract('sqlite', async () => openSqliteStore(':memory:'));
 collectionsContract('sqlite', async () => openSqliteStore(':memory:'));
+credentialsContract('sqlite', async () => openSqliteStore(':memory:'));
+factsContract('sqlite', async () => openSqliteStore(':memory:'));
+approvalContract('sqlite', async () => openSqliteStore(':memory:'));
 
 test('sqlite: the data directory is created 0700, WAL is on, migrations are recorded and not rerun', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'paddock-store-'));

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { loadConfig } from '../../src/config/config.ts';
 import { createControlApp } from '../../src/control/app.ts';
+import type { CredentialRules } from '../../src/domain/credentials.ts';
 import { type LevelCheck, levelCheck } from '../../src/control/level_check.ts';
 import { hashPassword } from '../../src/crypto/password.ts';
 import { defaultLinkBuilder, type LinkBuilder } from '../../src/link/link_builder.ts';
@@ -77,6 +78,8 @@ export interface HarnessOptions {
   withPassword?: boolean;
   /** PADDOCK_DEVICE_QUOTA for the control API, in bytes. */
   deviceQuotaBytes?: number;
+  /** PADDOCK_CREDENTIAL_ROTATE_AFTER and PADDOCK_CREDENTIAL_MAX_AGE for the control API (30 days and none by default). */
+  credentialRules?: CredentialRules;
   /** The store to run on (closed with the harness); an in-memory SQLite store by default. */
   store?: Store;
   /** The audit queue's bound (AUDIT_QUEUE_MAX by default). */
@@ -101,7 +104,8 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
     config,
     store,
     linkBuilder:
-      opts.linkBuilder ?? defaultLinkBuilder({ baseUrl: config.baseUrl || 'http://127.0.0.1:8080', pin: TEST_PIN }),
+      opts.linkBuilder ??
+      defaultLinkBuilder({ baseUrl: config.baseUrl || 'http://127.0.0.1:8080', pins: () => [TEST_PIN] }),
     throttle: storeThrottle(store, clock, (ms) => metrics.throttleDelay(ms)),
     oidc: opts.oidc,
     selfTest:
@@ -126,6 +130,8 @@ export async function harness(opts: HarnessOptions = {}): Promise<Harness> {
     levelCheck: checks,
     deviceQuotaBytes: opts.deviceQuotaBytes,
     metrics,
+    pins: () => [TEST_PIN],
+    credentialRules: opts.credentialRules,
   });
   const codec = sessionCodec(config.sessionKeys, config.sessionTtlSeconds);
   // Sessions signed in but not yet recorded: a request waits for them (the store refuses unrecorded ones).

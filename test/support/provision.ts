@@ -39,7 +39,11 @@ export const NEEDS: readonly Need[] = [
   { command: 'buildah', package: 'buildah', for: 'the container image test (test/deploy/container)' },
   { command: 'debootstrap', package: 'debootstrap', for: 'the container image test (test/deploy/container)' },
   { command: 'systemd-analyze', package: 'systemd', for: 'the systemd unit test (test/deploy/systemd)' },
-  { command: 'promtool', package: 'prometheus', for: 'the metrics exposition check (test/console/metrics)' },
+  {
+    command: 'promtool',
+    package: 'prometheus',
+    for: 'the metrics exposition check (test/console/metrics), the alerting rules and dashboard (test/deploy/monitoring)',
+  },
   { command: 'rsyslogd', package: 'rsyslog', for: 'the audit trail to a syslog collector (test/audit/syslog)' },
   {
     command: 'lmnsd_gtls.so',
@@ -51,6 +55,14 @@ export const NEEDS: readonly Need[] = [
     command: 'openssl',
     package: 'openssl',
     for: "the syslog collector's test CA and certificates (test/audit/syslog)",
+  },
+  { command: 'haproxy', package: 'haproxy', for: 'the load balancer recipe (test/deploy/haproxy)' },
+  { command: 'busybox', package: 'busybox', for: 'the sh device client under busybox (test/device_client/sh_client)' },
+  { command: 'dash', package: 'dash', for: 'the sh device client under dash (test/device_client/sh_client)' },
+  {
+    command: 'curl',
+    package: 'curl',
+    for: 'the sh device client, which speaks through curl (test/device_client/sh_client)',
   },
 ];
 

@@ -70,6 +70,7 @@ test('a failed write is logged as an error naming the event, without the recordâ
     token: 'public-id',
     uses: 1,
     max_privacy: 'full',
+    approval: 'automatic',
   });
   await logger.flush();
   const failure = inner.records.find((r) => r.event === 'audit.write_failed');

@@ -78,6 +78,15 @@ const bad: Array<[string, string, RegExp]> = [
   ['PADDOCK_STALE_AFTER', '0d', /positive whole number/],
   ['PADDOCK_DEVICE_QUOTA', '1GB', /KiB, MiB or GiB/],
   ['PADDOCK_DEVICE_QUOTA', '0MiB', /positive whole number/],
+  ['PADDOCK_PROXY_PROTOCOL_FROM', 'balancer.internal', /not an IP address or a CIDR range/],
+  ['PADDOCK_PROXY_PROTOCOL_FROM', '10.0.0.0/8,,10.1.0.0/16', /empty item/],
+  ['PADDOCK_PROXY_PROTOCOL_FROM', '10.0.0.5/8', /bits set past its prefix; the range is 10\.0\.0\.0\/8/],
+  ['PADDOCK_PROXY_PROTOCOL_FROM', '2001:db8::1/32', /the range is 2001:db8::\/32/],
+  ['PADDOCK_PROXY_PROTOCOL_FROM', '10.0.0.0/33', /prefix must be 0 to 32/],
+  ['PADDOCK_PROXY_PROTOCOL_FROM', '10.0.0.0/08', /not an IP address/],
+  ['PADDOCK_PROXY_PROTOCOL_FROM', '010.0.0.1', /not an IP address/],
+  ['PADDOCK_PROXY_PROTOCOL_FROM', 'fe80::1%eth0', /not an IP address/],
+  ['PADDOCK_PROXY_PROTOCOL_FROM', '::ffff:10.0.0.1', /write an IPv4 address as such/],
 ];
 for (const [variable, value, message] of bad) {
   test(`${variable}=${value} is refused with a message naming the variable`, () => {
@@ -91,6 +100,19 @@ for (const [variable, value, message] of bad) {
     );
   });
 }
+
+test('PADDOCK_PROXY_PROTOCOL_FROM: addresses and CIDR ranges of both families, spaces around commas; unset: none', () => {
+  assert.equal(loadConfig({}).proxyProtocolFrom, undefined);
+  assert.deepEqual(
+    loadConfig({ PADDOCK_PROXY_PROTOCOL_FROM: '127.0.0.1 , 10.0.0.0/8,2001:db8::/32,::1' }).proxyProtocolFrom,
+    [
+      { address: '127.0.0.1', prefix: 32, family: 4 },
+      { address: '10.0.0.0', prefix: 8, family: 4 },
+      { address: '2001:db8::', prefix: 32, family: 6 },
+      { address: '::1', prefix: 128, family: 6 },
+    ],
+  );
+});
 
 test('a secret value is never echoed in the error', () => {
   assert.throws(

@@ -46,7 +46,7 @@ const LISTS: Row[] = [
 ];
 
 /** A value each kind accepts: the first of these it takes, or an enumeration's first value. */
-const CANDIDATES = ['abc', 'local:admin', 'd_1', '2026-01-01', 'yes', '12', '1.2', '1:local:a', 't_abc'];
+const CANDIDATES = ['abc', 'local:admin', 'd_1', '2026-01-01', 'yes', '12', '1.2', '1:local:a', 't_abc', 'os=linux'];
 function sample(kind: Kind): string {
   const value = kind.values?.[0] ?? CANDIDATES.find((c) => kind.test(c));
   assert.ok(value !== undefined, `no sample for a ${kind.kind}`);

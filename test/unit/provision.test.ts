@@ -66,6 +66,7 @@ test('each package is installed once, in table order, whatever number of its com
     'rsyslog',
     'rsyslog-gnutls',
     'openssl',
+    'haproxy',
   ]);
   assert.equal(new Set(NEEDS.map((n) => n.command)).size, NEEDS.length, 'one row per command');
 });

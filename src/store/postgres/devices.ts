@@ -7,6 +7,7 @@
  */
 import { devicesSql, enrolled, insertDeviceArgs } from '../devices.ts';
 import { labelsFrom, labelsSql, planLabelChange, tokenLabelsFrom } from '../labels.ts';
+import { enrollmentFacts } from '../facts.ts';
 import { scope } from '../sql.ts';
 import type { DevicesStore } from '../store.ts';
 import { noteStatement } from '../outbox.ts';
@@ -24,11 +25,13 @@ export function pgDeviceTransactions(db: PgDb): Pick<DevicesStore, 'enrollDevice
         if (row)
           for (const [key, value] of Object.entries(tokenLabelsFrom(token.labels)))
             await q(labelsSql.put, Number(row.seq), key, value);
+        if (row) for (const [sql, ...params] of enrollmentFacts(Number(row.seq), input)) await q(sql, ...params);
         const device = enrolled(row);
-        if (device && note) {
-          const [s, p] = noteStatement(note(device));
-          await q(s, ...p);
-        }
+        if (device && note)
+          for (const one of [note(device)].flat()) {
+            const [s, p] = noteStatement(one);
+            await q(s, ...p);
+          }
         return device;
       });
     },

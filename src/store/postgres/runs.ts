@@ -8,7 +8,16 @@
  * device's last upload is written by a second statement at most once a minute. A large run (stored
  * in chunks) is its own transaction, as before.
  */
-import { CHUNK_SIZE, chunksOf, DEVICE_TOUCH_MS, insertArgs, runsSql, touchArgs } from '../runs.ts';
+import {
+  CHUNK_SIZE,
+  chunksOf,
+  CREDENTIAL_HELD,
+  DEVICE_TOUCH_MS,
+  deviceCheckArgs,
+  insertArgs,
+  runsSql,
+  touchArgs,
+} from '../runs.ts';
 import type { RunsStore } from '../store.ts';
 import type { PutRunResult, Run } from '../../domain/runs.ts';
 import { noteStatement, owedEndpoints, subscribedWhere } from '../outbox.ts';
@@ -19,7 +28,7 @@ import { isConnectionError } from './pool.ts';
 import type { PgDb } from './db.ts';
 
 const putRun = `WITH device AS (
-    SELECT id, owner, last_upload_at FROM devices WHERE id = ? AND revoked_at IS NULL FOR SHARE
+    SELECT id, owner, last_upload_at FROM devices WHERE id = ? AND ${CREDENTIAL_HELD} AND revoked_at IS NULL FOR SHARE
   ), inserted AS (
     INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, chunked, body, receipt)
     SELECT id, ?::text, owner, ?::text, ?::text, ?::bigint, ?::text, ?::bigint, ?::int::boolean, ?::bytea, ?::text FROM device
@@ -27,6 +36,9 @@ const putRun = `WITH device AS (
   )
   SELECT (SELECT seq FROM inserted) AS seq, (SELECT last_upload_at FROM device) AS last_upload_at,
     EXISTS (SELECT 1 FROM device) AS active, (SELECT sha256 FROM runs WHERE device_id = ? AND id = ?) AS existing`;
+
+/** CREDENTIAL_HELD for each upload of a group: its device's version is the one the upload read, or any. */
+const HELD = 'd.credential_version = coalesce(i.credential_version, d.credential_version)';
 
 /**
  * The same for many runs at once, and their run.stored notes, in one statement (so one implicit
@@ -37,23 +49,25 @@ const putRun = `WITH device AS (
  * never wait for each other in a cycle. A (device, id) appears at most once in a group. A note
  * ($11…$16: noteStatement's parameters, id, event, data, at, pattern, star; NULL for an upload
  * without one) is written as outbox.ts writes one, for a run the statement stored, naming the
- * endpoints subscribed at commit.
+ * endpoints subscribed at commit. $17: each upload's credential version (store/runs.ts,
+ * CREDENTIAL_HELD), NULL for any.
  */
 const putRuns = `WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[],
-      $8::int[], $9::text[], $11::text[], $12::text[], $13::text[], $14::bigint[], $15::text[], $16::int[])
+      $8::int[], $9::text[], $11::text[], $12::text[], $13::text[], $14::bigint[], $15::text[], $16::int[],
+      $17::bigint[])
       WITH ORDINALITY AS i(device_id, id, content_type, privacy, size, sha256, uploaded_at, length, receipt,
-        note_id, note_event, note_data, note_at, note_pattern, note_star, n)
+        note_id, note_event, note_data, note_at, note_pattern, note_star, credential_version, n)
   ), cut AS (
     SELECT i.*, 1 + sum(length) OVER (ORDER BY n) - length AS start FROM input i
   ), device AS (
-    SELECT id, owner, last_upload_at FROM devices
+    SELECT id, owner, last_upload_at, credential_version FROM devices
     WHERE id IN (SELECT device_id FROM input) AND revoked_at IS NULL ORDER BY id FOR SHARE
   ), inserted AS (
     INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, chunked, body, receipt)
     SELECT i.device_id, i.id, d.owner, i.content_type, i.privacy, i.size, i.sha256, i.uploaded_at, false,
       substring($10::bytea FROM i.start::int FOR i.length), i.receipt
-    FROM cut i JOIN device d ON d.id = i.device_id ORDER BY i.n
+    FROM cut i JOIN device d ON d.id = i.device_id AND ${HELD} ORDER BY i.n
     ON CONFLICT (device_id, id) DO NOTHING RETURNING device_id, id, seq
   ), noted AS (
     INSERT INTO webhook_outbox (id, event, data, created_at, endpoints)
@@ -64,7 +78,7 @@ const putRuns = `WITH input AS (
   )
   SELECT i.n, s.seq, d.last_upload_at, d.id IS NOT NULL AS active,
     (SELECT sha256 FROM runs r WHERE r.device_id = i.device_id AND r.id = i.id) AS existing
-  FROM input i LEFT JOIN device d ON d.id = i.device_id
+  FROM input i LEFT JOIN device d ON d.id = i.device_id AND ${HELD}
     LEFT JOIN inserted s ON s.device_id = i.device_id AND s.id = i.id
   ORDER BY i.n`;
 
@@ -141,7 +155,9 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
     // then the body's length and the receipt; the bodies themselves travel as one parameter.
     const runs: unknown[][] = Array.from({ length: 9 }, () => []);
     const notes: unknown[][] = Array.from({ length: 6 }, () => []);
+    const versions: Array<number | null> = [];
     for (const { run, note } of group) {
+      versions.push(deviceCheckArgs(run)[1]);
       const args = insertArgs(run);
       for (let c = 0; c < 7; c++) runs[c]?.push(args[c]);
       runs[7]?.push(run.body.byteLength);
@@ -150,7 +166,7 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
       for (let c = 0; c < 6; c++) notes[c]?.push(noteArgs[c] ?? null);
     }
     const bodies = Buffer.concat(group.map(({ run }) => run.body));
-    const rows = await db.rowsOf(putRuns, [...runs, bodies, ...notes]);
+    const rows = await db.rowsOf(putRuns, [...runs, bodies, ...notes, versions]);
     if (rows.length !== group.length) throw new Error(`group commit: ${rows.length} answers for ${group.length} runs`);
     return rows;
   }
@@ -161,7 +177,7 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
    */
   async function storeOne(run: Upload, note: Note | undefined): Promise<Row | undefined> {
     const chunked = run.body.byteLength > CHUNK_SIZE;
-    const args = [...insertArgs(run), run.device, run.id];
+    const args = [...deviceCheckArgs(run), ...insertArgs(run).slice(1), run.device, run.id];
     if (!chunked && !note) return db.sql.get(putRun, ...args);
     return db.transaction(async (q) => {
       const [result] = await q(putRun, ...args);

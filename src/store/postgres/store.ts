@@ -18,6 +18,8 @@ import { signInStore } from '../sign_in.ts';
 import type { Store } from '../store.ts';
 import { webhooksStore } from '../webhooks.ts';
 import { collectionsStore } from '../collections.ts';
+import { factsStore } from '../facts.ts';
+import { credentialsStore } from '../credentials.ts';
 import { pgWakeups } from './listen.ts';
 import { openPgDb } from './db.ts';
 import { pgDeviceTransactions } from './devices.ts';
@@ -43,6 +45,8 @@ export async function openPostgresStore(url: string, opts: PgOptions = {}): Prom
     ...retentionStore(db.sql),
     ...webhooksStore(db.sql),
     ...collectionsStore(db.sql, wakeups),
+    ...factsStore(db.sql),
+    ...credentialsStore(db.sql),
     close: async () => {
       await wakeups.close();
       await db.end();

@@ -5,6 +5,7 @@
  */
 import { devicesSql, enrolled, insertDeviceArgs } from '../devices.ts';
 import { labelsFrom, labelsSql, planLabelChange, tokenLabelsFrom } from '../labels.ts';
+import { enrollmentFacts } from '../facts.ts';
 import { scope } from '../sql.ts';
 import type { DevicesStore } from '../store.ts';
 import { noteStatement } from '../outbox.ts';
@@ -20,11 +21,13 @@ export function sqliteDeviceTransactions(db: Db): Pick<DevicesStore, 'enrollDevi
         if (row)
           for (const [key, value] of Object.entries(tokenLabelsFrom(token.labels)))
             db.run(labelsSql.put, Number(row.seq), key, value);
+        if (row) for (const [sql, ...params] of enrollmentFacts(Number(row.seq), input)) db.run(sql, ...params);
         const device = enrolled(row);
-        if (device && note) {
-          const [s, p] = noteStatement(note(device));
-          db.run(s, ...p);
-        }
+        if (device && note)
+          for (const one of [note(device)].flat()) {
+            const [s, p] = noteStatement(one);
+            db.run(s, ...p);
+          }
         return device;
       });
     },

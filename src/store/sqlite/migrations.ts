@@ -608,6 +608,67 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX collection_targets_open ON collection_targets (device, seq) WHERE state IN ('pending', 'delivered');
   `,
   },
+  {
+    name: 'device-approval',
+    sql: `
+  -- docs/contract.md section 16: a token minted with approval=required enrolls devices that wait,
+  -- pending since their enrollment, until an administrator approves (pending_since becomes NULL) or
+  -- rejects them (revoked, and NULL too: every revocation ends the wait).
+  ALTER TABLE enroll_tokens ADD COLUMN approval TEXT NOT NULL DEFAULT 'automatic'
+    CHECK (approval IN ('automatic', 'required'));
+  ALTER TABLE devices ADD COLUMN pending_since INTEGER;
+  -- The status filter's newest pending devices, and the dashboard's count and the gauge's oldest,
+  -- read from the few waiting devices alone.
+  CREATE INDEX devices_pending ON devices (seq, pending_since) WHERE pending_since IS NOT NULL;
+  `,
+  },
+  {
+    name: 'device-facts',
+    sql: `
+  -- Device facts (docs/contract.md section 16): what each device last reported, one row a fact, one
+  -- value per key (the primary key, which also reads a device's facts in key order). A report
+  -- replaces them all. Deleting a device deletes its facts.
+  CREATE TABLE device_facts (
+    device_seq INTEGER NOT NULL REFERENCES devices (seq) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (device_seq, key)
+  ) STRICT, WITHOUT ROWID;
+  -- The device list's fact filters (key=value, exact), newest device first, walked backwards from
+  -- the cursor; and the dashboard's count of devices by one fact's values (client_version).
+  CREATE INDEX device_facts_value ON device_facts (key, value, device_seq);
+  -- When each device last reported (a report of no facts too): one row a device that ever did.
+  CREATE TABLE device_fact_reports (
+    device_seq INTEGER PRIMARY KEY REFERENCES devices (seq) ON DELETE CASCADE,
+    reported_at INTEGER NOT NULL
+  ) STRICT;
+  `,
+  },
+  {
+    name: 'credential-rotation',
+    sql: `
+  -- docs/contract.md section 16: credential rotation. The current credential was issued at
+  -- enrollment, or by the rotation at credential_rotated_at. The one a rotation replaced keeps
+  -- working until the new one is first used (its hash and the salt are then cleared) or until
+  -- previous_credential_until; while it does, a rotation asked with it again answers the same new
+  -- credential, derived from the salt and the old credential (neither is enough without the other).
+  ALTER TABLE devices ADD COLUMN credential_rotated_at INTEGER;
+  ALTER TABLE devices ADD COLUMN previous_credential_hash TEXT;
+  ALTER TABLE devices ADD COLUMN previous_credential_until INTEGER;
+  ALTER TABLE devices ADD COLUMN rotation_salt TEXT;
+  -- An administrator asked for a rotation (cleared by the next one).
+  ALTER TABLE devices ADD COLUMN rotation_asked_at INTEGER;
+  -- When the credential's expiry (PADDOCK_CREDENTIAL_MAX_AGE) was audited: once.
+  ALTER TABLE devices ADD COLUMN credential_expired_at INTEGER;
+  -- Changed by every change of what a lookup of the device's credential answers (a rotation, the
+  -- new credential's first use, an administrator's ask); an upload is stored only while it holds
+  -- the value its lookup read, so a lookup remembered by an instance never outlives such a change.
+  ALTER TABLE devices ADD COLUMN credential_version INTEGER NOT NULL DEFAULT 0;
+  -- The replaced credential's lookup: a few devices at a time hold one.
+  CREATE UNIQUE INDEX devices_previous_credential ON devices (previous_credential_hash)
+    WHERE previous_credential_hash IS NOT NULL;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

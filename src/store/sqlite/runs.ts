@@ -2,7 +2,7 @@
  * Uploads on SQLite: arriving together, they are written in one transaction (group commit), each
  * in a savepoint of its own.
  */
-import { chunksOf, insertArgs, runsSql, touchArgs } from '../runs.ts';
+import { chunksOf, CREDENTIAL_HELD, deviceCheckArgs, insertArgs, runsSql, touchArgs } from '../runs.ts';
 import type { RunsStore } from '../store.ts';
 import type { PutRunResult, Run } from '../../domain/runs.ts';
 import type { Note } from '../../events/note.ts';
@@ -12,12 +12,12 @@ import type { Db } from './db.ts';
 /** At most this many uploads share one transaction; the rest go in the next. */
 const MAX_BATCH = 256;
 
-/** Checked inside the transaction, so a revoke that lands first refuses the upload. */
-const insertRun = `WITH device AS (SELECT id, owner FROM devices WHERE id = ? AND revoked_at IS NULL)
+/** Checked inside the transaction, so a revoke (or a credential change) that lands first refuses the upload. */
+const insertRun = `WITH device AS (SELECT id, owner FROM devices WHERE id = ? AND ${CREDENTIAL_HELD} AND revoked_at IS NULL)
   INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, chunked, body, receipt)
   SELECT id, ?, owner, ?, ?, ?, ?, ?, ?, ?, ? FROM device WHERE true
   ON CONFLICT (device_id, id) DO NOTHING RETURNING seq`;
-const deviceActive = 'SELECT 1 AS active FROM devices WHERE id = ? AND revoked_at IS NULL';
+const deviceActive = `SELECT 1 AS active FROM devices WHERE id = ? AND ${CREDENTIAL_HELD} AND revoked_at IS NULL`;
 
 type Queued = {
   run: Run & { sha256: string };
@@ -63,7 +63,7 @@ export function sqlitePutRun(db: Db): Pick<RunsStore, 'putRun'> {
   }
 
   function put(run: Run & { sha256: string }, note: Note | undefined, subscriptions: Subscription[]): PutRunResult {
-    const inserted = db.get(insertRun, ...insertArgs(run));
+    const inserted = db.get(insertRun, ...deviceCheckArgs(run), ...insertArgs(run).slice(1));
     if (inserted) {
       for (const [n, data] of chunksOf(run.body)) db.run(runsSql.insertChunk, inserted.seq as number, n, data);
       db.run(runsSql.touchDevice, ...touchArgs(run));
@@ -71,7 +71,7 @@ export function sqlitePutRun(db: Db): Pick<RunsStore, 'putRun'> {
       if (message) db.run(message[0], ...message[1]);
       return 'stored';
     }
-    if (!db.get(deviceActive, run.device)) return 'device-unknown';
+    if (!db.get(deviceActive, ...deviceCheckArgs(run))) return 'device-unknown';
     return db.get(runsSql.existingSha, run.device, run.id)?.sha256 === run.sha256 ? 'already-stored' : 'conflict';
   }
 

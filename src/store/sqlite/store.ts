@@ -16,6 +16,8 @@ import { signInStore } from '../sign_in.ts';
 import type { Store } from '../store.ts';
 import { webhooksStore } from '../webhooks.ts';
 import { collectionsStore } from '../collections.ts';
+import { factsStore } from '../facts.ts';
+import { credentialsStore } from '../credentials.ts';
 import { localWakeups } from '../wakeups.ts';
 import { openDb } from './db.ts';
 import { sqliteDeviceTransactions } from './devices.ts';
@@ -42,6 +44,8 @@ export function openSqliteStore(dataDir: string | ':memory:'): Store {
     ...retentionStore(sql),
     ...webhooksStore(sql),
     ...collectionsStore(sql, wakeups),
+    ...factsStore(sql),
+    ...credentialsStore(sql),
     async close() {
       await wakeups.close();
       db.close();
