@@ -112,11 +112,12 @@ const server = createServer((req, res) => {
     }
     let page: Html;
     if (url.pathname === '/') {
-      const [checks, counts, perDay, kept, clientVersions] = await Promise.all([
+      const [checks, counts, perDay, kept, pending, clientVersions] = await Promise.all([
         selfTest.run(),
         store.countsVisibleTo(viewer).catch(() => undefined),
         store.uploadsPerDay(viewer, CHART_DAYS, now).catch(() => undefined),
         retentionStatus(store, retention, viewer, now),
+        viewer.admin ? store.pendingDevices().catch(() => undefined) : undefined,
         viewer.admin ? store.factValueCounts('client_version', CLIENT_VERSIONS).catch(() => undefined) : undefined,
       ]);
       const shown = viewer.admin ? checks : checks.map((check) => ({ ...check, detail: '' }));
@@ -126,6 +127,7 @@ const server = createServer((req, res) => {
         counts,
         perDay,
         retention: kept,
+        pending,
         clientVersions,
       });
     } else if (url.pathname === '/runs') {
@@ -143,7 +145,7 @@ const server = createServer((req, res) => {
       const staleBefore = now - STALE_AFTER_MS;
       const filter = deviceFilter(q.values, staleBefore);
       const devices = await store.devicesVisibleTo(viewer, { before: q.values.before, limit: PAGE_SIZE }, filter);
-      // With a filter set, how many devices a collection would reach (console/devices_list.ts).
+      // How many devices a collection would reach (console/devices_list.ts).
       const filtered = COLLECTION_FILTERS.some((name) => valuesOf(q.values, name).length > 0);
       const asked = {
         id: '',
@@ -154,7 +156,7 @@ const server = createServer((req, res) => {
         expiresAt: now,
       } as const;
       const reach = !filtered
-        ? undefined
+        ? (await store.countsVisibleTo(viewer)).devices
         : q.values.before === undefined && devices.next === undefined
           ? devices.items.length
           : await store.countCollectionReach(viewer, asked, { filter });

@@ -96,6 +96,13 @@ const ANSWERS: Record<UploadOutcome, Answer> = {
   'above-request': { failure: 'aboveRequest' },
 };
 
+/** Every answer but those of the store's own statement (stored, already stored, device unknown) and 401. */
+const REFUSALS_JUDGED_AGAIN: ReadonlySet<UploadOutcome> = new Set(
+  (Object.keys(ANSWERS) as UploadOutcome[]).filter(
+    (o) => !['stored', 'already-stored', 'device-unknown', 'unknown-credential'].includes(o),
+  ),
+);
+
 function answer(c: Context, outcome: UploadOutcome, device: Device | undefined): Response {
   const a = ANSWERS[outcome];
   if ('status' in a) return plainText(c, a.status, a.text);
@@ -112,7 +119,14 @@ export function runUpload(deps: ControlDeps): Handler {
     const found = await deviceOf(c, credentials);
     if (!found) return answer(c, 'unknown-credential', undefined);
     const { device, hash } = found;
-    const outcome = await authenticated(c, device, hash);
+    let outcome = await authenticated(c, device, hash);
+    // A refusal was judged on a lookup up to a minute old. Asked again of the store, so that it
+    // carries an admin's ask to rotate at once, and a credential replaced meanwhile gets its 401
+    // (docs/contract.md section 16); stored uploads were checked by their own statement.
+    if (REFUSALS_JUDGED_AGAIN.has(outcome)) {
+      credentials.forget(hash);
+      if (!(await deviceOf(c, credentials))) outcome = 'unknown-credential';
+    }
     // A stored run wrote last seen in its own statement; every other answer to a known device touches it.
     if (outcome === 'stored') seen.written(device.id);
     else if (outcome !== 'device-unknown' && outcome !== 'unknown-credential') seen.touch(device.id);

@@ -25,8 +25,8 @@ export function devicesPage(
     page: Page<LabelledDevice>;
     query: DeviceQuery;
     staleBefore: number;
-    /** How many devices the filters match; undefined when none is set (not counted). */
-    reach?: number | undefined;
+    /** How many devices the filters match (with none set, every device in scope). */
+    reach: number;
   },
 ) {
   const admin = chrome.session.admin;
@@ -152,22 +152,20 @@ function bulkForm(csrf: string): Html {
  * ride along as hidden fields with `match=filter`, so the ask reaches what the list shows, on
  * every page of it. The most private level is selected: no device's ceiling refuses it.
  */
-function requestForm(csrf: string, q: DeviceQuery, reach: number | undefined): Html | string {
-  if (reach === undefined)
-    return html`<p>
-      To request a run from many devices at once, filter the list first: a form then asks every device the filters
-      match, and says how many they are.
-    </p>`;
+function requestForm(csrf: string, q: DeviceQuery, reach: number): Html | string {
   if (reach === 0) return '';
+  const filtered = COLLECTION_FILTERS.some((name) => valuesOf(q, name).length > 0);
   if (reach > MAX_TARGETS)
     return html`<p>
-      More than ${String(MAX_TARGETS)} devices match these filters: a collection reaches at most ${String(MAX_TARGETS)}.
-      Narrow the filters to request a run from them.
+      More than ${String(MAX_TARGETS)} devices ${filtered ? 'match these filters' : 'are listed'}: a collection
+      reaches at most ${String(MAX_TARGETS)}. Filter the list to request a run from some of them.
     </p>`;
   const devices = `${reach} device${reach === 1 ? '' : 's'}`;
   return html`<form method="post" action="/collections">
     <fieldset>
-      <legend>Request a run from every device matching these filters: ${devices}</legend>
+      <legend>
+        Request a run from every device ${filtered ? 'matching these filters' : 'in this list'}: ${devices}
+      </legend>
       <input type="hidden" name="csrf" value="${csrf}" />
       <input type="hidden" name="match" value="filter" />
       ${COLLECTION_FILTERS.map((name) =>

@@ -72,7 +72,7 @@ test('mint a link, enroll with it, then list, get, rename, revoke and delete dev
   const listed = await cli(['enroll-tokens', 'list']);
   assert.match(
     listed.stdout,
-    new RegExp(`^ID +OWNER +USES LEFT[^\\n]*\\n${record.id} +local:admin +3/3 .* bench +-\\n`, 'm'),
+    new RegExp(`^ID +OWNER +USES LEFT[^\\n]*APPROVAL\\n${record.id} +local:admin +3/3 .* bench +- +automatic\\n`, 'm'),
   );
 
   const one = await enroll(link, 'first');
@@ -152,7 +152,10 @@ test('labels: minted on a token, listed and filtered by, set and removed, each r
   assert.equal(minted.code, 0, minted.stderr);
   const { token: record, link } = JSON.parse(minted.stdout) as { token: { id: string; labels: unknown }; link: string };
   assert.deepEqual(record.labels, { line: '3', site: 'berlin' });
-  assert.match((await cli(['enroll-tokens', 'list'])).stdout, new RegExp(`^${record.id} .* line=3,site=berlin\n`, 'm'));
+  assert.match(
+    (await cli(['enroll-tokens', 'list'])).stdout,
+    new RegExp(`^${record.id} .* line=3,site=berlin +automatic\n`, 'm'),
+  );
   const one = await enroll(link, 'line 3 a');
   const two = await enroll(link, 'line 3 b');
   const plain = await enroll(

@@ -319,6 +319,19 @@ const scenarios: Scenario[] = [
       ]),
   },
   {
+    ...asking('user', byFilter),
+    name: 'asking with no filter (the unfiltered list’s form): every device of the user, the revoked one skipped',
+    status: 303,
+    events: ['collection.created'],
+    after: async (h) =>
+      assert.deepEqual((await theOnlyCollection(h)).targets, [
+        ['u1', 'pending', null],
+        ['u2', 'pending', null],
+        ['u3', 'pending', null],
+        ['u4', 'skipped', 'revoked'],
+      ]),
+  },
+  {
     ...asking('user', { ...byFilter, owner: OTHER }),
     name: 'a filter naming another account’s devices reaches none of them',
     status: 303,
@@ -580,13 +593,17 @@ const scenarios: Scenario[] = [
 
   // The device list's form
   {
-    name: 'the device list without a filter counts nothing and offers no form',
+    name: 'the device list without a filter offers the form for every device in scope, counted by the store',
     path: '/devices',
-    as: 'admin',
+    as: 'user',
     setup: fleet,
     status: 200,
-    contains: ['filter the list first'],
-    notContains: ['action="/collections"', 'name="match"'],
+    contains: [
+      'Request a run from every device in this list: 4 devices',
+      '<input type="hidden" name="match" value="filter" />',
+      'Request a run from 4 devices</button>',
+    ],
+    notContains: ['type="hidden" name="q"', 'type="hidden" name="owner"'],
   },
   {
     name: 'the device list with filters: the form for every device they match, with their number and the filters',
@@ -638,7 +655,7 @@ const scenarios: Scenario[] = [
     as: 'user',
     setup: fleet,
     status: 200,
-    notContains: ['action="/collections"', 'filter the list first'],
+    notContains: ['action="/collections"'],
   },
 ];
 

@@ -167,11 +167,18 @@ function suite(name: string, open: Open, skip: string | false) {
         const fresh = await rotated(h, d.credential);
         assert.equal((await upload(onB as Harness, d.credential, 'b2', 'b')).status, 201, 'the overlap, on B too');
         assert.equal((await upload(h, fresh, 'a1', 'c')).status, 201, 'first used on A');
+        const early = await upload(onB as Harness, d.credential, 'bad id!', 'd');
+        assert.equal(early.status, 401, 'a refusal before the write asks the store again: 401, not 400');
+        assert.equal((await upload(onB as Harness, d.credential, 'b2', 'b')).status, 401);
         const refused = await upload(onB as Harness, d.credential, 'b3', 'd');
         assert.equal(refused.status, 401, 'refused on B at once, within its minute of memory');
         assert.equal((await upload(onB as Harness, fresh, 'b4', 'e')).status, 201);
         // An administrator's ask, on A: B's next answer carries it, though B remembers the lookup.
+        assert.equal((await upload(onB as Harness, fresh, 'b4', 'e')).status, 200, 'B remembers the lookup again');
         assert.equal(await askRotation(h, ADMIN, d.device), 'asked');
+        const badId = await upload(onB as Harness, fresh, 'bad id!', 'f');
+        assert.equal(badId.status, 400);
+        assert.equal(badId.headers.get('paddock-rotate'), 'credential', 'a refusal carries the ask at once too');
         const asked = await upload(onB as Harness, fresh, 'b5', 'f');
         assert.equal(asked.status, 201);
         assert.equal(asked.headers.get('paddock-rotate'), 'credential');

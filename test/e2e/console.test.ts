@@ -463,7 +463,7 @@ if (!available) {
       for (const w of [admin, bob, other, again]) await w.context.close();
     });
 
-    test('approval (docs/contract.md section 16) with the keyboard: mint with approval required, the waiting device on the dashboard and the list, approve it', async () => {
+    test('approval and rotation (docs/contract.md section 16) with the keyboard: mint with approval required, the waiting device on the dashboard and the list, approve it, ask it to rotate', async () => {
       const w = await watchedContext(browser);
       await w.page.goto(`${origin}/login`);
       await w.page.fill('#username', 'admin');
@@ -501,6 +501,22 @@ if (!available) {
       assert.match((await w.page.textContent('main')) ?? '', /active: it has called Paddock recently/);
       await audit(w, origin, 'device-approved');
       assert.equal((await upload(waiting.credential, 'approved', 'now it may')).status, 201);
+
+      // Credential rotation (docs/contract.md section 16): the credential's dates, and the admin's ask.
+      assert.match(
+        (await w.page.textContent('main')) ?? '',
+        /Last rotated\s*never: it holds the credential it enrolled with/,
+      );
+      await w.page.focus('button:has-text("Ask this device to rotate its credential")');
+      await submitByKeyboard(w.page);
+      assert.match((await w.page.textContent('[role=status]')) ?? '', /is asked to rotate its credential/);
+      assert.match(
+        (await w.page.textContent('main')) ?? '',
+        /Rotation asked\s*.*its next answer from Paddock asks it to rotate/,
+      );
+      await audit(w, origin, 'device-rotation-asked');
+      const asked = await upload(waiting.credential, 'asked', 'rotate, please');
+      assert.equal(asked.headers.get('paddock-rotate'), 'credential');
       await w.context.close();
     });
 
