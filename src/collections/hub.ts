@@ -4,11 +4,12 @@
  * collection created on any instance sharing the store wakes it (store.onRequestsCreated: in this
  * process on SQLite, LISTEN/NOTIFY on PostgreSQL); a re-check on a timer covers a notification lost
  * while an instance reconnected. Waking is batched: the held devices are asked of the store
- * WAKE_SLICE at a time, one statement reading their requests and one marking them delivered, and
- * each slice's answers go out before the next is read, so ten thousand woken devices cost the store
- * forty statements, not thirty thousand. A device holds at most two requests: a third answers the oldest
- * at once, so a device that reconnects after its NAT dropped the old connection is never locked
- * out, and one credential cannot hold thousands of connections.
+ * WAKE_SLICE at a time, a few slices at once, in three statements a slice (which were revoked, their
+ * open requests, those marked delivered); a slice's answers go out while the next is read, so ten
+ * thousand woken devices cost the store sixty statements, not thirty thousand. A device holds at
+ * most two requests: a third answers the oldest at once, so a device that reconnects after its NAT
+ * dropped the old connection is never locked out, and one credential cannot hold thousands of
+ * connections.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Clock } from '../clock.ts';
@@ -38,6 +39,9 @@ export interface RequestHub {
   stop(): void;
 }
 
+/** How many slices of held devices are read from the store at once (a pool has 10 connections). */
+const WAKE_WORKERS = 4;
+
 /** How often held devices are checked for requests whose notification was lost. */
 export const RECHECK_MS = 5_000;
 
@@ -66,13 +70,19 @@ export function requestHub(
       do {
         again = false;
         const devices = [...waiting.keys()];
-        for (let i = 0; i < devices.length; i += WAKE_SLICE) {
-          const slice = devices.slice(i, i + WAKE_SLICE);
-          const woken = await store.wakeRequests(slice, clock.now(), MAX_OPEN_PER_DEVICE);
-          for (const [device, found] of woken) wake(device, ended(found));
-          // This slice's answers are written before the next slice is read.
-          if (woken.size > 0 && i + WAKE_SLICE < devices.length) await nextTurn();
-        }
+        const slices: string[][] = [];
+        for (let i = 0; i < devices.length; i += WAKE_SLICE) slices.push(devices.slice(i, i + WAKE_SLICE));
+        // A few slices in flight at once: on PostgreSQL each is a few round trips, and the answers
+        // of one are written while the next is read.
+        let next = 0;
+        const worker = async () => {
+          for (let slice = slices[next++]; slice !== undefined; slice = slices[next++]) {
+            const woken = await store.wakeRequests(slice, clock.now(), MAX_OPEN_PER_DEVICE);
+            for (const [device, found] of woken) wake(device, ended(found));
+            if (woken.size > 0) await nextTurn();
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(WAKE_WORKERS, slices.length) }, worker));
       } while (again);
     })()
       .catch((err: unknown) => onError(err as Error))
