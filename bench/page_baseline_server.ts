@@ -155,11 +155,12 @@ const server = createServer((req, res) => {
         reason: '',
         expiresAt: now,
       } as const;
-      const reach = !filtered
-        ? (await store.countsVisibleTo(viewer)).devices
-        : q.values.before === undefined && devices.next === undefined
+      const reach =
+        q.values.before === undefined && devices.next === undefined
           ? devices.items.length
-          : await store.countCollectionReach(viewer, asked, { filter });
+          : !filtered
+            ? (await store.countsVisibleTo(viewer)).devices
+            : await store.countCollectionReach(viewer, asked, { filter });
       page = devicesPage(chrome, { page: devices, query: q.values, staleBefore, reach });
     } else if (url.pathname === '/audit' && session.admin) {
       const q = parseConsole(AUDIT, url.searchParams);

@@ -593,7 +593,7 @@ const scenarios: Scenario[] = [
 
   // The device list's form
   {
-    name: 'the device list without a filter offers the form for every device in scope, counted by the store',
+    name: 'the device list without a filter offers the form for every device in scope (one page: counted by the page)',
     path: '/devices',
     as: 'user',
     setup: fleet,
@@ -640,6 +640,18 @@ const scenarios: Scenario[] = [
       assert.match(older, /Showing 1 device that you own/);
       assert.match(older, /matching these filters: 51 devices/);
     },
+  },
+  {
+    name: 'the device list without a filter, more than a page: every device in scope, by the store’s counter',
+    path: '/devices',
+    as: 'user',
+    setup: async (h) => {
+      await fleet(h);
+      for (let i = 0; i < 51; i++) await device(h, USER, `m${i}`);
+      await device(h, OTHER, 'o3');
+    },
+    status: 200,
+    contains: ['Request a run from every device in this list: 55 devices', '>Older devices</a>'],
   },
   {
     name: 'the device list counts for an admin every account’s matching devices',

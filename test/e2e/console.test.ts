@@ -186,7 +186,7 @@ if (!available) {
       await w.page.click('nav >> text=Devices');
       const devicesText = (await w.page.textContent('main')) ?? '';
       assert.match(devicesText, /bob-laptop/);
-      assert.doesNotMatch(devicesText, /alice-phone|Mint enrollment link|Revoke/);
+      assert.doesNotMatch(devicesText, /alice-phone|Mint enrollment link|\bRevoke\b/);
       await w.page.click('nav >> text=Runs');
       const runsText = (await w.page.textContent('main')) ?? '';
       assert.match(runsText, /bob-run-1/);
