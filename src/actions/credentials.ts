@@ -22,7 +22,7 @@ export type RotateOutcome = { credential: string } | 'gone';
 
 /** The device's rotation with the credential it presented, `found` by it; `client` for the audit record. */
 export async function rotateCredential(
-  deps: ActionDeps<'rotateCredential' | 'rotationOf'>,
+  deps: ActionDeps<'rotateCredential' | 'rotationOf' | 'enqueue'>,
   found: CredentialDevice,
   presented: string,
   client: string,
@@ -50,7 +50,12 @@ export async function rotateCredential(
   const rotation = await deps.store.rotationOf(found.id, replaced, now);
   if (!rotation) return 'gone';
   const credential = rotatedCredential(rotation.salt, presented);
-  return constantTimeEqual(secretHash(credential), rotation.hash) ? { credential } : 'gone';
+  if (!constantTimeEqual(secretHash(credential), rotation.hash)) return 'gone';
+  // Audited: a second holder of the old credential learns the new one here, and its address shows it.
+  const fields = { account: found.owner, client, device: found.id };
+  await deps.store.enqueue(note(EVENTS.deviceCredentialReissued, fields, now));
+  await deps.logger.emit(EVENTS.deviceCredentialReissued, fields);
+  return { credential };
 }
 
 export type AskRotationOutcome = 'asked' | 'revoked' | 'unknown';

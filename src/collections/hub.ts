@@ -27,7 +27,8 @@ import type { Store } from '../store/store.ts';
  * was revoked, its wait passed, a newer one took its place, or the server drains.
  */
 export type HoldEnd =
-  { how: 'woken'; requests: DeviceRequest[] } | { how: 'revoked' | 'timeout' | 'displaced' | 'drained' };
+  | { how: 'woken'; requests: DeviceRequest[]; credentialVersion: number }
+  | { how: 'revoked' | 'timeout' | 'displaced' | 'drained' };
 
 export interface RequestHub {
   /** Holds a request of `device` for at most `ms`. */
@@ -144,5 +145,5 @@ const DRAINED: HoldEnd = { how: 'drained' };
 const REVOKED: HoldEnd = { how: 'revoked' };
 
 function ended(found: WokenDevice): HoldEnd {
-  return found === 'revoked' ? REVOKED : { how: 'woken', requests: found };
+  return found === 'revoked' ? REVOKED : { how: 'woken', ...found };
 }

@@ -42,13 +42,15 @@ export function deviceRequests(deps: ControlDeps): Handler {
       const release = heldConnection(c);
       try {
         const end = await hub.hold(device, Number(wait) * 1000);
-        // Woken, the hub read the requests and the device's standing in one statement for many devices.
-        if (end.how === 'woken') requests = end.requests;
+        // Woken, the hub read the requests and the device's credential version for many devices at
+        // once: the credential is judged again only when it changed while held (a rotation, say).
+        const unchanged = end.how === 'woken' && end.credentialVersion === found.device.version;
         // Revoked while it was held, here or on another instance: its credential is no more.
-        else if (end.how === 'revoked' || !(await deviceOf(c, credentials))) {
+        if (end.how === 'revoked' || (!unchanged && !(await deviceOf(c, credentials)))) {
           c.header('WWW-Authenticate', 'Bearer');
           return fail(c, 'unknownCredential');
         }
+        if (end.how === 'woken') requests = end.requests;
         seen.touch(device);
       } finally {
         release();

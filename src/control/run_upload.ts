@@ -99,7 +99,8 @@ const ANSWERS: Record<UploadOutcome, Answer> = {
 /** Every answer but those of the store's own statement (stored, already stored, device unknown) and 401. */
 const REFUSALS_JUDGED_AGAIN: ReadonlySet<UploadOutcome> = new Set(
   (Object.keys(ANSWERS) as UploadOutcome[]).filter(
-    (o) => !['stored', 'already-stored', 'device-unknown', 'unknown-credential'].includes(o),
+    // (refused and over-quota asked before their events, in authenticated())
+    (o) => !['stored', 'already-stored', 'device-unknown', 'unknown-credential', 'refused', 'over-quota'].includes(o),
   ),
 );
 
@@ -123,10 +124,7 @@ export function runUpload(deps: ControlDeps): Handler {
     // A refusal was judged on a lookup up to a minute old. Asked again of the store, so that it
     // carries an admin's ask to rotate at once, and a credential replaced meanwhile gets its 401
     // (docs/contract.md section 16); stored uploads were checked by their own statement.
-    if (REFUSALS_JUDGED_AGAIN.has(outcome)) {
-      credentials.forget(hash);
-      if (!(await deviceOf(c, credentials))) outcome = 'unknown-credential';
-    }
+    if (REFUSALS_JUDGED_AGAIN.has(outcome) && !(await stillHolds(c, hash))) outcome = 'unknown-credential';
     // A stored run wrote last seen in its own statement; every other answer to a known device touches it.
     if (outcome === 'stored') seen.written(device.id);
     else if (outcome !== 'device-unknown' && outcome !== 'unknown-credential') seen.touch(device.id);
@@ -141,6 +139,8 @@ export function runUpload(deps: ControlDeps): Handler {
     if (!isPrivacyLevel(level)) return 'bad-privacy-level';
     // Refused before a byte of the body is read: nothing above the ceiling is ever stored.
     if (!withinCeiling(level, found.maxPrivacy)) {
+      // The refusal is an event (audit, webhooks): only for a credential that holds now.
+      if (!(await stillHolds(c, hash))) return 'unknown-credential';
       const fields = {
         account: found.owner,
         device,
@@ -205,7 +205,7 @@ export function runUpload(deps: ControlDeps): Handler {
     // A declared length already past the quota is refused before a byte is read.
     const declared = declaredLength(c.req.raw);
     if (declared !== undefined && (await quotaCheck(deps, device, id, declared)) === 'over-quota')
-      return overQuota(found, id, declared);
+      return (await stillHolds(c, hash)) ? overQuota(found, id, declared) : 'unknown-credential';
     try {
       body = await readBody(c.req.raw, { limit: RUN_LIMIT, take, minRate: limits.minRate });
     } catch (err) {
@@ -215,7 +215,7 @@ export function runUpload(deps: ControlDeps): Handler {
       return code === 'over-budget' ? busyBy(refused) : READ_FAILURES[code];
     }
     if (declared === undefined && (await quotaCheck(deps, device, id, body.byteLength)) === 'over-quota')
-      return overQuota(found, id, body.byteLength);
+      return (await stillHolds(c, hash)) ? overQuota(found, id, body.byteLength) : 'unknown-credential';
     const uploadedAt = deps.clock.now();
     const fields = { account: found.owner, device, run: id, privacy, size: body.byteLength };
     const run = {
@@ -267,6 +267,12 @@ export function runUpload(deps: ControlDeps): Handler {
     if (!isOpen(asked.state) || asked.request.expiresAt <= deps.clock.now()) return 'request-not-open';
     if (!withinCeiling(level, asked.request.privacy)) return 'above-request';
     return { open: header };
+  }
+
+  /** Whether the credential still holds, asked of the store rather than the minute-old lookup (it also sets Paddock-Rotate). */
+  async function stillHolds(c: Context, hash: string): Promise<boolean> {
+    credentials.forget(hash);
+    return (await deviceOf(c, credentials)) !== undefined;
   }
 
   /** A refusal by the quota: logged, and its webhook message written on its own (nothing is stored). */

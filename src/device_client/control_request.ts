@@ -25,9 +25,10 @@ export interface ControlOptions {
 
 /**
  * How long the set a pin update replaced is still trusted: instances sharing the store serve a
- * rotated key within 60 s, so for a minute one may still present the old key.
+ * rotated key within 60 s, so for a minute one may still present the old key; 90 s gives a margin
+ * and no more (a leaked key rotated away stays trusted that long by the devices that learned of it).
  */
-export const RETIRED_PINS_MS = 5 * 60_000;
+export const RETIRED_PINS_MS = 90_000;
 
 const NEW_LINK =
   ': the control key has been replaced at least twice since this device last checked in, or this is not its server; this device needs a new enrollment link (enroll again)';

@@ -62,8 +62,12 @@ export const MAX_OPEN_PER_DEVICE = 5;
 export const MAX_HELD_PER_DEVICE = 2;
 /** The hub asks the store for this many held devices' requests at a time (one statement each). */
 export const WAKE_SLICE = 500;
-/** What a held device is answered with when the hub wakes it: its requests, or a 401 when it was revoked. */
-export type WokenDevice = DeviceRequest[] | 'revoked';
+/**
+ * What a held device is answered with when the hub wakes it: its requests, with the version of its
+ * credential read in the same statement (a held request whose credential changed since is judged
+ * again), or a 401 when it was revoked.
+ */
+export type WokenDevice = { requests: DeviceRequest[]; credentialVersion: number } | 'revoked';
 /** `wait` of GET /v1/requests, in seconds. */
 export const MAX_WAIT_S = 60;
 

@@ -218,6 +218,14 @@ export const EVENTS = {
     help: 'a device replaced its credential (`POST /v1/credential`; `account`: its owner); the old one works until the new one is used, or 10 minutes',
     webhook: 'all',
   }),
+  deviceCredentialReissued: event({
+    name: 'device.credential_reissued',
+    level: 'warn',
+    fields: { account: 'string', client: 'string', device: 'string' },
+    audited: true,
+    help: 'the credential a rotation replaced asked to rotate again, within its overlap, and was given the same new credential (a lost answer, a racing process of the device, or a second holder of the old credential: compare `client` with the rotation)',
+    webhook: 'all',
+  }),
   deviceRotationAsked: event({
     name: 'device.rotation_asked',
     level: 'info',

@@ -96,8 +96,8 @@ export const collectionsSql = {
     `SELECT t.seq, t.device, t.state, c.id AS collection, c.privacy, c.reason, c.created_at, c.expires_at
       FROM collection_targets t JOIN collections c ON c.id = t.collection
       WHERE t.device IN (${placeholders(n)}) AND t.state IN ${OPEN} AND c.expires_at > ? ORDER BY t.device, t.seq`,
-  /** Which of the listed devices were revoked (their held requests answer 401). */
-  revokedOf: (n: number) => `SELECT id FROM devices WHERE id IN (${placeholders(n)}) AND revoked_at IS NOT NULL`,
+  /** Whether each listed device is revoked, and its credential's version (held requests judged again when it changed). */
+  standingOf: (n: number) => `SELECT id, revoked_at, credential_version FROM devices WHERE id IN (${placeholders(n)})`,
   targetsByState: 'SELECT state, count(*) AS n FROM collection_targets GROUP BY state',
 } as const;
 
@@ -326,18 +326,22 @@ export function collectionsStore(db: Sql, wakeups: Wakeups): CollectionsStore {
       const woken = new Map<string, WokenDevice>();
       if (devices.length > WAKE_SLICE) throw new RangeError(`at most ${WAKE_SLICE} devices at a time`);
       if (devices.length === 0) return woken;
-      for (const r of await db.all(collectionsSql.revokedOf(devices.length), ...devices)) {
-        woken.set(r.id as string, 'revoked');
-      }
       const rows = await db.all(collectionsSql.toWake(devices.length), ...devices, now);
+      // Read after the requests: a device revoked before this is answered 401 and given none.
+      const standing = new Map<string, number>();
+      for (const r of await db.all(collectionsSql.standingOf(devices.length), ...devices)) {
+        if (r.revoked_at !== null) woken.set(r.id as string, 'revoked');
+        else standing.set(r.id as string, Number(r.credential_version));
+      }
       const pending: number[] = [];
       for (const r of rows) {
         const device = r.device as string;
-        let requests = woken.get(device);
-        if (requests === 'revoked') continue;
-        if (requests === undefined) woken.set(device, (requests = []));
-        if (requests.length >= limit) continue;
-        requests.push(requestFrom(r));
+        const credentialVersion = standing.get(device);
+        if (credentialVersion === undefined) continue;
+        let found = woken.get(device);
+        if (found === undefined) woken.set(device, (found = { requests: [], credentialVersion }));
+        if (found === 'revoked' || found.requests.length >= limit) continue;
+        found.requests.push(requestFrom(r));
         if (r.state === 'pending') pending.push(Number(r.seq));
       }
       if (pending.length > 0) await db.run(collectionsSql.deliver(pending.length), now, ...pending);

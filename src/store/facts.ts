@@ -25,10 +25,11 @@ export const factsSql = {
     LEFT JOIN device_facts f ON f.device_seq = r.device_seq WHERE r.device_seq = ?`,
   /**
    * The devices by one fact's values, most common first (the dashboard's client versions): a range
-   * of device_facts_value, each row's device by its primary key, so revoked devices are not counted.
+   * of device_facts_value, each row's device by its primary key, so revoked devices are not counted,
+   * nor those waiting for approval (anyone holding such a token could skew the counts).
    */
   valueCounts: `SELECT f.value, count(*) AS n FROM device_facts f CROSS JOIN devices d
-    WHERE f.key = ? AND d.seq = f.device_seq AND d.revoked_at IS NULL
+    WHERE f.key = ? AND d.seq = f.device_seq AND d.revoked_at IS NULL AND d.pending_since IS NULL
     GROUP BY f.value ORDER BY n DESC, f.value LIMIT ?`,
 } as const;
 

@@ -113,7 +113,7 @@ function suite(name: string, open: Open, skip: string | false) {
       }
     });
 
-    test('rotating again with the old credential (a lost answer) answers the same new one; audited once', async () => {
+    test('rotating again with the old credential (a lost answer) answers the same new one; the rotation audited once, the answer given again audited as reissued', async () => {
       const h = await world();
       try {
         const d = await enrollDevice(h, 'oidc:ann');
@@ -121,6 +121,12 @@ function suite(name: string, open: Open, skip: string | false) {
         h.clock.advance(5 * MINUTE);
         assert.equal(await rotated(h, d.credential), fresh);
         assert.equal((await trail(h, 'device.credential_rotated')).length, 1);
+        // The answer given again is audited on its own, with the address that asked (a second holder shows).
+        const reissued = await trail(h, 'device.credential_reissued');
+        assert.deepEqual(
+          reissued.map((r) => [r.device, r.account]),
+          [[d.device, 'oidc:ann']],
+        );
         // The new one rotates in turn, to another; the first is gone for good.
         const third = await rotated(h, fresh);
         assert.notEqual(third, fresh);

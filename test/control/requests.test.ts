@@ -208,6 +208,30 @@ function suite(name: string, open: () => Promise<Store>, skip: string | false) {
       }
     });
 
+    test('a credential replaced while its request was held: woken, it answers 401 and hands over nothing; the new one gets the request', async () => {
+      const h = await world();
+      try {
+        const d = await enrollDevice(h, 'oidc:ann');
+        const held = get(h, d.credential, '?wait=20');
+        await new Promise((r) => setTimeout(r, 100));
+        // The device rotates and uses its new credential: the old one is done, on every instance.
+        const rotated = await h.control('/v1/credential', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${d.credential}` },
+        });
+        assert.equal(rotated.status, 201);
+        const { credential } = (await rotated.json()) as { credential: string };
+        assert.deepEqual(await requests(h, credential), []);
+        await ask(h, [d.device]);
+        const answer = await held;
+        assert.equal(answer.status, 401, 'the old credential’s held request');
+        const taken = await requests(h, credential);
+        assert.equal(taken.length, 1, 'the new credential gets the request');
+      } finally {
+        await h.close();
+      }
+    });
+
     test('a revoked device: its open requests are cancelled, its held request answers 401', async () => {
       const h = await world();
       try {

@@ -120,7 +120,7 @@ export function collectionsContract(name: string, open: () => Promise<Store>): v
       assert.ok(await store.revokeDevice(admin, 'r', 2050));
       const woken = await store.wakeRequests(['d', 'e', 'f', 'r', 'unknown'], 2100, 2);
       assert.deepEqual(
-        [...woken].map(([id, found]) => [id, found === 'revoked' ? found : found.map((r) => r.reason)]).sort(),
+        [...woken].map(([id, found]) => [id, found === 'revoked' ? found : found.requests.map((r) => r.reason)]).sort(),
         [
           ['d', ['c0', 'c1']],
           ['e', ['c0', 'c1']],

@@ -212,7 +212,7 @@ export function factsContract(name: string, open: () => Promise<Store>): void {
       );
     });
 
-    test('devices by a fact, most common value first, at most the limit, revoked ones not counted', async () => {
+    test('devices by a fact, most common value first, at most the limit, revoked and waiting ones not counted', async () => {
       let n = 0;
       for (const [version, count] of [
         ['1.0.0', 3],
@@ -239,6 +239,30 @@ export function factsContract(name: string, open: () => Promise<Store>): void {
         { value: '1.2.0', devices: 3 },
       ]);
       assert.deepEqual(await store.factValueCounts('nothing', 10), []);
+      // A device waiting for approval is not counted: a token's holder could skew the counts.
+      await store.createEnrollToken({
+        hash: 'tok-waiting',
+        owner: 'oidc:ann',
+        createdBy: 'local:admin',
+        createdAt: 6000,
+        expiresAt: 7000,
+        uses: 6,
+        approval: 'required',
+      });
+      for (let i = 0; i < 6; i++)
+        assert.ok(
+          await store.enrollDevice({
+            tokenHash: 'tok-waiting',
+            now: 6000,
+            deviceId: `w${i}`,
+            name: `waiting-${i}`,
+            credentialHash: `cred-w${i}`,
+            facts: { client_version: '6.6.6' },
+          }),
+        );
+      assert.deepEqual((await store.factValueCounts('client_version', 10)).slice(0, 1), [
+        { value: '1.1.0', devices: 5 },
+      ]);
     });
   });
 }
