@@ -49,6 +49,9 @@ export const credentialsSql = {
   expired: `UPDATE devices SET credential_expired_at = ?
     WHERE id = ? AND credential_expired_at IS NULL AND revoked_at IS NULL RETURNING id`,
   ofDevice: `SELECT ${state} FROM devices WHERE id = ?`,
+  /** Overlaps that have passed (index devices_overlap_until): their replaced hash and salt cleared. */
+  endOverlaps: `UPDATE devices SET previous_credential_hash = NULL, previous_credential_until = NULL, rotation_salt = NULL
+    WHERE seq IN (SELECT seq FROM devices WHERE previous_credential_until <= ? ORDER BY previous_credential_until LIMIT ?)`,
 } as const;
 
 function stateFrom(r: Row): CredentialState {
@@ -104,5 +107,6 @@ export function credentialsStore(db: Sql): CredentialsStore {
       const row = await db.get(credentialsSql.ofDevice, id);
       return row && stateFrom(row);
     },
+    endOverlaps: (now, limit) => db.run(credentialsSql.endOverlaps, now, limit),
   };
 }

@@ -238,6 +238,8 @@ export interface CredentialsStore {
   noteCredentialExpired(device: string, at: number, note?: Note): Promise<boolean>;
   /** When the device's credential was issued and rotated, for a device the caller may see. */
   deviceCredential(id: string): Promise<CredentialState | undefined>;
+  /** Clears the replaced credential and the salt of up to `limit` devices whose overlap passed by `now`; how many. */
+  endOverlaps(now: number, limit: number): Promise<number>;
 }
 
 /** Devices (store/devices.ts and labels.ts; enrollDevice and changeLabels in each backend's devices.ts). */

@@ -1,7 +1,8 @@
 /**
  * The minute sweeper: once a minute, the work nobody asks for (docs/contract.md section 9), each
  * job in its own file: audit_prune.ts and, when PADDOCK_REVOKE_STALE_AFTER is set, stale_revoke.ts;
- * collections past their expiry are closed too (actions/collections.ts).
+ * collections past their expiry are closed too (actions/collections.ts), and what credential
+ * rotations kept for their overlap is cleared once it has passed.
  * This file is their timer: each run does both, a failure of one does not stop the other, and a
  * run still going is not doubled. (The retention sweep of runs has its own timer: retention.ts.)
  */
@@ -22,7 +23,13 @@ export const SWEEP_BATCHES = 10;
 export interface SweeperOptions {
   store: Pick<
     Store,
-    'pruneAudit' | 'revokeStale' | 'markStale' | 'expireCollections' | 'cancelDeviceRequests' | 'enqueue'
+    | 'pruneAudit'
+    | 'revokeStale'
+    | 'markStale'
+    | 'expireCollections'
+    | 'cancelDeviceRequests'
+    | 'enqueue'
+    | 'endOverlaps'
   >;
   logger: Logger;
   clock: Clock;
@@ -37,7 +44,7 @@ export interface SweeperOptions {
 
 export interface Sweeper {
   /** One run now; resolves with what it did. */
-  sweep(): Promise<{ pruned: number; stale: number; revoked: number; expired: number }>;
+  sweep(): Promise<{ pruned: number; stale: number; revoked: number; expired: number; overlaps: number }>;
   /** Starts the timer (unref'd: it never keeps the process alive). */
   start(everyMs?: number): void;
   /** Stops the timer and waits for a run in progress. */
@@ -78,8 +85,10 @@ export function sweeper(opts: SweeperOptions): Sweeper {
     const expired = await expireCollections({ store, logger, clock }, batch).catch((err: unknown) =>
       failed('expire collections', err),
     );
+    // docs/contract.md section 16: what rotations kept for their overlap, once it has passed.
+    const overlaps = await store.endOverlaps(clock.now(), batch).catch((err: unknown) => failed('end overlaps', err));
     finished = clock.now();
-    return { pruned, stale, revoked, expired };
+    return { pruned, stale, revoked, expired, overlaps };
   }
 
   function failed(what: string, err: unknown): number {

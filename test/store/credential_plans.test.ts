@@ -24,6 +24,11 @@ const checked = {
     args: ['d77', 'c77', 5],
     sqlite: /^SEARCH devices USING (INDEX|PRIMARY KEY)/,
   },
+  endOverlaps: {
+    sql: credentialsSql.endOverlaps,
+    args: [5, 500],
+    sqlite: /SEARCH devices USING (COVERING )?INDEX devices_overlap_until \(previous_credential_until<\?\)/,
+  },
 } as const;
 
 test('SQLite: each credential statement searches an index, never scans devices', async () => {

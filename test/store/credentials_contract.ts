@@ -89,6 +89,15 @@ export function credentialsContract(name: string, open: () => Promise<Store>): v
       assert.equal((await store.deviceByCredential('c0-d2', 5_000 + 10 * MINUTE - 1))?.id, 'd2');
       assert.equal(await store.deviceByCredential('c0-d2', 5_000 + 10 * MINUTE), undefined);
       assert.equal(await store.rotationOf('d2', 'c0-d2', 5_000 + 10 * MINUTE), undefined);
+
+      // The sweep clears what the overlap kept (the replaced hash, the salt) once it has passed, not before.
+      assert.equal(await store.endOverlaps(5_000 + 10 * MINUTE - 1, 500), 0);
+      assert.ok((await store.deviceCredential('d2'))?.previousUntil);
+      assert.equal(await store.endOverlaps(5_000 + 10 * MINUTE, 500), 1);
+      assert.equal((await store.deviceCredential('d2'))?.previousUntil, null);
+      assert.equal(await store.endOverlaps(5_000 + 10 * MINUTE, 500), 0, 'nothing left');
+      assert.equal((await store.deviceByCredential('c1-d2', 5_000 + 11 * MINUTE))?.id, 'd2', 'the new one works');
+      assert.equal(await store.deviceByCredential('c0-d2', 5_000 + 11 * MINUTE), undefined);
     });
 
     test('a rotation is keyed by the credential presented: the replaced one, or an unknown one, rotates nothing', async () => {

@@ -49,15 +49,15 @@ test('audit records older than the retention are pruned, a bounded number per ru
     batches: 3,
   });
   // Records 11 to 29 days old are past retention: 19, of which one run removes 3 batches of 4.
-  assert.deepEqual(await sweep.sweep(), { pruned: 12, stale: 0, revoked: 0, expired: 0 });
-  assert.deepEqual(await sweep.sweep(), { pruned: 7, stale: 0, revoked: 0, expired: 0 });
-  assert.deepEqual(await sweep.sweep(), { pruned: 0, stale: 0, revoked: 0, expired: 0 });
+  assert.deepEqual(await sweep.sweep(), { pruned: 12, stale: 0, revoked: 0, expired: 0, overlaps: 0 });
+  assert.deepEqual(await sweep.sweep(), { pruned: 7, stale: 0, revoked: 0, expired: 0, overlaps: 0 });
+  assert.deepEqual(await sweep.sweep(), { pruned: 0, stale: 0, revoked: 0, expired: 0, overlaps: 0 });
   const left = (await store.auditPage({}, { limit: 100 })).items.map((r) => (start - r.at) / DAY);
   assert.deepEqual(left, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   clock.advance(DAY);
   assert.deepEqual(
     await sweep.sweep(),
-    { pruned: 1, stale: 0, revoked: 0, expired: 0 },
+    { pruned: 1, stale: 0, revoked: 0, expired: 0, overlaps: 0 },
     'the clock decides what is old',
   );
   assert.deepEqual(logs.records, []);
@@ -73,7 +73,7 @@ test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in 
   const memory = memoryLogger();
   const logger = auditLogger(memory, store, clock);
   const off = sweeper({ store, logger, clock, auditRetentionMs: parseDuration('365d'), revokeStaleAfterMs: undefined });
-  assert.deepEqual(await off.sweep(), { pruned: 0, stale: 0, revoked: 0, expired: 0 }, 'off by default');
+  assert.deepEqual(await off.sweep(), { pruned: 0, stale: 0, revoked: 0, expired: 0, overlaps: 0 }, 'off by default');
   const on = sweeper({
     store,
     logger,
@@ -83,9 +83,9 @@ test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in 
     batch: 2,
     batches: 2,
   });
-  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 4, expired: 0 });
-  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 3, expired: 0 });
-  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 0, expired: 0 });
+  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 4, expired: 0, overlaps: 0 });
+  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 3, expired: 0, overlaps: 0 });
+  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 0, expired: 0, overlaps: 0 });
   const admin = { subject: 'local:admin', admin: true };
   assert.equal((await store.deviceVisibleTo(admin, 'recent'))?.revokedAt, null);
   assert.equal((await store.deviceVisibleTo(admin, 'old3'))?.revokedAt, now);
@@ -116,7 +116,7 @@ test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in 
   clock.advance(26 * DAY);
   assert.deepEqual(
     await on.sweep(),
-    { pruned: 0, stale: 0, revoked: 1, expired: 0 },
+    { pruned: 0, stale: 0, revoked: 1, expired: 0, overlaps: 0 },
     'the recent one, once 30 days unseen',
   );
   await store.close();
@@ -132,9 +132,10 @@ test('a failing store is logged and the run goes on; start and stop leave no tim
     cancelDeviceRequests: () => Promise.resolve([]),
     expireCollections: () => Promise.resolve([]),
     enqueue: () => Promise.resolve(),
+    endOverlaps: () => Promise.resolve(0),
   };
   const sweep = sweeper({ store: failing, logger: logs, clock, auditRetentionMs: DAY, revokeStaleAfterMs: DAY });
-  assert.deepEqual(await sweep.sweep(), { pruned: 0, stale: 0, revoked: 1, expired: 0 });
+  assert.deepEqual(await sweep.sweep(), { pruned: 0, stale: 0, revoked: 1, expired: 0, overlaps: 0 });
   assert.deepEqual(logs.records[0], {
     level: 'error',
     event: 'sweeper.failed',
@@ -149,6 +150,7 @@ test('a failing store is logged and the run goes on; start and stop leave no tim
       cancelDeviceRequests: async () => [],
       expireCollections: async () => [],
       enqueue: async () => undefined,
+      endOverlaps: async () => 0,
     },
     logger: logs,
     clock,
@@ -206,6 +208,7 @@ test('finishedAt says when the last run finished (the stalled-sweep gauge): none
       cancelDeviceRequests: async () => [],
       expireCollections: async () => [],
       enqueue: async () => undefined,
+      endOverlaps: async () => 0,
     },
     logger: memoryLogger(),
     clock,

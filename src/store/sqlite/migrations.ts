@@ -669,6 +669,16 @@ export const migrations: readonly Migration[] = [
     WHERE previous_credential_hash IS NOT NULL;
   `,
   },
+  {
+    name: 'rotation-overlap-sweep',
+    sql: `
+  -- The minute sweep clears what a rotation kept for its overlap (the replaced credential's hash
+  -- and the salt) once the overlap has passed, also for a new credential never used: a salt kept
+  -- longer would let the old credential and a copy of the store derive the new one.
+  CREATE INDEX devices_overlap_until ON devices (previous_credential_until)
+    WHERE previous_credential_until IS NOT NULL;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */
