@@ -12,7 +12,7 @@ import { type Advice, errorCode, transportFailure } from './transport.ts';
 import { parseOptions, unknownCommand, UsageError } from './usage.ts';
 
 export const deviceHelp = `Usage:
-  paddock device enroll <link> [--state FILE] [--name NAME] [--ca FILE] [--resolve HOST:ADDRESS]...
+  paddock device enroll <link | -> [--state FILE] [--name NAME] [--ca FILE] [--resolve HOST:ADDRESS]...
   paddock device upload <file> --privacy ${PRIVACY_LEVELS.join('|')} [--id ID] [--content-type TYPE]
                         [--state FILE] [--resolve HOST:ADDRESS]...
   paddock device watch --collect COMMAND [--wait SECONDS | --once] [--content-type TYPE]
@@ -22,6 +22,8 @@ export const deviceHelp = `Usage:
 enroll   parses the enrollment link, asks https://<server>/v1/discover where to connect (unless
          the link names control=), connects only if the certificate matches one of the link's
          pins, enrolls, and keeps the credential and the pins in the state file (mode 0600).
+         With - the link is read from standard input (its first line), so the process list
+         does not show it.
          Every later connection trusts any pin held; when the server says its set changed (a
          control key rotation) the device fetches the new set and keeps it. When the server asks
          for a new credential (Paddock-Rotate), the device rotates it and keeps the new one in the
@@ -87,6 +89,18 @@ export async function deviceCommand(args: string[]): Promise<number> {
   }
 }
 
+/** `enroll -`: the link's first line from standard input (a process's arguments are readable by other local users). */
+async function linkFromStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.includes('\n') || text.length > 8192) break;
+  }
+  const line = text.split('\n')[0]?.replace(/\r$/, '') ?? '';
+  if (line === '') throw new UsageError('enroll -: no link on standard input');
+  return line;
+}
+
 async function enrollCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseOptions(
     args,
@@ -95,7 +109,8 @@ async function enrollCommand(args: string[]): Promise<number> {
   );
   if (values.help || positionals.length !== 1) return usage(values.help);
   const opts = clientOptions(values.resolve, values.ca ? await readFile(values.ca, 'utf8') : undefined);
-  const state = await enroll(positionals[0] ?? '', values.name, opts, localFacts());
+  const link = positionals[0] === '-' ? await linkFromStdin() : (positionals[0] ?? '');
+  const state = await enroll(link, values.name, opts, localFacts());
   await writeState(values.state, state);
   process.stderr.write(
     `paddock device: enrolled as ${state.device} at ${state.controlUrl}; state in ${values.state}\n`,

@@ -45,9 +45,11 @@ test('paddock serve over TLS + paddock device enroll/upload: the README loop', a
 
   const state = join(fx.dir, 'device.json');
   const resolve = ['--resolve', 'admin.test:127.0.0.1', '--resolve', 'control.test:127.0.0.1'];
+  // The link on standard input (`-`), so the process list never shows it.
   const enroll = paddock(
-    ['device', 'enroll', link, '--state', state, '--name', 'lab-1', '--ca', fx.admin.certFile, ...resolve],
+    ['device', 'enroll', '-', '--state', state, '--name', 'lab-1', '--ca', fx.admin.certFile, ...resolve],
     {},
+    `${link}\n`,
   );
   assert.equal(await enroll.exited, 0, enroll.output().stderr);
   assert.match(enroll.output().stderr, new RegExp(`discovery: connecting to https://control\\.test:${port}`));

@@ -130,14 +130,15 @@ interface Run {
   waitFor: (re: RegExp) => Promise<void>;
 }
 
-function client(shell: Shell, args: string[]): Run {
+function client(shell: Shell, args: string[], input?: string): Run {
   const [cmd = 'sh', ...pre] = shell.argv();
   const child = spawn(cmd, [...pre, SCRIPT, ...args], {
     env: { PATH: shell.path(), TMPDIR: fx.dir, HOME: fx.dir },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
   });
+  if (input !== undefined) child.stdin?.end(input);
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  child.stderr?.on('data', (d: Buffer) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return {
     pid: child.pid ?? 0,
@@ -214,11 +215,16 @@ for (const shell of SHELLS) {
       assert.equal(check.status, 0, check.stderr);
     });
 
-    test('enroll: discovery, the pin, the facts; state in a 0700 directory, the credential 0600', async () => {
+    test('enroll, the link on standard input: discovery, the pin, the facts; state in a 0700 directory, the credential 0600', async () => {
       const minted = await api('POST', '/enroll-tokens', {});
       stateDir = join(fx.dir, `state-${tag}`);
       const out = await ok(
-        client(shell, ['enroll', String(minted.body?.link), '--name', `sh ${tag}`, '--ca', fx.admin.certFile, ...st()]),
+        // The link on standard input (`-`): the process list never shows it.
+        client(
+          shell,
+          ['enroll', '-', '--name', `sh ${tag}`, '--ca', fx.admin.certFile, ...st()],
+          `${String(minted.body?.link)}\n`,
+        ),
       );
       assert.match(out, /paddock-device: discovery: connecting to https:\/\/control\.test:\d+\n/);
       device = /enrolled as (d_[A-Za-z0-9_-]+) at https:\/\/control\.test:\d+; state in /.exec(out)?.[1] ?? '';
