@@ -11,15 +11,13 @@ import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../../src/config/config.ts';
 import { applyPrivacy, redactText } from '../../src/domain/redaction.ts';
-import { memoryLogger } from '../../src/log/logger.ts';
-import { type RunningServer, startServer } from '../../src/server/serve.ts';
+import type { RunningServer } from '../../src/server/serve.ts';
+import { startTlsServer, type TlsServer } from '../support/tls_server.ts';
 import { missing, NEEDS, searchPath } from '../support/provision.ts';
-import { freePort, httpsRequest, type TlsFixture, tlsFixture } from '../support/tls_fixture.ts';
+import { freePort, httpsRequest, type TlsFixture } from '../support/tls_fixture.ts';
 
 const SCRIPT = new URL('../../clients/sh/paddock-device', import.meta.url).pathname;
-const PASSWORD = 'sh client password';
 const RESOLVE = ['--resolve', 'admin.test:127.0.0.1', '--resolve', 'control.test:127.0.0.1'];
 /** What the script runs, from busybox: its only tools under `busybox sh` (with curl). */
 const APPLETS = ['sh', 'awk', 'sed', 'grep', 'tr', 'od', 'cut', 'head', 'tail', 'wc', 'cat', 'cp', 'mv', 'rm'];
@@ -33,30 +31,18 @@ const skip =
   tools.length === 0 ? false : `missing ${tools.map((n) => `${n.command} (Debian ${n.package})`).join(', ')}`;
 if (skip && process.env.CI === 'true') throw new Error(`the sh client suite needs on CI: ${skip}`);
 
+let tls: TlsServer;
 let fx: TlsFixture;
 let server: RunningServer;
 let admin: string;
 let auth: Record<string, string>;
 let busyboxBin: string;
+const api: TlsServer['api'] = (...args) => tls.api(...args);
 
 before(async () => {
   if (skip) return;
-  fx = await tlsFixture();
-  const port = await freePort();
-  admin = `https://admin.test:${port}`;
-  const config = loadConfig({
-    PADDOCK_LISTEN: `127.0.0.1:${port}`,
-    PADDOCK_DATA_DIR: join(fx.dir, 'data'),
-    PADDOCK_BASE_URL: admin,
-    PADDOCK_CONTROL_HOST: 'control.test',
-    PADDOCK_TLS_CERT: fx.admin.certFile,
-    PADDOCK_TLS_KEY: fx.admin.keyFile,
-    PADDOCK_CONTROL_TLS_CERT: fx.control.certFile,
-    PADDOCK_CONTROL_TLS_KEY: fx.control.keyFile,
-    PADDOCK_ADMIN_PASSWORD: PASSWORD,
-  });
-  server = await startServer(config, { logger: memoryLogger(), announce: () => undefined });
-  auth = { authorization: `Bearer ${await accessToken()}` };
+  tls = await startTlsServer('sh client');
+  ({ fx, server, admin, auth } = tls);
   // A PATH of busybox's applets and curl, nothing else.
   busyboxBin = join(fx.dir, 'busybox-bin');
   await mkdir(busyboxBin);
@@ -67,38 +53,6 @@ after(() => server?.close());
 
 function which(cmd: string): string {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).stdout.trim();
-}
-
-async function accessToken(): Promise<string> {
-  const ca = fx.admin.certPem;
-  const login = await httpsRequest(`${admin}/login`, {
-    ca,
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ username: 'admin', password: PASSWORD }).toString(),
-  });
-  const cookie = String(login.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
-  const page = await httpsRequest(`${admin}/tokens`, { ca, headers: { cookie } });
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
-  const created = await httpsRequest(`${admin}/tokens`, {
-    ca,
-    method: 'POST',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf, name: 'sh client' }).toString(),
-  });
-  const token = /<textarea id="token"[^>]*>([^<]+)</.exec(created.body)?.[1];
-  assert.ok(token, `no token on the page (${created.status})`);
-  return token;
-}
-
-async function api(method: string, path: string, json?: object) {
-  const res = await httpsRequest(`${admin}/api/v1${path}`, {
-    ca: fx.admin.certPem,
-    method,
-    headers: json === undefined ? auth : { ...auth, 'content-type': 'application/json' },
-    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-  });
-  return { status: res.status, body: res.body === '' ? undefined : (JSON.parse(res.body) as Record<string, unknown>) };
 }
 
 async function runBytes(device: string, run: string): Promise<string> {

@@ -7,75 +7,27 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../../src/config/config.ts';
 import { enroll } from '../../src/device_client/client.ts';
 import { TOO_LARGE } from '../../src/device_client/collect.ts';
 import { type DeviceState, writeState } from '../../src/device_client/state.ts';
-import { memoryLogger } from '../../src/log/logger.ts';
-import { type RunningServer, startServer } from '../../src/server/serve.ts';
+import type { RunningServer } from '../../src/server/serve.ts';
+import { startTlsServer, type TlsServer } from '../support/tls_server.ts';
 import { paddock } from '../support/process.ts';
-import { freePort, httpsRequest, lookup, type TlsFixture, tlsFixture } from '../support/tls_fixture.ts';
+import { freePort, httpsRequest, lookup, type TlsFixture } from '../support/tls_fixture.ts';
 
-const PASSWORD = 'watch loop password';
 const RESOLVE = ['--resolve', 'control.test:127.0.0.1'];
+let tls: TlsServer;
 let fx: TlsFixture;
 let server: RunningServer;
 let admin: string;
 let auth: Record<string, string>;
 
 before(async () => {
-  fx = await tlsFixture();
-  const port = await freePort();
-  admin = `https://admin.test:${port}`;
-  const config = loadConfig({
-    PADDOCK_LISTEN: `127.0.0.1:${port}`,
-    PADDOCK_DATA_DIR: join(fx.dir, 'data'),
-    PADDOCK_BASE_URL: admin,
-    PADDOCK_CONTROL_HOST: 'control.test',
-    PADDOCK_TLS_CERT: fx.admin.certFile,
-    PADDOCK_TLS_KEY: fx.admin.keyFile,
-    PADDOCK_CONTROL_TLS_CERT: fx.control.certFile,
-    PADDOCK_CONTROL_TLS_KEY: fx.control.keyFile,
-    PADDOCK_ADMIN_PASSWORD: PASSWORD,
-  });
-  server = await startServer(config, { logger: memoryLogger(), announce: () => undefined });
-  auth = { authorization: `Bearer ${await accessToken()}` };
+  tls = await startTlsServer('watch loop');
+  ({ fx, server, admin, auth } = tls);
 });
 after(() => server.close());
-
-/** Signs in to the console and creates an access token for the API (shown once, on its page). */
-async function accessToken(): Promise<string> {
-  const ca = fx.admin.certPem;
-  const login = await httpsRequest(`${admin}/login`, {
-    ca,
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ username: 'admin', password: PASSWORD }).toString(),
-  });
-  const cookie = String(login.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
-  const page = await httpsRequest(`${admin}/tokens`, { ca, headers: { cookie } });
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
-  const created = await httpsRequest(`${admin}/tokens`, {
-    ca,
-    method: 'POST',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf, name: 'watch loop' }).toString(),
-  });
-  const token = /<textarea id="token"[^>]*>([^<]+)</.exec(created.body)?.[1];
-  assert.ok(token, `no token on the page (${created.status})`);
-  return token;
-}
-
-/** One request to the JSON API as the administrator; the body parsed when there is one. */
-async function api(method: string, path: string, json?: object) {
-  const res = await httpsRequest(`${admin}/api/v1${path}`, {
-    ca: fx.admin.certPem,
-    method,
-    headers: json === undefined ? auth : { ...auth, 'content-type': 'application/json' },
-    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-  });
-  return { status: res.status, body: res.body === '' ? undefined : (JSON.parse(res.body) as Record<string, unknown>) };
-}
+const api: TlsServer['api'] = (...args) => tls.api(...args);
 
 /** A device enrolled through a link minted in the API, its state in a file of its own. */
 async function device(name: string): Promise<{ state: DeviceState; file: string }> {
