@@ -7,7 +7,6 @@
  */
 import type { Handler } from 'hono';
 import { rotateCredential } from '../actions/credentials.ts';
-import { BodyError, readBody } from '../http/body.ts';
 import { clientAddress } from '../http/client_address.ts';
 import { fail } from '../http/failures.ts';
 import { ROTATE_HEADER } from '../domain/credentials.ts';
@@ -15,7 +14,7 @@ import type { ControlDeps } from './deps.ts';
 import { bearerCredential, deviceOf } from './device_auth.ts';
 import { freshCredentials } from './credential_cache.ts';
 import { lastSeen } from './last_seen.ts';
-import { DEVICE_JSON_LIMIT } from './request_decline.ts';
+import { deviceJsonObject } from './device_json.ts';
 
 export function credentialRotate(deps: ControlDeps): Handler {
   // Read from the store on each call: a rotation must see the credential as it is now.
@@ -27,17 +26,8 @@ export function credentialRotate(deps: ControlDeps): Handler {
       c.header('WWW-Authenticate', 'Bearer');
       return fail(c, 'unknownCredential');
     }
-    let body: unknown;
-    try {
-      const bytes = await readBody(c.req.raw, { limit: DEVICE_JSON_LIMIT });
-      body = bytes.byteLength === 0 ? {} : JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-    } catch (err) {
-      const code = err instanceof BodyError ? err.code : undefined;
-      if (code === 'too-large') return fail(c, 'requestTooLarge');
-      if (code === 'too-slow' || code === 'cut-short') return fail(c, 'requestTimeout');
-      return fail(c, 'notJsonObject');
-    }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail(c, 'notJsonObject');
+    const body = await deviceJsonObject(c);
+    if (body instanceof Response) return body;
     if (Object.keys(body).length > 0) return fail(c, 'credentialBody');
     seen.touch(found.device.id);
     const outcome = await rotateCredential(deps, found.device, bearerCredential(c) ?? '', clientAddress(c));

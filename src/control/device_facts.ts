@@ -11,7 +11,7 @@ import type { ControlDeps } from './deps.ts';
 import { deviceOf } from './device_auth.ts';
 import { freshCredentials } from './credential_cache.ts';
 import { lastSeen } from './last_seen.ts';
-import { DEVICE_JSON_LIMIT } from './request_decline.ts';
+import { DEVICE_JSON_LIMIT } from './device_json.ts';
 import { factsAt, factsJson } from './facts_body.ts';
 
 export function deviceFacts(deps: ControlDeps): Handler {

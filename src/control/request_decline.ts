@@ -6,15 +6,12 @@
  */
 import type { Handler } from 'hono';
 import { declineRequest } from '../actions/collections.ts';
-import { BodyError, readBody } from '../http/body.ts';
 import { fail } from '../http/failures.ts';
 import type { ControlDeps } from './deps.ts';
 import { deviceOf } from './device_auth.ts';
 import { freshCredentials } from './credential_cache.ts';
 import { lastSeen } from './last_seen.ts';
-
-/** The device routes' JSON bodies other than uploads (docs/contract.md section 15). */
-export const DEVICE_JSON_LIMIT = 8 * 1024;
+import { deviceJsonObject } from './device_json.ts';
 
 export function requestDecline(deps: ControlDeps): Handler {
   const credentials = freshCredentials(deps.store);
@@ -25,18 +22,9 @@ export function requestDecline(deps: ControlDeps): Handler {
       c.header('WWW-Authenticate', 'Bearer');
       return fail(c, 'unknownCredential');
     }
-    let body: unknown;
-    try {
-      const bytes = await readBody(c.req.raw, { limit: DEVICE_JSON_LIMIT });
-      body = bytes.byteLength === 0 ? {} : JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-    } catch (err) {
-      const code = err instanceof BodyError ? err.code : undefined;
-      if (code === 'too-large') return fail(c, 'requestTooLarge');
-      if (code === 'too-slow' || code === 'cut-short') return fail(c, 'requestTimeout');
-      return fail(c, 'notJsonObject');
-    }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail(c, 'notJsonObject');
-    const { reason, ...rest } = body as Record<string, unknown>;
+    const body = await deviceJsonObject(c);
+    if (body instanceof Response) return body;
+    const { reason, ...rest } = body;
     if (Object.keys(rest).length > 0 || (reason !== undefined && typeof reason !== 'string')) {
       return fail(c, 'badDeclineReason');
     }
