@@ -5,11 +5,10 @@
 // checked against the served OpenAPI document, and the table covers both operations of it.
 import assert from 'node:assert/strict';
 import { randomToken, secretHash } from '../../src/crypto/random.ts';
-import { newAccessToken } from '../../src/domain/access_tokens.ts';
 import type { Store } from '../../src/store/store.ts';
 import { enrollDevice, harness, type Harness, upload } from '../support/harness.ts';
 import { ACCOUNTS } from '../support/scenario.ts';
-import { type ApiRow, apiTable } from '../support/api_table.ts';
+import { type ApiRow, apiTable, apiToken } from '../support/api_table.ts';
 
 type Token = 'admin' | 'user' | 'adminRead';
 
@@ -186,18 +185,7 @@ async function world(store?: Store): Promise<World> {
   const now = h.clock.now();
   const tokens = {} as Record<Token, string>;
   const make = async (name: Token, who: keyof typeof ACCOUNTS, scope: 'read' | 'write' = 'write') => {
-    tokens[name] = newAccessToken();
-    const a = ACCOUNTS[who];
-    await h.store.createAccessToken({
-      hash: secretHash(tokens[name]),
-      subject: a.subject,
-      admin: a.admin,
-      scope,
-      name,
-      createdAt: now,
-      expiresAt: now + 3_600_000,
-    });
-    await h.store.recordSignIn({ ...a, lastSignInAt: now });
+    tokens[name] = await apiToken(h, who, scope);
   };
   await make('admin', 'admin');
   await make('user', 'user');

@@ -5,13 +5,11 @@
 // OpenAPI document, and the table covers every collections operation of it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { secretHash } from '../../src/crypto/random.ts';
-import { newAccessToken } from '../../src/domain/access_tokens.ts';
 import { newCollectionId } from '../../src/domain/collections.ts';
 import type { Store } from '../../src/store/store.ts';
 import { enrollDevice, harness, type Harness } from '../support/harness.ts';
 import { ACCOUNTS } from '../support/scenario.ts';
-import { type ApiRow, apiTable, checkResponse } from '../support/api_table.ts';
+import { type ApiRow, apiTable, apiToken, checkResponse } from '../support/api_table.ts';
 
 type Token = 'admin' | 'user' | 'other' | 'read';
 type Ids = { mine: string; mine2: string; theirs: string; gone: string; open: string; admins: string };
@@ -433,18 +431,7 @@ async function world(store?: Store): Promise<World> {
   const now = h.clock.now();
   const tokens = {} as Record<Token, string>;
   const make = async (name: Token, who: keyof typeof ACCOUNTS, scope: 'read' | 'write' = 'write') => {
-    tokens[name] = newAccessToken();
-    const a = ACCOUNTS[who];
-    await h.store.createAccessToken({
-      hash: secretHash(tokens[name]),
-      subject: a.subject,
-      admin: a.admin,
-      scope,
-      name,
-      createdAt: now,
-      expiresAt: now + 3_600_000,
-    });
-    await h.store.recordSignIn({ ...a, lastSignInAt: now });
+    tokens[name] = await apiToken(h, who, scope);
   };
   await make('admin', 'admin');
   await make('user', 'user');

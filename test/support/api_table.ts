@@ -11,10 +11,12 @@ import { OPENAPI } from '../../src/api/openapi.ts';
 import type { EventName } from '../../src/events/catalogue.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import type { Store } from '../../src/store/store.ts';
+import { secretHash } from '../../src/crypto/random.ts';
+import { newAccessToken } from '../../src/domain/access_tokens.ts';
 import type { Harness } from './harness.ts';
 import { responseChecker } from './openapi.ts';
 import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from './postgres.ts';
-import { assertEvents } from './scenario.ts';
+import { ACCOUNTS, assertEvents } from './scenario.ts';
 
 /** What a table's rows start from: a harness, tokens by name, and ids that rows name as `{key}`. */
 export interface ApiWorld {
@@ -42,6 +44,28 @@ export interface ApiRow<W extends ApiWorld> {
   /** Audit records (event, account) that must be stored after the request. */
   audited?: Array<[string, string]>;
   check?: (w: W, body: unknown, res: Response) => Promise<void> | void;
+}
+
+/** A new access token of one of the scenario accounts (signed in once, so it is live), valid for an hour. */
+export async function apiToken(
+  h: Harness,
+  who: keyof typeof ACCOUNTS,
+  scope: 'read' | 'write' = 'write',
+): Promise<string> {
+  const token = newAccessToken();
+  const a = ACCOUNTS[who];
+  const now = h.clock.now();
+  await h.store.createAccessToken({
+    hash: secretHash(token),
+    subject: a.subject,
+    admin: a.admin,
+    scope,
+    name: `${who} ${scope}`,
+    createdAt: now,
+    expiresAt: now + 3_600_000,
+  });
+  await h.store.recordSignIn({ ...a, lastSignInAt: now });
+  return token;
 }
 
 /** The document's path template a concrete path is an instance of. */
