@@ -6,7 +6,6 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SERVER_ENV, SERVER_FLAGS } from './server.ts';
 
 export interface Baseline {
   url: string;
@@ -25,10 +24,19 @@ export async function startBaseline(
   return startBaselineServer(new URL('./baseline_server.ts', import.meta.url).pathname, [file, contentType]);
 }
 
-/** A baseline server script of this folder, in its own process; it prints its port when it listens. */
-export async function startBaselineServer(script: string, args: string[]): Promise<Baseline> {
-  const child = spawn(process.execPath, [...SERVER_FLAGS, script, ...args], {
-    env: { ...process.env, ...SERVER_ENV },
+/**
+ * A baseline server script of this folder, in its own process; it prints its port when it listens.
+ * It runs on V8's and glibc's defaults, as a minimal server would be started (issue 38): a baseline
+ * on Paddock's own flags hid what those flags cost. `flags` and `env` add settings (the
+ * young-generation table measures its baseline at each size too).
+ */
+export async function startBaselineServer(
+  script: string,
+  args: string[],
+  opts: { flags?: readonly string[]; env?: Record<string, string> } = {},
+): Promise<Baseline> {
+  const child = spawn(process.execPath, [...(opts.flags ?? []), script, ...args], {
+    env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [chunk] = (await once(child.stdout, 'data')) as [Buffer];

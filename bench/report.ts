@@ -1,4 +1,6 @@
 /** The results table: printed, and written to bench/results.md with the machine's description. */
+import { heapTableLines, type HeapRow } from './young_generation.ts';
+import { SERVER_FLAGS } from './server.ts';
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, totalmem, release } from 'node:os';
 import type { LoadResult } from './load.ts';
@@ -29,6 +31,8 @@ export async function writeReport(r: {
   stored: number;
   quick: boolean;
   postgres: PostgresSection | undefined;
+  /** The young-generation table (bench/young_generation.ts), when it was run. */
+  heapRows?: HeapRow[] | undefined;
 }): Promise<void> {
   const lines = [
     ...tableLines(r.rows),
@@ -45,14 +49,15 @@ Run with \`npm run bench${r.quick ? ' -- --quick' : ''}\` on ${new Date().toISOS
   baseline share these cores; every target is measured right after its baseline in the same run.
 - Dataset: ${r.size.devices} devices owned by ${r.size.accounts} accounts, ${r.size.runs} runs of about 1 KiB,
   one 8 KiB and one 16 MiB run, built through the store interface in ${r.buildSeconds.toFixed(0)} s (SQLite).
-- Each load lasts ${r.duration} s. Baselines are raw \`node:http\` servers in their own process,
-  on the server's V8 flags (a 2 MiB young generation, as \`npm start\`):
+- Each load lasts ${r.duration} s. The server runs on \`npm start\`'s V8 flags (${SERVER_FLAGS.join(' ')}).
+  Baselines are raw \`node:http\` servers in their own process, on V8's and glibc's defaults:
   for the list pages, a run's page, the dashboard and the API's lists one doing the same
   session or token check, query (or self-test and counts) and render (checked to answer the
   same bytes); for \`/healthz\`, the same bytes from memory. CPU µs/req is the server's own CPU time per answered request (baseline's in
   brackets); the CPU ratio hardly moves when other work shares the cores.
 
 ${lines.join('\n')}
+${r.heapRows ? heapLines(r.heapRows).join('\n') : ''}
 ${r.postgres ? postgresLines(r.postgres).join('\n') : '\n(The PostgreSQL section was not run.)\n'}
 ${ANALYSIS}`;
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -73,6 +78,23 @@ export function keepSeparateSections(doc: string, before: string): string {
     .slice(1)
     .filter((section) => !headings.has(/^## (.*)$/m.exec(section)?.[1]));
   return kept.length ? `${doc.trimEnd()}\n\n${kept.map((k) => k.trimEnd()).join('\n\n')}\n` : doc;
+}
+
+function heapLines(rows: HeapRow[]): string[] {
+  return [
+    '',
+    '## Young generation',
+    '',
+    '- One `paddock serve` a row, on the same dataset, one after the other (bench/young_generation.ts). Pages a',
+    "  second on the first page of each list (admin, 50 connections), against the same-work baseline on V8's",
+    "  defaults, measured once for the table; the peak RSS (VmHWM) of a replay of the bench's heavy loads (the",
+    '  list pages as long as a row each, uploads, ten views of the 16 MiB run); the heap left live after a full',
+    '  collection (read through the inspector) with the connections held (half idle, half slow clients halfway',
+    "  through a request head) and pages answered meanwhile. The chosen row is `npm start`'s (docs/decisions.md).",
+    '',
+    ...heapTableLines(rows),
+    '',
+  ];
 }
 
 function postgresLines(section: PostgresSection): string[] {

@@ -32,6 +32,7 @@ import { uploadLoad } from './uploads.ts';
 import { AUDIT_UPLOADS, auditUploadsBench, METRICS_UPLOADS, WEBHOOK_UPLOADS } from './audit_uploads.ts';
 import { SWEEP, sweepBench } from './sweep.ts';
 import { collectionsBench } from './collections.ts';
+import { HEAP_SETTINGS, heapTableLines, youngGenerationTable, type HeapRow } from './young_generation.ts';
 
 const { values } = parseArgs({
   options: {
@@ -47,6 +48,8 @@ const { values } = parseArgs({
     'no-postgres': { type: 'boolean', default: false },
     /** PostgreSQL pool sizes to measure uploads with (comma-separated). */
     pools: { type: 'string' },
+    /** Skip the young-generation table (bench/young_generation.ts: about two minutes a row). */
+    'no-heap-table': { type: 'boolean', default: false },
     /** Also PostgreSQL at 10,000,000 runs (bench/postgres_scale.ts: hours of loading; with --quick, 200,000). */
     scale: { type: 'boolean', default: false },
   },
@@ -103,6 +106,45 @@ const ownerCookie = await cookie(dataset.owner, false);
 // server starts as it does after any restart. The first start after `npm ci` holds ~30 MiB more.
 await once(spawn(process.execPath, ['bin/paddock.js', '--help'], { stdio: 'ignore' }), 'exit');
 
+// The young-generation table (issue 38): a server for each pair of heap settings on this dataset,
+// before the measured server starts, so that neither shares the cores with the other.
+const pageBaseline = () =>
+  startBaselineServer(new URL('./page_baseline_server.ts', import.meta.url).pathname, [
+    dataDir,
+    key.toString('base64'),
+  ]);
+const heapPages = [
+  '/devices',
+  '/runs',
+  '/devices?q=device+123&sort=name',
+  '/devices?status=active&sort=last_seen',
+  '/runs?privacy=minimal',
+  `/runs?since=${new Date(dataset.runsMidDay).toISOString().slice(0, 10)}`,
+  '/audit',
+  `/devices?label=${encodeURIComponent(COMMON_LABEL)}`,
+  `/devices?fact=${encodeURIComponent(COMMON_FACT)}`,
+  '/',
+];
+let heapRows: HeapRow[] | undefined;
+if (!values['no-heap-table'] && (values.only === undefined || 'young generation'.includes(values.only))) {
+  heapRows = await youngGenerationTable(
+    {
+      dataDir,
+      sessionKey: key.toString('base64'),
+      adminCookie,
+      pages: heapPages,
+      largeRun: `/runs/${dataset.largeRun.device}/${dataset.largeRun.id}`,
+      uploadCredentials: dataset.uploadCredentials,
+      duration,
+      connections: quick ? 2_000 : 10_000,
+      baseline: pageBaseline,
+      log,
+    },
+    HEAP_SETTINGS,
+  );
+  process.stdout.write(`${heapTableLines(heapRows).join('\n')}\n`);
+}
+
 const server = await startPaddock(
   {
     PADDOCK_DATA_DIR: dataDir,
@@ -117,12 +159,7 @@ log(`paddock serve on ${base} (pid ${pid}), RSS ${rssMiB(pid).toFixed(0)} MiB`);
 const rows: Row[] = [];
 const selected = (name: string) => values.only === undefined || name.includes(values.only);
 const { compare, compareTo, laterPage, versus } = comparer({ dir, base, pid, duration, rows, log, selected });
-// The list pages' baseline: a raw server doing the same session check, query and render (bench/page_baseline_server.ts).
-const pageBaseline = () =>
-  startBaselineServer(new URL('./page_baseline_server.ts', import.meta.url).pathname, [
-    dataDir,
-    key.toString('base64'),
-  ]);
+// The list pages' baseline (pageBaseline above): a raw server doing the same session check, query and render.
 const page = (name: string, path: string, c: string) =>
   compareTo(name, path, c, { minRatio: 0.9, maxP99: 15 }, pageBaseline);
 
@@ -318,7 +355,18 @@ const postgres = values['no-postgres']
 
 // A partial run (--only) is printed but does not replace the committed results.
 if (values.only === undefined) {
-  await writeReport({ rows, size, duration, buildSeconds, peakRssMiB: peak, acknowledged, stored, quick, postgres });
+  await writeReport({
+    rows,
+    size,
+    duration,
+    buildSeconds,
+    peakRssMiB: peak,
+    acknowledged,
+    stored,
+    quick,
+    postgres,
+    heapRows,
+  });
 } else {
   printTable([...rows, ...(postgres?.rows ?? [])]);
 }
