@@ -12,6 +12,8 @@
  *   with pages answered meanwhile. The old generation's cap must stay far above it.
  */
 import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { load, peakRssMiB, rssMiB } from './load.ts';
 import { SERVER_ENV, SERVER_FLAGS, startPaddock } from './server.ts';
 import { uploadLoad } from './uploads.ts';
@@ -123,7 +125,7 @@ async function measureRow(ctx: TableContext, s: HeapSettings, base: Record<strin
     await uploadLoad('uploads', server.base, ctx.uploadCredentials, {
       duration: ctx.duration,
       pid: server.pid,
-      prefix: `heap-${s.semiSpace}-${s.oldSpace}`,
+      prefix: uploadPrefix(s),
     });
     await load('16 MiB ×10', {
       connections: 10,
@@ -159,7 +161,20 @@ async function measureRow(ctx: TableContext, s: HeapSettings, base: Record<strin
     }
   } finally {
     await server.stop();
+    // The replay's uploads go, so that every row and the bench after the table see the same
+    // dataset, and no server inherits their level check (a dashboard read while it ran changed
+    // between the server's answer and its baseline's).
+    const db = new DatabaseSync(join(ctx.dataDir, 'paddock.db'));
+    try {
+      db.prepare('DELETE FROM runs WHERE id LIKE ?').run(`${uploadPrefix(s)}-%`);
+    } finally {
+      db.close();
+    }
   }
+}
+
+function uploadPrefix(s: HeapSettings): string {
+  return `heap-${s.semiSpace}-${s.oldSpace}`;
 }
 
 /**
