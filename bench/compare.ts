@@ -1,4 +1,5 @@
 /** Targets measured next to their baseline in the same run, against one `paddock serve`. */
+import { writeFile } from 'node:fs/promises';
 import { type Baseline, startBaseline } from './baseline.ts';
 import { load } from './load.ts';
 import type { Row } from './report.ts';
@@ -63,6 +64,17 @@ export function comparer(ctx: {
         same = theirs === ours;
       }
       if (!same) {
+        // Both answers are kept for a look at what differs.
+        const kept = `${ctx.dir}/${name.replace(/\W+/g, '-')}`;
+        await writeFile(
+          `${kept}.baseline.txt`,
+          await fetch(`${baseline.url}${path}`, { headers: headers(c) }).then((r) => r.text()),
+        );
+        await writeFile(
+          `${kept}.server.txt`,
+          await fetch(`${ctx.base}${path}`, { headers: headers(c) }).then((r) => r.text()),
+        );
+        ctx.log(`${name}: both answers kept in ${kept}.*.txt`);
         await baseline.stop();
         throw new Error(`${name}: the baseline answers other bytes than the server`);
       }
