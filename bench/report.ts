@@ -151,25 +151,22 @@ const ANALYSIS = `## Where a target is missed, and why
   not travel, and a ratio moves by a few hundredths between runs.
 - **List pages at 0.9 of a server doing the same work** (bench/page_baseline_server.ts: the
   same session check and session-state read, parameters, keyset query, view and headers,
-  byte-equal). Since issue 24's third stop both sides run on the server's V8 flags: the baselines
-  had run on V8's defaults, so each row also measured the 2 MiB young generation (the same
-  baseline's \`GET /runs\` cost 210 µs a request on the defaults and 301 µs on 2 MiB on SQLite, 305
-  and 547 µs on PostgreSQL), which was the largest single difference of the earlier profiles (the
-  garbage collector 22 % of Paddock's time against 8 % of the baseline's). With equal flags the
-  SQLite rows are 0.64–1.01 and 0.65–1.02 in this stop's two full runs, PostgreSQL's 0.70–0.98
-  (CPU 0.62–0.90, from 0.51–0.60 before). What is left is a fixed cost a request of about 40–100 µs, so the cheapest pages
-  (an owner's runs filtered by level or day: 98–216 µs in the baseline) are furthest from the
-  floor. A profile of PostgreSQL's \`GET /runs\` as admin (quick run, µs a request): the garbage
-  collector 221 against 136 (Paddock's requests in flight across the two awaited queries hold
-  more: its context, the web-standard Request and Response, the middleware's closures, promoted
-  by the small young generation), the page string encoded into the socket 47 against 10 (the
-  adapter writes a string, the baseline a Buffer), undici's Headers and Response and the
-  node-server adapter 26; rendering, escaping, the pg driver's parsing and the socket writes
-  equal. On SQLite what only Paddock does is spread thin: Hono's dispatch and router, the
-  metrics middleware (prom-client's labels), the security headers on a \`Headers\` object and
-  their conversion back, the request URL parsed three times, each 0.5 to 2 %. **Keyset
-  pagination does hold**: a later page costs about what the first does, except the admin's later
-  device pages, which cost the baseline as much more (the older devices' rows).
+  byte-equal). Since issue 38 the baselines run on V8's and glibc's defaults, as a minimal server
+  would, and the server on \`npm start\`'s flags, chosen from the young-generation table above
+  (an 8 MiB semi-space: at 2 MiB the garbage collector took 57 µs of a \`GET /runs\` in a profile,
+  against 10–16 µs at 16 MiB and 12.5 µs in the baseline, because every page in flight was promoted).
+  What is left is a fixed cost a request spread thin over what only Paddock does (profile of
+  \`GET /runs\`, admin, µs of about 426): Hono's dispatch 9.5 (its trie router 2.5: Hono refuses its
+  faster RegExpRouter for the contract's \`/devices/bulk\` beside \`/devices/:id/rename\`), the
+  metrics middleware 5.6 (prom-client hashes the labels on every \`inc\` and \`observe\`), undici's
+  \`Headers\` 4.6 (made from the response's plain headers by the security headers, iterated back by
+  the adapter), the node-server adapter 4.1, the URL parsed three times 1.5: about 26 µs, 6 % of
+  the page, and 18 KiB allocated a request against the baseline's 225 KiB. Each item is under what
+  a same-run A/B can show on this machine (an A/A run spread 0.85–1.62), so none was changed
+  (docs/decisions.md). The cheapest pages (an owner's runs filtered by level or day) are furthest
+  from the floor. **Keyset pagination does hold**: a later page costs about what the first does,
+  except the admin's later device pages, which cost the baseline as much more (the older devices'
+  rows).
 - **The dashboard** (\`GET /\`) is compared with a same-work baseline since issue 24's fourth
   stop (it was its bytes from memory, 0.02–0.05): the baseline runs the same self-test on the
   same configuration and stored control certificate, and reads the counts, the chart and the
