@@ -14,6 +14,7 @@ import { memoryLogger } from '../../src/log/logger.ts';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import { paddock } from '../support/process.ts';
 import { freePort, httpsRequest, lookup, type TlsFixture, tlsFixture } from '../support/tls_fixture.ts';
+import { tlsServerEnv } from '../support/tls_server.ts';
 
 const PASSWORD = 'rotation loop password';
 let fx: TlsFixture;
@@ -27,17 +28,7 @@ before(async () => {
   const port = await freePort();
   admin = `https://admin.test:${port}`;
   control = `https://control.test:${port}`;
-  const config = loadConfig({
-    PADDOCK_LISTEN: `127.0.0.1:${port}`,
-    PADDOCK_DATA_DIR: join(fx.dir, 'data'),
-    PADDOCK_BASE_URL: admin,
-    PADDOCK_CONTROL_HOST: 'control.test',
-    PADDOCK_TLS_CERT: fx.admin.certFile,
-    PADDOCK_TLS_KEY: fx.admin.keyFile,
-    PADDOCK_CONTROL_TLS_CERT: fx.control.certFile,
-    PADDOCK_CONTROL_TLS_KEY: fx.control.keyFile,
-    PADDOCK_ADMIN_PASSWORD: PASSWORD,
-  });
+  const config = loadConfig({ ...tlsServerEnv(fx, port), PADDOCK_ADMIN_PASSWORD: PASSWORD });
   server = await startServer(config, { logger: logs, announce: () => undefined });
 });
 after(() => server.close());

@@ -4,7 +4,6 @@ import { once } from 'node:events';
 import { createServer as createHttpsServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config/config.ts';
@@ -14,6 +13,7 @@ import { memoryLogger } from '../../src/log/logger.ts';
 import { type RunningServer, startServer } from '../../src/server/serve.ts';
 import { certificatePin, generateSelfSignedCertificate } from '../../src/tls/self_signed.ts';
 import { freePort, httpsRequest, lookup, type TlsFixture, tlsFixture } from '../support/tls_fixture.ts';
+import { tlsServerEnv } from '../support/tls_server.ts';
 
 const PASSWORD = 'tls loop password';
 let fx: TlsFixture;
@@ -27,17 +27,7 @@ before(async () => {
   port = await freePort();
   admin = `https://admin.test:${port}`;
   control = `https://control.test:${port}`;
-  const config = loadConfig({
-    PADDOCK_LISTEN: `127.0.0.1:${port}`,
-    PADDOCK_DATA_DIR: join(fx.dir, 'data'),
-    PADDOCK_BASE_URL: admin,
-    PADDOCK_CONTROL_HOST: 'control.test',
-    PADDOCK_TLS_CERT: fx.admin.certFile,
-    PADDOCK_TLS_KEY: fx.admin.keyFile,
-    PADDOCK_CONTROL_TLS_CERT: fx.control.certFile,
-    PADDOCK_CONTROL_TLS_KEY: fx.control.keyFile,
-    PADDOCK_ADMIN_PASSWORD: PASSWORD,
-  });
+  const config = loadConfig({ ...tlsServerEnv(fx, port), PADDOCK_ADMIN_PASSWORD: PASSWORD });
   server = await startServer(config, { logger: memoryLogger(), announce: () => undefined });
 });
 after(() => server.close());

@@ -2,13 +2,13 @@
 // for a Host of the other side, /healthz from the fast path, and what Node's parser refused.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { connect } from 'node:tls';
 import { loadConfig } from '../../src/config/config.ts';
 import { memoryLogger } from '../../src/log/logger.ts';
 import { startServer } from '../../src/server/serve.ts';
 import { freePort, httpsRequest, tlsFixture } from '../support/tls_fixture.ts';
+import { tlsServerEnv } from '../support/tls_server.ts';
 
 const TOKEN = 'a-metrics-token-for-every-answer-0123456789';
 
@@ -18,14 +18,7 @@ test('421, the health fast path and unreadable requests are counted with the rou
   const admin = `https://admin.test:${port}`;
   const server = await startServer(
     loadConfig({
-      PADDOCK_LISTEN: `127.0.0.1:${port}`,
-      PADDOCK_DATA_DIR: join(fx.dir, 'data'),
-      PADDOCK_BASE_URL: admin,
-      PADDOCK_CONTROL_HOST: 'control.test',
-      PADDOCK_TLS_CERT: fx.admin.certFile,
-      PADDOCK_TLS_KEY: fx.admin.keyFile,
-      PADDOCK_CONTROL_TLS_CERT: fx.control.certFile,
-      PADDOCK_CONTROL_TLS_KEY: fx.control.keyFile,
+      ...tlsServerEnv(fx, port),
       PADDOCK_ADMIN_PASSWORD: 'every answer password',
       PADDOCK_METRICS_TOKEN: TOKEN,
     }),

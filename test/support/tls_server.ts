@@ -21,23 +21,31 @@ export interface TlsServer {
   api(method: string, path: string, json?: object): Promise<{ status: number; body?: Record<string, unknown> }>;
 }
 
+/**
+ * The settings of a server on 127.0.0.1:`port` with TLS on one port: the fixture's admin
+ * certificate for https://admin.test:`port`, its control certificate for control.test, its data
+ * in the fixture's directory.
+ */
+export function tlsServerEnv(fx: TlsFixture, port: number): Record<string, string> {
+  return {
+    PADDOCK_LISTEN: `127.0.0.1:${port}`,
+    PADDOCK_DATA_DIR: join(fx.dir, 'data'),
+    PADDOCK_BASE_URL: `https://admin.test:${port}`,
+    PADDOCK_CONTROL_HOST: 'control.test',
+    PADDOCK_TLS_CERT: fx.admin.certFile,
+    PADDOCK_TLS_KEY: fx.admin.keyFile,
+    PADDOCK_CONTROL_TLS_CERT: fx.control.certFile,
+    PADDOCK_CONTROL_TLS_KEY: fx.control.keyFile,
+  };
+}
+
 /** Starts the server; `name` names its access token (and its break-glass password). */
 export async function startTlsServer(name: string): Promise<TlsServer> {
   const password = `${name} password`;
   const fx = await tlsFixture();
   const port = await freePort();
   const admin = `https://admin.test:${port}`;
-  const config = loadConfig({
-    PADDOCK_LISTEN: `127.0.0.1:${port}`,
-    PADDOCK_DATA_DIR: join(fx.dir, 'data'),
-    PADDOCK_BASE_URL: admin,
-    PADDOCK_CONTROL_HOST: 'control.test',
-    PADDOCK_TLS_CERT: fx.admin.certFile,
-    PADDOCK_TLS_KEY: fx.admin.keyFile,
-    PADDOCK_CONTROL_TLS_CERT: fx.control.certFile,
-    PADDOCK_CONTROL_TLS_KEY: fx.control.keyFile,
-    PADDOCK_ADMIN_PASSWORD: password,
-  });
+  const config = loadConfig({ ...tlsServerEnv(fx, port), PADDOCK_ADMIN_PASSWORD: password });
   const server = await startServer(config, { logger: memoryLogger(), announce: () => undefined });
   const auth = { authorization: `Bearer ${await accessToken(fx, admin, password, name)}` };
   return {
