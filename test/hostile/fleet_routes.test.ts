@@ -147,7 +147,11 @@ test('a stop while a bulk delete runs: the request completes, and every deletion
       body: body.toString(),
       redirect: 'manual',
     });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // The stop comes once the bulk delete is under way (its first deletion logged): a fixed wait
+    // could stop the server before the request had even arrived, on a busy machine.
+    const started = Date.now();
+    while (!l.logs.some((r) => r.event === 'run.deleted' && r.device === device) && Date.now() - started < 10_000)
+      await new Promise((resolve) => setImmediate(resolve));
     const stopping = l.server.close();
     const res = await pending;
     assert.equal(res.status, 303, 'the bulk action in flight is finished, not cut');
