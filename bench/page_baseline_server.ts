@@ -21,8 +21,6 @@ import { PAGE_SIZE } from '../src/domain/paging.ts';
 import { DEFAULT_CACHE_CONTROL, SECURITY_HEADERS } from '../src/http/security_headers.ts';
 import { sessionCodec } from '../src/session/session.ts';
 import { sessionSeen } from '../src/context/session_cookie.ts';
-import { openPostgresStore } from '../src/store/postgres/store.ts';
-import { openSqliteStore } from '../src/store/sqlite/store.ts';
 import type { Store } from '../src/store/store.ts';
 import type { Html } from '../src/views/html.ts';
 import { auditPage } from '../src/views/audit.ts';
@@ -37,6 +35,7 @@ import { retentionOf } from '../src/domain/retention.ts';
 import { createSelfTest } from '../src/selftest/selftest.ts';
 import { resolveSessionKeys } from '../src/session/keys.ts';
 import { withCountCache } from '../src/store/count_cache.ts';
+import { openStore } from '../src/store/open.ts';
 import { loadControlIdentity } from '../src/tls/control_identity.ts';
 import { dashboardPage } from '../src/views/dashboard.ts';
 import { CHART_DAYS, CLIENT_VERSIONS } from '../src/console/dashboard.ts';
@@ -44,10 +43,6 @@ import { COLLECTION_FILTERS } from '../src/lists/collections.ts';
 import { valuesOf } from '../src/lists/parameters.ts';
 
 const [where = '', key = ''] = process.argv.slice(2);
-const store: Store = withCountCache(
-  where.startsWith('postgres') ? await openPostgresStore(where) : openSqliteStore(where),
-  systemClock,
-);
 const codec = sessionCodec([Buffer.from(key, 'base64')], 43_200);
 // The dashboard's configuration and self-test, as `paddock serve` builds them from the bench's settings.
 const config = loadConfig({
@@ -55,6 +50,8 @@ const config = loadConfig({
   PADDOCK_SESSION_KEYS: key,
   PADDOCK_LISTEN: '127.0.0.1:0',
 });
+// Opened as `paddock serve` opens it: the control key is sealed under the same seal key file.
+const store: Store = withCountCache(await openStore(config), systemClock);
 const control = await loadControlIdentity(store, config.controlHost, Date.now(), config.controlTls);
 const selfTest = createSelfTest({
   store,

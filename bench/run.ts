@@ -52,6 +52,8 @@ const { values } = parseArgs({
     'no-heap-table': { type: 'boolean', default: false },
     /** Also PostgreSQL at 10,000,000 runs (bench/postgres_scale.ts: hours of loading; with --quick, 200,000). */
     scale: { type: 'boolean', default: false },
+    /** Skip the heap a connection costs and the stalled bodies under a 64 MiB heap (bench/heap_holds.ts: about three minutes). */
+    'no-heap-holds': { type: 'boolean', default: false },
   },
 });
 const quick = values.quick;
@@ -376,6 +378,13 @@ if (values.only === undefined) {
 } else {
   printTable([...rows, ...(postgres?.rows ?? [])]);
 }
+// Issue 42 (bench/heap_holds.ts, which also runs alone): on servers and a store of its own, in a
+// process of its own; it writes its section of bench/results.md after the report above.
+if (!values['no-heap-holds'] && values.only === undefined)
+  await once(
+    spawn(process.execPath, ['bench/heap_holds.ts', ...(quick ? ['--quick'] : [])], { stdio: 'inherit' }),
+    'exit',
+  );
 if (values.scale)
   await runScale({
     runs: quick ? 200_000 : 10_000_000,

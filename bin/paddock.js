@@ -2,9 +2,10 @@
 // Runs the TypeScript sources directly: Node 24 strips the types, so there is no build step.
 // An 8 MiB young generation (semi-space): measured against 2, 4 and 16 MiB in bench/young_generation.ts
 // (issue 38), list pages cost about 8 % less CPU than at 2 MiB, whose scavenges promoted every page
-// in flight, at the same memory peak; a 256 MiB old generation leaves room for 16,384 held
-// connections (53 MiB of live heap at 10,000). Two malloc arenas and fixed mmap and trim
-// thresholds keep glibc from holding freed memory in an arena per thread (docs/decisions.md).
+// in flight, at the same memory peak. The connection ceiling follows the heap's limit (issue 42,
+// src/server/connections.ts): 10,053 connections under a 256 MiB old generation. Two malloc
+// arenas and fixed mmap and trim thresholds keep glibc from holding freed memory in an arena per
+// thread (docs/decisions.md).
 import { enableCompileCache } from 'node:module';
 import { join } from 'node:path';
 

@@ -11,6 +11,7 @@ import {
   COLLECTION_REASON,
   type CollectionScope,
   DECLINE_REASON,
+  type DeviceRequest,
   EXPIRES_IN,
   MAX_NAMED_DEVICES,
   MAX_TARGETS,
@@ -124,17 +125,16 @@ export async function announceClosed(deps: ActionDeps<'enqueue'>, c: Collection)
 /** What a device's answer to a request (an upload, or a decline) is refused as, or done. */
 export type AnswerOutcome = 'done' | 'unknown' | 'not-open';
 
-/** A run uploaded for the request `id` was stored: the request is fulfilled by it. */
+/** A run uploaded for `request` (as the upload read it: store.requestOf) was stored: the request is fulfilled by it. */
 export async function fulfilRequest(
   deps: ActionDeps<'fulfilRequest' | 'enqueue'>,
   device: Pick<Device, 'id' | 'owner'>,
-  id: string,
+  request: Pick<DeviceRequest, 'id' | 'collection' | 'createdAt'>,
   run: string,
   onAnswer?: (createdAt: number) => void,
 ): Promise<AnswerOutcome> {
-  if (!REQUEST_ID.test(id)) return 'unknown';
   const now = deps.clock.now();
-  const answer = await deps.store.fulfilRequest(device.id, id, run, now);
+  const answer = await deps.store.fulfilRequest(device.id, request, run, now);
   if (answer.outcome !== 'fulfilled') return answer.outcome === 'declined' ? 'not-open' : answer.outcome;
   onAnswer?.(answer.createdAt);
   const fields = { account: device.owner, device: device.id, collection: answer.collection, run };

@@ -13,6 +13,7 @@ import { matchingStep, newTotpSecret, otpauthUri, base32 } from '../crypto/totp.
 import type { Actor } from '../domain/accounts.ts';
 import { codeKind, newRecoveryCode, RECOVERY_CODE_COUNT } from '../domain/totp.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { SECRET_SETTINGS } from '../store/sealed_settings.ts';
 import type { Store } from '../store/store.ts';
 import { actedBy, type ActionDeps } from './deps.ts';
 
@@ -32,7 +33,7 @@ const keysOf = new WeakMap<object, Promise<TotpKeys>>();
 function totpKeys(store: Pick<Store, 'setSettingIfAbsent'>): Promise<TotpKeys> {
   let keys = keysOf.get(store);
   if (!keys) {
-    keys = store.setSettingIfAbsent('totp_key', randomToken(32)).then((stored) => {
+    keys = store.setSettingIfAbsent(SECRET_SETTINGS.totpKey, randomToken(32)).then((stored) => {
       const root = Buffer.from(stored, 'base64url');
       return {
         secret: deriveKey(root, 'paddock totp secret v1'),

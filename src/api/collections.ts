@@ -100,7 +100,12 @@ export function apiCollectionTargets(ctx: Ctx): Handler<UiEnv> {
     if (q instanceof Response) return q;
     const collection = await visible(ctx, c, viewer);
     if (!collection) return noCollection(c);
-    const page = await ctx.store.collectionTargets(collection.id, { before: q.before, limit: PAGE_SIZE }, q.state);
+    const page = await ctx.store.collectionTargets(
+      viewer,
+      collection.id,
+      { before: q.before, limit: PAGE_SIZE },
+      q.state,
+    );
     return c.json(pageJson(page, targetJson));
   });
 }

@@ -583,7 +583,7 @@ export const OPENAPI = {
         operationId: 'getCollection',
         summary: 'One collection with its counts, to its creator or an administrator',
         description:
-          'One collection: who asked, at which level, why, until when, and its targets counted by state. Its targets are at the `targets` operation.',
+          'One collection: who asked, at which level, why, until when, and its targets counted by state (for an account that is not an administrator, those of its own devices only). Its targets are at the `targets` operation.',
         tags: ['Collections'],
         parameters: [id('id')],
         responses: {
@@ -597,7 +597,7 @@ export const OPENAPI = {
       get: {
         operationId: 'listCollectionTargets',
         summary: "A collection's targets, newest first, in one state or all",
-        description: `The devices a collection reached: each one's request, state and since when, the run that fulfilled it, or why it was declined or skipped. A page holds at most ${PAGE_SIZE}; pass \`next\` as \`before\` for the following one.`,
+        description: `The devices a collection reached: each one's request, state and since when, the run that fulfilled it, or why it was declined or skipped. An account that is not an administrator sees the targets of its own devices only, whoever asked them. A page holds at most ${PAGE_SIZE}; pass \`next\` as \`before\` for the following one.`,
         tags: ['Collections'],
         parameters: [id('id'), ...listParameters(COLLECTION_TARGETS)],
         responses: {
@@ -614,7 +614,7 @@ export const OPENAPI = {
       post: {
         operationId: 'cancelCollection',
         summary: 'Cancel the open targets of a collection (its creator or an administrator)',
-        description: `Cancels every target still \`pending\` or \`delivered\`, which closes the collection; a closed one stays as it is. Audited as \`${EVENTS.collectionCancelled.name}\`.`,
+        description: `Cancels every target still \`pending\` or \`delivered\`, which closes the collection; a closed one stays as it is. An account that is not an administrator cancels those of its own devices only. Audited as \`${EVENTS.collectionCancelled.name}\`.`,
         tags: ['Collections'],
         parameters: [id('id')],
         responses: {

@@ -58,6 +58,7 @@ export const SCHEMAS = {
       'name',
       'owner',
       'status',
+      'pending_reason',
       'enrolled_at',
       'last_seen_at',
       'last_upload_at',
@@ -72,6 +73,11 @@ export const SCHEMAS = {
       name: { type: 'string' },
       owner: { type: 'string' },
       status: { enum: DEVICE_STATUSES },
+      pending_reason: {
+        type: ['string', 'null'],
+        description:
+          "Why a pending device waits, when not since its enrollment: 'credential reused' (a credential a rotation replaced was presented again); null otherwise",
+      },
       enrolled_at: { type: 'string', format: 'date-time' },
       last_seen_at: time,
       last_upload_at: time,

@@ -29,6 +29,7 @@ export function deviceJson(d: LabelledDevice, staleBefore: number) {
     name: d.name,
     owner: d.owner,
     status: deviceStatus(d, staleBefore),
+    pending_reason: d.pendingReason,
     enrolled_at: iso(d.enrolledAt),
     last_seen_at: iso(d.lastSeenAt),
     last_upload_at: iso(d.lastUploadAt),

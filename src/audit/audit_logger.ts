@@ -10,42 +10,66 @@
  * Nothing is dropped. When AUDIT_QUEUE_MAX rows wait, the next event's row waits in line behind
  * them and its emit resolves only once the row has a place in the queue: an action that awaits its
  * emit waits for room (backpressure) rather than losing its record (docs/decisions.md, issue 22).
+ *
+ * Refusals on the routes open without a credential (the catalogue's `openRefusal`) are the one
+ * exception to a row per event: at most one a minute per client address and event, with `count`
+ * (refusal_limit.ts; docs/contract.md section 23). Their webhook messages are written here with
+ * their rows, so webhooks receive what the trail holds.
  */
 import type { Clock } from '../clock.ts';
 import type { AuditRecord } from '../domain/audit.ts';
 import { eventBus, type Subscriber } from '../events/bus.ts';
-import { EVENTS } from '../events/catalogue.ts';
+import { type AnyEvent, EVENTS, type Fields, type FieldsOf } from '../events/catalogue.ts';
+import { type Note, note } from '../events/note.ts';
 import type { Logger } from '../log/logger.ts';
-import type { AuditStore } from '../store/store.ts';
+import type { AuditStore, WebhooksStore } from '../store/store.ts';
 import { auditRecord } from './audit_record.ts';
+import { refusalLimit } from './refusal_limit.ts';
 
 /** Rows queued beyond this (a store slow or down for long) hold their emitters until there is room. */
 export const AUDIT_QUEUE_MAX = 10_000;
+/** How often the refusals counted in a passed minute are looked for (their rows come this late at most). */
+export const REFUSALS_CARRIED_EVERY_MS = 5_000;
 
 export interface AuditTrail extends Subscriber {
   /** Resolves once every record heard so far is written (or has failed and been logged). */
   flush(): Promise<void>;
   /** Rows queued, and rows waiting for room (their emitters held). */
   depth(): { queued: number; waiting: number };
+  /** Queues the rows of the refusals counted in a minute that has passed (a timer calls it too). */
+  carryRefusals(): void;
+  /** Queues the rows of every refusal counted, whatever its minute, and stops the timer (shutdown). */
+  close(): Promise<void>;
 }
 
-/** `log` hears the trail's own failures; `max` is AUDIT_QUEUE_MAX but in tests. */
+/** A queued row, and the webhook message of an open route's refusal (written after the row). */
+interface Queued {
+  row: AuditRecord;
+  note?: Note;
+}
+
+/**
+ * `log` hears the trail's own failures; `max` is AUDIT_QUEUE_MAX but in tests. The store's
+ * `enqueue`, when given, takes the webhook messages of refusals on open routes.
+ */
 export function auditTrail(
-  store: Pick<AuditStore, 'appendAudit'>,
+  store: Pick<AuditStore, 'appendAudit'> & Partial<Pick<WebhooksStore, 'enqueue'>>,
   clock: Clock,
   log: Subscriber,
   max = AUDIT_QUEUE_MAX,
 ): AuditTrail {
-  const queue: AuditRecord[] = [];
-  const waiting: Array<{ row: AuditRecord; room: () => void }> = [];
+  const queue: Queued[] = [];
+  const waiting: Array<{ item: Queued; room: () => void }> = [];
   let writing: Promise<void> | undefined;
+  const refusals = refusalLimit();
+  let carrying: NodeJS.Timeout | undefined;
 
   /** Moves rows waiting for room into the queue, in the order they came, and lets their emitters go. */
   function admit(): void {
     while (queue.length < max && waiting.length > 0) {
       const next = waiting.shift();
       if (next === undefined) break;
-      queue.push(next.row);
+      queue.push(next.item);
       next.room();
     }
   }
@@ -55,10 +79,12 @@ export function auditTrail(
     await new Promise((resolve) => setImmediate(resolve));
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
       admit();
+      const { row, note } = next;
       try {
-        await store.appendAudit(next);
+        await store.appendAudit(row);
+        if (note) await store.enqueue?.(note);
       } catch (err) {
-        log.hear(EVENTS.auditWriteFailed, { audit_event: next.event, error: (err as Error).message });
+        log.hear(EVENTS.auditWriteFailed, { audit_event: row.event, error: (err as Error).message });
       }
     }
   }
@@ -71,21 +97,46 @@ export function auditTrail(
     });
   }
 
+  function enqueue(event: AnyEvent, fields: Fields): void | Promise<void> {
+    const at = clock.now();
+    const item: Queued = { row: auditRecord(at, event, fields) };
+    // Its own message: a refusal changes nothing stored that one could ride on.
+    if (event.openRefusal === true && event.webhook !== undefined)
+      item.note = note(event, fields as FieldsOf<AnyEvent['fields']>, at);
+    start();
+    if (waiting.length === 0 && queue.length < max) {
+      queue.push(item);
+      return;
+    }
+    return new Promise<void>((room) => waiting.push({ item, room }));
+  }
+
+  function carryRefusals(): void {
+    for (const { event, fields } of refusals.due(clock.now())) void enqueue(event, fields);
+    if (refusals.size() === 0) carrying = void clearInterval(carrying);
+  }
+
   return {
     hear: function auditHear(event, fields) {
       if (!event.audited) return;
-      const row = auditRecord(clock.now(), event, fields);
-      start();
-      if (waiting.length === 0 && queue.length < max) {
-        queue.push(row);
-        return;
+      if (event.openRefusal !== true) return enqueue(event, fields);
+      const admitted = refusals.admit(event, fields, clock.now());
+      if (carrying === undefined) {
+        carrying = setInterval(carryRefusals, REFUSALS_CARRIED_EVERY_MS);
+        carrying.unref();
       }
-      return new Promise<void>((room) => waiting.push({ row, room }));
+      return admitted && enqueue(event, admitted);
     },
     async flush() {
       while (writing) await writing;
     },
     depth: () => ({ queued: queue.length, waiting: waiting.length }),
+    carryRefusals,
+    async close() {
+      carrying = void clearInterval(carrying);
+      await Promise.all(refusals.drain().map(({ event, fields }) => enqueue(event, fields)));
+      while (writing) await writing;
+    },
   };
 }
 

@@ -49,7 +49,8 @@ const DEVICE_COLUMNS: Columns = [
   ['ID', (d) => d.id],
   ['NAME', (d) => d.name],
   ['OWNER', (d) => d.owner],
-  ['STATUS', (d) => d.status],
+  // docs/contract.md section 16: why a device waits, when not since its enrollment.
+  ['STATUS', (d) => (typeof d.pending_reason === 'string' ? `${String(d.status)} (${d.pending_reason})` : d.status)],
   ['LAST SEEN', (d) => d.last_seen_at],
   ['LABELS', (d) => labelsText(d.labels)],
 ];

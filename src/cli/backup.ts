@@ -27,13 +27,17 @@ import { backup, DatabaseSync } from 'node:sqlite';
 import { type Config, loadConfig } from '../config/config.ts';
 import { ConfigError } from '../config/parse.ts';
 import { serverHolding } from '../server/pid_file.ts';
-import { schemaRefusal, sqliteSchema } from '../store/schema.ts';
+import { readSealKey, SealKeyError } from '../crypto/seal_key.ts';
+import { checkOpens, SEAL_CHECK_SETTING, settingsKey } from '../store/sealed_settings.ts';
+import { schemaRefusal, sqliteSchema, storedSetting } from '../store/schema.ts';
 import { databaseFile, integrityFault } from '../store/sqlite/connection.ts';
 
 export const backupHelp = `Usage: paddock backup FILE
 
 Writes a consistent copy of the SQLite store in PADDOCK_DATA_DIR to FILE while the server runs
 (FILE must not exist). For a PostgreSQL store (PADDOCK_DATABASE_URL), use pg_dump (see README).
+The copy holds the store's secrets sealed: the seal key file (PADDOCK_SEAL_KEY_FILE) is not in it.
+Keep a copy of that file too, apart from the backups: a restored store starts only with it.
 Exit codes: 0 written; 1 the copy failed; 2 a usage or configuration mistake.
 `;
 
@@ -42,8 +46,9 @@ export const restoreHelp = `Usage: paddock restore FILE
 Replaces the SQLite store in PADDOCK_DATA_DIR with FILE, a copy made by paddock backup. Refused
 while a server holds the store. FILE must pass its integrity check and hold a schema this build
 can use. The database it replaces is kept as paddock.db.before-restore-<time> (with its log).
+A backup whose secrets are sealed is restored only where PADDOCK_SEAL_KEY_FILE is their seal key.
 Exit codes: 0 restored; 1 refused (a server runs, or FILE is not a usable store); 2 a usage or
-configuration mistake.
+configuration mistake, or the seal key file is missing or not the backup's.
 `;
 
 /** Every page in one step: the copy is a single read transaction, so a consistent snapshot. */
@@ -77,6 +82,9 @@ export async function backupCommand(args: string[]): Promise<number> {
     }
     const { version } = sqliteSchema(file) ?? { version: 0 };
     process.stdout.write(`paddock: wrote ${file} (${statSync(file).size} bytes, schema version ${version})\n`);
+    process.stderr.write(
+      `paddock backup: the seal key ${config.sealKeyFile} is not in the backup: keep a copy of it too, apart from the backups; the store's secrets open only with it\n`,
+    );
   });
 }
 
@@ -87,6 +95,7 @@ export async function restoreCommand(args: string[]): Promise<number> {
       throw new Refusal(`a server (pid ${pid}) holds the store in ${config.dataDir}; stop it, then restore`);
     if (!existsSync(file)) throw new Refusal(`${file} does not exist`);
     check(file);
+    await sealedWith(file, config.sealKeyFile);
     const target = databaseFile(config.dataDir);
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     // Copied next to the database first, so the swap below is two renames on one filesystem.
@@ -164,6 +173,29 @@ function selfContained(file: string): void {
   } finally {
     db.close();
   }
+}
+
+/**
+ * A backup whose secrets are sealed (docs/contract.md section 23) opens only with its seal key: one
+ * restored beside another key would refuse to start, so it is refused here, before anything moves.
+ */
+async function sealedWith(file: string, keyFile: string): Promise<void> {
+  const check = await storedSetting({ databaseUrl: undefined, sqlitePath: file }, SEAL_CHECK_SETTING);
+  if (check === undefined) return;
+  let root: Buffer;
+  try {
+    root = readSealKey(keyFile);
+  } catch (err) {
+    if (!(err instanceof SealKeyError)) throw err;
+    const why =
+      err.fault === 'missing' ? `${err.message}, and ${file} holds secrets sealed under a seal key` : err.message;
+    throw new Refusal(`PADDOCK_SEAL_KEY_FILE: ${why}: put the backup's seal key file in place first`, 2);
+  }
+  if (!checkOpens(settingsKey(root), check))
+    throw new Refusal(
+      `PADDOCK_SEAL_KEY_FILE: ${keyFile} is not the seal key ${file} was sealed with: put the backup's seal key file in place first`,
+      2,
+    );
 }
 
 /** FILE is a whole SQLite database holding a Paddock schema this build can use. */

@@ -1,8 +1,8 @@
 /**
  * `paddock check`: what `paddock serve` needs, checked without serving and without changing
  * anything (no migration, no generated key): the configuration, the store and its schema version,
- * the identity provider's discovery, and the certificates. One line per check, for people and
- * init containers alike; the exit code says which kind of failure it was.
+ * the seal key, the identity provider's discovery, and the certificates. One line per check, for
+ * people and init containers alike; the exit code says which kind of failure it was.
  */
 import { X509Certificate } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
@@ -12,6 +12,8 @@ import { discoverProvider } from '../oidc/discovery.ts';
 import { innermostReason } from '../store/errors.ts';
 import { databaseFile, integrityFault } from '../store/sqlite/connection.ts';
 import { postgresSchema, schemaRefusal, type SchemaState, sqliteSchema, storedSetting } from '../store/schema.ts';
+import { judgeSealKey } from '../store/seal_store.ts';
+import { isSealed, openSetting, SEAL_CHECK_SETTING, type SettingsKey } from '../store/sealed_settings.ts';
 import { CONTROL_TLS_SETTING, daysLeft, namesHost, reissueReason } from '../tls/control_identity.ts';
 import { connectSyslog } from '../audit/syslog_connection.ts';
 import { type Advice, errorCode, transportFailure } from './transport.ts';
@@ -25,7 +27,8 @@ Prints one line per check: "ok", "skip" (not configured) or "FAIL", and what it 
 
 Exit codes: 0 every check passed; 1 a check failed (store, identity provider, certificate or
 syslog collector);
-2 the configuration is invalid (nothing else is checked).
+2 the configuration is invalid (nothing else is checked), or the seal key is missing, malformed
+or not the one the store's secrets are sealed with (as paddock serve would refuse to start).
 `;
 
 type Line = { ok: boolean | 'skip'; what: string; found: string };
@@ -50,14 +53,50 @@ export async function checkCommand(): Promise<number> {
     return 2;
   }
   print({ ok: true, what: 'configuration', found: `valid; console at ${config.baseUrl}` });
+  const seal = await sealKey(config);
   const lines = [
     await store(config),
+    seal.line,
     await identityProvider(config),
-    ...(await certificates(config, Date.now())),
+    ...(await certificates(config, Date.now(), seal.key)),
     await syslogCollector(config),
   ];
   lines.forEach(print);
+  if (seal.line.ok === false) return 2;
   return lines.some((l) => l.ok === false) ? 1 : 0;
+}
+
+/**
+ * The seal key (docs/contract.md section 23): its file, and whether it opens the store's check
+ * value. A failure here is one serve refuses to start on (exit 2); a missing file for a store not
+ * sealed yet is made by the next start.
+ */
+async function sealKey(config: Config): Promise<{ line: Line; key?: SettingsKey }> {
+  const what = 'seal key';
+  const file = config.sealKeyFile;
+  let check: string | undefined;
+  try {
+    check = await storedSetting(
+      { databaseUrl: config.databaseUrl, sqlitePath: databaseFile(config.dataDir) },
+      SEAL_CHECK_SETTING,
+    );
+  } catch (err) {
+    return { line: { ok: 'skip', what, found: `cannot read the store: ${innermostReason(err)}` } };
+  }
+  const judged = judgeSealKey(file, check);
+  if (judged.state === 'refused') return { line: { ok: false, what, found: judged.reason } };
+  if (judged.state === 'absent')
+    return {
+      line: {
+        ok: true,
+        what,
+        found: `${file}: none yet: made at the next start (keep it: no backup of the store holds it)`,
+      },
+    };
+  const found = judged.opensCheck
+    ? `${file} opens the store's secrets`
+    : `${file}; the next start seals the store's secrets under it`;
+  return { line: { ok: true, what, found }, key: judged.key };
 }
 
 function print(line: Line): void {
@@ -137,7 +176,7 @@ async function identityProvider(config: Config): Promise<Line> {
  * served for. The control certificate is served without TLS too (to devices, on the plain port):
  * the generated one is read from the store, where a start reissues it when due (issue 23).
  */
-async function certificates(config: Config, now: number): Promise<Line[]> {
+async function certificates(config: Config, now: number, key: SettingsKey | undefined): Promise<Line[]> {
   const adminHost = new URL(config.baseUrl).hostname;
   const admin: Line =
     config.tls === undefined
@@ -152,10 +191,10 @@ async function certificates(config: Config, now: number): Promise<Line[]> {
       admin,
       certificate('certificate PADDOCK_CONTROL_TLS_CERT', config.controlTls.certPem, config.controlHost, now),
     ];
-  return [admin, await generatedCertificate(config, now)];
+  return [admin, await generatedCertificate(config, now, key)];
 }
 
-async function generatedCertificate(config: Config, now: number): Promise<Line> {
+async function generatedCertificate(config: Config, now: number, key: SettingsKey | undefined): Promise<Line> {
   const what = 'control certificate';
   let stored: string | undefined;
   try {
@@ -168,7 +207,15 @@ async function generatedCertificate(config: Config, now: number): Promise<Line> 
   }
   if (stored === undefined)
     return { ok: 'skip', what, found: 'none yet: generated at the first start, kept in the store' };
-  const { certPem } = JSON.parse(stored) as { certPem: string };
+  if (isSealed(stored) && key === undefined)
+    return { ok: 'skip', what, found: 'sealed in the store, and the seal key cannot open it' };
+  let opened: string;
+  try {
+    opened = key === undefined ? stored : openSetting(key, CONTROL_TLS_SETTING, stored);
+  } catch (err) {
+    return { ok: false, what, found: (err as Error).message };
+  }
+  const { certPem } = JSON.parse(opened) as { certPem: string };
   const cert = new X509Certificate(certPem);
   const found = `generated, ${cert.subjectAltName ?? cert.subject}, valid until ${cert.validTo} (${daysLeft(cert, now)} days left)`;
   const due = reissueReason(certPem, config.controlHost, now);

@@ -5,7 +5,7 @@ import { type ClientOptions, enroll, uploadRun } from '../device_client/client.t
 import { LinkError } from '../device_client/link.ts';
 import { localFacts, reportChangedFacts, reportFacts } from '../device_client/facts.ts';
 import { isPrivacyLevel, PRIVACY_LEVELS, PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
-import { type DeviceState, readState, writeState } from '../device_client/state.ts';
+import { checkStateDirectory, type DeviceState, readState, writeState } from '../device_client/state.ts';
 import { watch } from '../device_client/watch.ts';
 import { MAX_WAIT_S } from '../domain/collections.ts';
 import { type Advice, errorCode, transportFailure } from './transport.ts';
@@ -25,7 +25,8 @@ enroll   parses the enrollment link, asks https://<server>/v1/discover where to 
          With - the link is read from standard input (its first line), so the process list
          does not show it.
          Every later connection trusts any pin held; when the server says its set changed (a
-         control key rotation) the device fetches the new set and keeps it. When the server asks
+         control key rotation) the device fetches the new set and keeps it, unless the set drops
+         the next pin held without making it current. When the server asks
          for a new credential (Paddock-Rotate), the device rotates it and keeps the new one in the
          state file before using it.
          Enrollment reports this machine's facts (os, os_version, arch, hostname and
@@ -41,7 +42,8 @@ watch    answers the operators' requests for a run: holds an ask open (--wait, 1
          SIGINT or SIGTERM stops it (exit 0). --once answers what is open now, then exits.
 facts    reports this machine's facts now, changed or not, and prints them.
 
-  --state FILE        device state (default ./paddock-device.json)
+  --state FILE        device state (default ./paddock-device.json), in a directory only you
+                      may write
   --ca FILE           extra CA certificate trusted for discovery (never for the control connection)
   --resolve HOST:ADDR connect to ADDR whenever HOST is named (like curl --resolve)
   --content-type TYPE of the file or the command's output (default text/plain; charset=utf-8)
@@ -110,6 +112,8 @@ async function enrollCommand(args: string[]): Promise<number> {
   if (values.help || positionals.length !== 1) return usage(values.help);
   const opts = clientOptions(values.resolve, values.ca ? await readFile(values.ca, 'utf8') : undefined);
   const link = positionals[0] === '-' ? await linkFromStdin() : (positionals[0] ?? '');
+  // Before the link's token is spent: the state could not be kept there.
+  await checkStateDirectory(values.state);
   const state = await enroll(link, values.name, opts, localFacts());
   await writeState(values.state, state);
   process.stderr.write(

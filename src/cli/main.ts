@@ -16,8 +16,8 @@ Commands:
   serve                 run the server until SIGINT or SIGTERM
   set-admin-password    read a password from stdin and store its hash for the break-glass account
   reset-admin-totp      remove the break-glass account's second factor (lost authenticator)
-  rotate-control-key    replace the control key devices pin with the next one (in the store)
-  check                 check the configuration, store, identity provider and certificates
+  rotate-control-key    replace the control key devices pin with the next one (--compromised: both)
+  check                 check the configuration, store, seal key, identity provider and certificates
   backup FILE           write a consistent copy of the SQLite store while the server runs
   restore FILE          replace the SQLite store with a backup (refused while a server runs)
   device enroll|upload  the reference device client (see paddock device --help)
@@ -33,8 +33,11 @@ Options:
 Configuration is read from the environment (empty counts as unset):
 ${settingsHelp()}`;
 
-/** `positionals`: the verb takes arguments (a file name); the others take none. */
-const verbs: Record<string, { help: string; run: (args: string[]) => Promise<number>; positionals?: true }> = {
+/** `positionals`: the verb takes arguments (a file name); `flags`: the boolean options it takes besides --help. */
+const verbs: Record<
+  string,
+  { help: string; run: (args: string[]) => Promise<number>; positionals?: true; flags?: readonly string[] }
+> = {
   serve: {
     help: 'Usage: paddock serve\n\nRuns the operator console, discovery, health and the control API on PADDOCK_LISTEN.\n',
     run: serveCommand,
@@ -44,7 +47,7 @@ const verbs: Record<string, { help: string; run: (args: string[]) => Promise<num
     run: setAdminPasswordCommand,
   },
   'reset-admin-totp': { help: resetAdminTotpHelp, run: resetAdminTotpCommand },
-  'rotate-control-key': { help: rotateControlKeyHelp, run: rotateControlKeyCommand },
+  'rotate-control-key': { help: rotateControlKeyHelp, run: rotateControlKeyCommand, flags: ['compromised'] },
   check: { help: checkHelp, run: checkCommand },
   backup: { help: backupHelp, run: backupCommand, positionals: true },
   restore: { help: restoreHelp, run: restoreCommand, positionals: true },
@@ -76,7 +79,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     const { values } = parseOptions(
       rest,
-      { help: { type: 'boolean', short: 'h' } },
+      {
+        help: { type: 'boolean', short: 'h' },
+        ...Object.fromEntries((command.flags ?? []).map((flag) => [flag, { type: 'boolean' as const }])),
+      },
       `paddock ${verb} --help`,
       command.positionals === true,
     );

@@ -3,8 +3,10 @@
  * `paddock serve` uses, makes the next control key the current one (with a new certificate) and a
  * new next key, in the store every instance shares; each serves it within 60 s. Exit codes as the
  * other server commands: 0 done, 1 the store failed, 2 the configuration is wrong, which includes a
- * control certificate configured from files: that key is the operator's, not the store's.
+ * control certificate configured from files: that key is the operator's, not the store's. With
+ * `--compromised` (section 23) both keys are replaced at once: no device trusts the new ones yet.
  */
+import { parseArgs } from 'node:util';
 import { rotateControlKeyAction } from '../actions/control_key.ts';
 import { auditLogger } from '../audit/audit_logger.ts';
 import { systemClock } from '../clock.ts';
@@ -14,7 +16,7 @@ import { StoreError } from '../store/errors.ts';
 import { openStore } from '../store/open.ts';
 import { serverConfig } from './server_config.ts';
 
-export const rotateControlKeyHelp = `Usage: paddock rotate-control-key
+export const rotateControlKeyHelp = `Usage: paddock rotate-control-key [--compromised]
 
 Replaces the control key every device pins. Enrollment links carry two pins, the
 current key's and the next one's, and devices keep both up to date as they check in:
@@ -25,10 +27,17 @@ keep working; one that missed two rotations needs a new enrollment link.
 Run it on the server, with the configuration paddock serve uses; audited as
 control_key.rotated. Not with PADDOCK_CONTROL_TLS_CERT: a configured key is yours
 to replace.
+
+  --compromised   the control key may have been copied (with the store and its seal key):
+                  replace both keys, the current one and the next one, with new ones. No
+                  device trusts them: every device needs a new enrollment link.
+
 Exit status: 0 rotated, 1 the store failed, 2 bad configuration.
 `;
 
-export async function rotateControlKeyCommand(): Promise<number> {
+export async function rotateControlKeyCommand(args: string[]): Promise<number> {
+  // main.ts has refused any other option already.
+  const { compromised } = parseArgs({ args, options: { compromised: { type: 'boolean' } } }).values;
   const config = serverConfig();
   if (config === undefined) return 2;
   if (config.controlTls !== undefined) {
@@ -37,7 +46,7 @@ export async function rotateControlKeyCommand(): Promise<number> {
     );
     return 2;
   }
-  let rotated: { retired: string; pins: readonly string[] };
+  let rotated: { retired: readonly string[]; pins: readonly string[] };
   try {
     const store = await openStore(config);
     try {
@@ -47,7 +56,9 @@ export async function rotateControlKeyCommand(): Promise<number> {
         store,
         systemClock,
       );
-      rotated = await rotateControlKeyAction({ store, logger, clock: systemClock }, config.controlHost);
+      rotated = await rotateControlKeyAction({ store, logger, clock: systemClock }, config.controlHost, {
+        compromised,
+      });
       await logger.flush();
     } finally {
       await store.close();
@@ -63,7 +74,9 @@ export async function rotateControlKeyCommand(): Promise<number> {
   }
   const [current, next] = rotated.pins;
   process.stderr.write(
-    `paddock: control key rotated: every instance serves ${current} within 60 s; the next key is ${next}; ${rotated.retired} is no longer served\n`,
+    compromised
+      ? `paddock: both control keys replaced: every instance serves ${current} within 60 s; the next key is ${next}; ${rotated.retired.join(' and ')} are trusted no more: every device needs a new enrollment link\n`
+      : `paddock: control key rotated: every instance serves ${current} within 60 s; the next key is ${next}; ${rotated.retired.join('')} is no longer served\n`,
   );
   return 0;
 }

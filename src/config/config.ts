@@ -4,6 +4,7 @@
  * starts half-configured.
  */
 import { isIP } from 'node:net';
+import { join } from 'node:path';
 import { ConfigError, isLoopbackHost } from './parse.ts';
 import { type PemPair, pemPair } from './pem.ts';
 import { type Env, readAll, reader } from './read.ts';
@@ -26,6 +27,7 @@ const combined = [
   'controlHost',
   'controlCert',
   'controlKey',
+  'sealKeyFile',
 ] as const satisfies readonly SettingName[];
 
 /** The settings no rule combines, passed on as they are. */
@@ -49,6 +51,8 @@ export type Config = PassedOn & {
   controlHost: string;
   /** The control certificate and key from PEM files; unset: generated once and kept in the store. */
   controlTls: PemPair | undefined;
+  /** The seal key's file (docs/contract.md section 23): as set, or `seal.key` in the data directory. */
+  sealKeyFile: string;
   version: string;
   /** Which URLs were derived from a listen address on port 0, so name the port bound later. */
   followsListenPort: { baseUrl: boolean; controlUrl: boolean };
@@ -129,6 +133,7 @@ export function loadConfig(env: Env): Config {
     tls,
     controlHost,
     controlTls,
+    sealKeyFile: all.sealKeyFile ?? join(all.dataDir, 'seal.key'),
     version,
     followsListenPort: {
       baseUrl: configuredBase === undefined && listen.port === 0,

@@ -67,6 +67,12 @@ export const settings = {
     help: 'postgres://… URL: PostgreSQL instead of SQLite (several instances)',
     parse: parsePostgresUrl,
   },
+  sealKeyFile: {
+    variable: 'PADDOCK_SEAL_KEY_FILE',
+    unset: '<PADDOCK_DATA_DIR>/seal.key, made at the first start (mode 0600)',
+    help: 'the key that seals the secrets in the store: keep it (no database backup holds it), the same file on every instance',
+    parse: parseText(4096, /^[^\0]+$/),
+  },
   databasePool: {
     variable: 'PADDOCK_DATABASE_POOL',
     default: '10',

@@ -1,7 +1,9 @@
 /**
  * GET /admin/callback: proves the callback belongs to the browser that started the flow (state
- * cookie equals `state`), exchanges the code, verifies the identity token, and signs the account in.
- * The state cookie is cleared whenever the callback is reached.
+ * cookie equals `state`) and to a sign-in this server started in the last 600 s (the state's MAC
+ * and issue time) that has not come back before (recorded in the store), exchanges the code,
+ * verifies the identity token, and signs the account in. The state cookie is cleared whenever the
+ * callback is reached.
  */
 import { fail } from '../http/failures.ts';
 import type { Context, Handler } from 'hono';
@@ -29,6 +31,15 @@ export function authCallback(ctx: Ctx): Handler {
     const [state, verifier] = STATE_COOKIE.exec(cookie)?.slice(1) ?? [];
     const states = c.req.queries('state') ?? [];
     if (!state || !verifier || states.length !== 1 || !constantTimeEqual(states[0] ?? '', state)) {
+      return fail(c, 'stateMismatch');
+    }
+    // docs/contract.md section 23: the token endpoint is called only for a state issued here in the
+    // last 600 s and not seen back yet. A forged callback (any cookie and state its sender likes)
+    // would otherwise post Paddock's client secret to the provider once each. The MAC and the age
+    // are checked first, so only a genuine state is ever written to the store; a conflict there
+    // means it came back already (a replay, here or on another instance).
+    const keepUntil = ctx.oidcStates.verify(state, ctx.clock.now());
+    if (keepUntil === undefined || !(await ctx.store.oidcStateCameBack(state, keepUntil))) {
       return fail(c, 'stateMismatch');
     }
     const code = c.req.query('code');

@@ -1,4 +1,9 @@
-/** GET /auth/start: the authorization request of the specification, with state and PKCE (RFC 7636, S256). */
+/**
+ * GET /auth/start: the authorization request of the specification, with state and PKCE (RFC 7636,
+ * S256). The state carries its issue time and a MAC under the session keys (session/oidc_state.ts):
+ * the callback calls the token endpoint only for a state issued here (docs/contract.md section 23),
+ * and this route, open to anyone, writes nothing.
+ */
 import { fail } from '../http/failures.ts';
 import { createHash } from 'node:crypto';
 import type { Handler } from 'hono';
@@ -6,8 +11,10 @@ import { randomToken } from '../crypto/random.ts';
 import { OIDC_COOKIE, setCookie } from '../http/cookies.ts';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx } from '../context/deps.ts';
+import { OIDC_STATE_LIFE_MS } from '../session/oidc_state.ts';
 
-export const OIDC_COOKIE_MAX_AGE = 600;
+/** Seconds a sign-in may take at the provider: the state cookie's life, and the state's (OIDC_STATE_LIFE_MS). */
+export const OIDC_COOKIE_MAX_AGE = OIDC_STATE_LIFE_MS / 1000;
 
 export function authStart(ctx: Ctx): Handler {
   return async function authStartHandler(c) {
@@ -18,7 +25,7 @@ export function authStart(ctx: Ctx): Handler {
     } catch (err) {
       return fail(c, 'providerUnreachable', (err as Error).message);
     }
-    const state = randomToken(32);
+    const state = ctx.oidcStates.issue(ctx.clock.now());
     const verifier = randomToken(32);
     const challenge = createHash('sha256').update(verifier).digest('base64url');
     const q = endpoint.searchParams;

@@ -19,7 +19,7 @@ export function collectionShow(ctx: Ctx): Handler<UiEnv> {
     if (q instanceof Response) return q;
     const collection = COLLECTION_ID.test(id) ? await ctx.store.collectionVisibleTo(viewer(c), id) : undefined;
     if (!collection) return fail(c, 'collectionNotFound');
-    const targets = await ctx.store.collectionTargets(id, { before: q.before, limit: PAGE_SIZE }, q.state);
+    const targets = await ctx.store.collectionTargets(viewer(c), id, { before: q.before, limit: PAGE_SIZE }, q.state);
     return page(c, collectionPage(chrome(ctx, c), { collection, targets, query: q }));
   };
 }

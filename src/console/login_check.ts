@@ -18,7 +18,6 @@ import type { Ctx } from '../context/deps.ts';
 import { startSession } from './sign_in.ts';
 import { EVENTS } from '../events/catalogue.ts';
 import { checkSecondFactor, type FactorCheck } from '../actions/totp.ts';
-import { note } from '../events/note.ts';
 
 export function loginCheck(ctx: Ctx): Handler {
   const { config, store, logger } = ctx;
@@ -54,8 +53,8 @@ export function loginCheck(ctx: Ctx): Handler {
 
     const user = username.slice(0, 256);
     if (!outcome) {
-      // No change of its own to ride on (the throttle's row is written apart): a write of its own.
-      await store.enqueue(note(EVENTS.loginLocalFailed, { user, client }, ctx.clock.now()));
+      // Its webhook message is written with its audit row, at most once a minute per address
+      // (audit/refusal_limit.ts; docs/contract.md section 23).
       await logger.emit(EVENTS.loginLocalFailed, { user, client });
       return page(c, loginPage({ oidcAvailable: ctx.oidcAvailable, error: true, username: user }), 401);
     }

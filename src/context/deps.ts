@@ -7,6 +7,7 @@ import type { LinkBuilder } from '../link/link_builder.ts';
 import type { Logger } from '../log/logger.ts';
 import type { OidcClient } from '../oidc/client.ts';
 import type { SelfTest } from '../selftest/selftest.ts';
+import type { OidcStateCodec } from '../session/oidc_state.ts';
 import type { Session, SessionCodec } from '../session/session.ts';
 import type { Store } from '../store/store.ts';
 import type { Throttle } from '../throttle/throttle.ts';
@@ -74,6 +75,8 @@ export interface InterfaceDeps {
 /** Deps plus what the factory derives from them once. */
 export interface Ctx extends InterfaceDeps {
   sessions: SessionCodec;
+  /** Sign-in states that prove their issue here (docs/contract.md section 23), under the session keys. */
+  oidcStates: OidcStateCodec;
   /** The specification's rule: the verifier exists, is enabled, and BaseURL is non-empty. */
   oidcAvailable: boolean;
   redirectUri: string;

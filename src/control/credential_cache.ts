@@ -3,8 +3,8 @@
  * round trip (the upload itself) rather than two. Safe because whatever is taken from a remembered
  * lookup is checked again by the upload's own statement, atomically: that the device is still
  * enrolled, not revoked, and its credential_version unchanged (docs/contract.md section 16: a
- * rotation, the new credential's first use and an administrator's ask each change it, on whichever
- * instance they happen). A refusal there forgets the entry. The credential a rotation replaced is
+ * rotation, the new credential's first use, an administrator's ask and a replaced credential's
+ * reuse, which makes the device pending, each change it, on whichever instance they happen). A refusal there forgets the entry. The credential a rotation replaced is
  * remembered no longer than its overlap.
  */
 import type { Store } from '../store/store.ts';

@@ -3,7 +3,8 @@
  * one. `201 {"credential": string}`; the old one keeps working until the new one is first used or
  * 10 minutes pass. The body is empty or `{}` (at most 8 KiB, read at the minimum rate like every
  * body). Rotating again with the old one during the overlap answers the same new credential
- * (actions/credentials.ts), so a lost answer or a racing rotation never strands the device.
+ * (actions/credentials.ts), so a lost answer or a racing rotation never strands the device; so does
+ * rotating again with the new one within a minute (at most one rotation a minute).
  */
 import type { Handler } from 'hono';
 import { rotateCredential } from '../actions/credentials.ts';
@@ -14,6 +15,7 @@ import type { ControlDeps } from './deps.ts';
 import { bearerCredential, deviceOf } from './device_auth.ts';
 import { freshCredentials } from './credential_cache.ts';
 import { lastSeen } from './last_seen.ts';
+import { replacedKeep } from './credential_rules.ts';
 import { deviceJsonObject } from './device_json.ts';
 
 export function credentialRotate(deps: ControlDeps): Handler {
@@ -30,7 +32,8 @@ export function credentialRotate(deps: ControlDeps): Handler {
     if (body instanceof Response) return body;
     if (Object.keys(body).length > 0) return fail(c, 'credentialBody');
     seen.touch(found.device.id);
-    const outcome = await rotateCredential(deps, found.device, bearerCredential(c) ?? '', clientAddress(c));
+    const presented = bearerCredential(c) ?? '';
+    const outcome = await rotateCredential(deps, found.device, presented, clientAddress(c), replacedKeep(c));
     if (outcome === 'gone') {
       c.header('WWW-Authenticate', 'Bearer');
       return fail(c, 'unknownCredential');

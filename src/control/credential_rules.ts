@@ -4,7 +4,8 @@
  * the credential it found: expired (older than PADDOCK_CREDENTIAL_MAX_AGE) is refused with 401 and
  * audited once, before the route does anything; due (older than PADDOCK_CREDENTIAL_ROTATE_AFTER,
  * asked by an administrator, or the credential a rotation replaced) adds `Paddock-Rotate:
- * credential` to whatever the route answers.
+ * credential` to whatever the route answers. A credential found by no lookup is looked for among
+ * the replaced ones (refuseReused): reuse is theft.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -14,10 +15,12 @@ import {
   credentialExpired,
   type CredentialRules,
   DEFAULT_ROTATE_AFTER_MS,
+  replacedKeepMs,
   ROTATE_CREDENTIAL,
   ROTATE_HEADER,
   rotationDue,
 } from '../domain/credentials.ts';
+import { credentialReused } from '../actions/credentials.ts';
 import { EVENTS } from '../events/catalogue.ts';
 import { note } from '../events/note.ts';
 import { clientAddress } from '../http/client_address.ts';
@@ -29,7 +32,7 @@ const RULES = 'paddock.credentialRules';
 interface Judge {
   clock: Clock;
   rules: CredentialRules;
-  deps: Pick<ControlDeps, 'store' | 'logger'>;
+  deps: Pick<ControlDeps, 'store' | 'logger' | 'clock'>;
 }
 
 /** The middleware of every control route: the clock and settings deviceOf judges by. */
@@ -79,4 +82,22 @@ export async function judgeCredential(c: Context, found: CredentialDevice, now: 
   }
   if (rotationDue(found, rules, now)) c.header(ROTATE_HEADER, ROTATE_CREDENTIAL);
   else c.header(ROTATE_HEADER, undefined);
+}
+
+/**
+ * Refuses a credential that a rotation replaced, presented after its overlap (docs/contract.md
+ * section 16, reuse is theft): 401, thrown as the expiry's is, and its device made pending
+ * (actions/credentials.ts, credentialReused). Returns for a credential that is simply unknown.
+ * `presentedAt`: when the request arrived, for a credential judged again after its arrival.
+ */
+export async function refuseReused(c: Context, hash: string, presentedAt?: number): Promise<void> {
+  const { deps } = judgeOf(c);
+  if ((await credentialReused(deps, hash, clientAddress(c), presentedAt)) === 'unknown') return;
+  c.header('WWW-Authenticate', 'Bearer error="invalid_token"');
+  throw new HTTPException(401, { res: fail(c, 'credentialReused') });
+}
+
+/** How long a rotation's replaced credential is kept (PADDOCK_CREDENTIAL_MAX_AGE, or 90 days). */
+export function replacedKeep(c: Context): number {
+  return replacedKeepMs(judgeOf(c).rules);
 }

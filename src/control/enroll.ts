@@ -1,6 +1,6 @@
 /** POST /v1/enroll: trades one use of an enrollment token for a device id and credential. */
 import { fail } from '../http/failures.ts';
-import type { Handler } from 'hono';
+import type { Context, Handler } from 'hono';
 import { randomToken, secretHash } from '../crypto/random.ts';
 import { BodyError, readBody } from '../http/body.ts';
 import { clientAddress } from '../http/client_address.ts';
@@ -42,7 +42,7 @@ export function enroll(deps: ControlDeps): Handler {
     if (reported && !reported.ok) return fail(c, 'badFacts', reported.error);
 
     // A string no mint could have made is an unknown token, answered as such.
-    if (!TOKEN.test(token)) return fail(c, 'unknownEnrollToken');
+    if (!TOKEN.test(token)) return refuse(deps, c);
 
     const deviceId = newDeviceId();
     const credential = randomToken(32);
@@ -65,9 +65,18 @@ export function enroll(deps: ControlDeps): Handler {
           : [note(EVENTS.deviceEnrolled, enrolledFields(d), now), note(EVENTS.devicePending, enrolledFields(d), now)],
     );
     // One answer for unknown, used-up, revoked and expired tokens, so the endpoint reveals nothing about them.
-    if (!device) return fail(c, 'unknownEnrollToken');
+    if (!device) return refuse(deps, c);
     await deps.logger.emit(EVENTS.deviceEnrolled, enrolledFields(device));
     if (device.pendingSince !== null) await deps.logger.emit(EVENTS.devicePending, enrolledFields(device));
     return c.json({ device: device.id, credential }, 201);
   };
+}
+
+/**
+ * A token refused: logged each time, audited at most once a minute per address with its count
+ * (docs/contract.md section 23), so guessing is seen without writing a row a guess.
+ */
+async function refuse(deps: ControlDeps, c: Context): Promise<Response> {
+  await deps.logger.emit(EVENTS.enrollRefused, { client: clientAddress(c) });
+  return fail(c, 'unknownEnrollToken');
 }

@@ -23,10 +23,15 @@ export interface ControlRoute {
    * other route answers such a device 403 (device_auth.ts).
    */
   whilePending?: true;
+  /**
+   * Open without a credential: its body is read before any is checked, so its bodies in flight are
+   * capped per client address (docs/contract.md section 23; server/open_bodies.ts).
+   */
+  open?: true;
 }
 
 export const controlRoutes: readonly ControlRoute[] = [
-  { method: 'POST', path: '/v1/enroll', handler: enroll },
+  { method: 'POST', path: '/v1/enroll', handler: enroll, open: true },
   { method: 'PUT', path: '/v1/runs/:id', handler: runUpload },
   { method: 'GET', path: '/v1/requests', handler: deviceRequests },
   { method: 'POST', path: '/v1/requests/:id/decline', handler: requestDecline },

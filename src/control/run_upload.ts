@@ -2,6 +2,11 @@
  * PUT /v1/runs/{id}: stores a run byte for byte at the privacy level the device chose.
  * Idempotent: the same id with identical bytes answers 200, with other bytes 409. Every way an
  * upload ends is an outcome (UploadOutcome), answered in one place (ANSWERS).
+ *
+ * The door (runUpload) reads as its stages, each a function of its own: the credential
+ * (credential, credentialStillHolds), the headers (runHeaders), the level (levelRefused), the
+ * body's kind (bodyHeaders), the request it answers (requestAnswered), the body (readRun), the
+ * store (storeRun), and the request fulfilled (fulfil).
  */
 import { fail, type FailureName } from '../http/failures.ts';
 import type { Context, Handler } from 'hono';
@@ -9,7 +14,7 @@ import { sha256Hex } from '../crypto/random.ts';
 import { BodyError, type BodyFailure, declaredLength, readBody } from '../http/body.ts';
 import { plainText } from '../http/responses.ts';
 import { RUN_ID } from '../domain/ids.ts';
-import { isOpen, REQUEST_ID } from '../domain/collections.ts';
+import { type DeviceRequest, isOpen, REQUEST_ID } from '../domain/collections.ts';
 import { fulfilRequest } from '../actions/collections.ts';
 import { parseReceipt, type Receipt, RECEIPT_HEADER } from '../domain/receipt.ts';
 import { isPrivacyLevel, type PrivacyLevel, withinCeiling } from '../domain/privacy.ts';
@@ -20,7 +25,15 @@ import type { ControlDeps } from './deps.ts';
 import { credentialCache } from './credential_cache.ts';
 import { deviceOf } from './device_auth.ts';
 import { lastSeen } from './last_seen.ts';
-import { DEFAULT_UPLOAD_LIMITS, type Refusal, uploadBudget, type UploadTicket } from './upload_budget.ts';
+import {
+  DEFAULT_UPLOAD_LIMITS,
+  type Refusal,
+  uploadBudget,
+  type UploadLimits,
+  type UploadTicket,
+} from './upload_budget.ts';
+import type { CredentialCache } from './credential_cache.ts';
+import type { LastSeen } from './last_seen.ts';
 import { EVENTS } from '../events/catalogue.ts';
 import { note } from '../events/note.ts';
 
@@ -48,7 +61,9 @@ export type UploadOutcome =
   /** X-Collection (docs/contract.md section 15): not a request id; not open for this device; above its level. */
   | 'bad-collection'
   | 'request-not-open'
-  | 'above-request';
+  | 'above-request'
+  /** X-Collection with the id of a run already stored at another level than the header's (issue 42). */
+  | 'level-differs';
 
 type Answer =
   | { status: 200 | 201; text: string }
@@ -94,12 +109,13 @@ const ANSWERS: Record<UploadOutcome, Answer> = {
   'bad-collection': { failure: 'badCollectionHeader' },
   'request-not-open': { failure: 'requestNotOpen' },
   'above-request': { failure: 'aboveRequest' },
+  'level-differs': { failure: 'runLevelDiffers' },
 };
 
 /** Every answer but those of the store's own statement (stored, already stored, device unknown) and 401. */
 const REFUSALS_JUDGED_AGAIN: ReadonlySet<UploadOutcome> = new Set(
   (Object.keys(ANSWERS) as UploadOutcome[]).filter(
-    // (refused and over-quota asked before their events, in authenticated())
+    // (refused and over-quota asked before their events, in levelRefused() and readRun())
     (o) => !['stored', 'already-stored', 'device-unknown', 'unknown-credential', 'refused', 'over-quota'].includes(o),
   ),
 );
@@ -111,177 +127,263 @@ function answer(c: Context, outcome: UploadOutcome, device: Device | undefined):
   return fail(c, a.failure, device && a.detail?.(device));
 }
 
+/** What every upload shares, made once by runUpload. */
+interface Door {
+  deps: ControlDeps;
+  limits: UploadLimits;
+  /** A ticket of the upload budget for one device's upload, or 'device' when it has too many. */
+  begin: (device: string) => UploadTicket | 'device';
+  credentials: CredentialCache;
+  seen: LastSeen;
+}
+
+/** One upload past its headers: who sends it, and what it says it is. */
+interface Upload {
+  c: Context;
+  found: CredentialDevice;
+  /** The credential's hash, to ask the store again whether it still holds. */
+  hash: string;
+  id: string;
+  level: PrivacyLevel;
+  contentType: string;
+  receipt: Receipt | undefined;
+}
+
+/** The request an upload answers: `open` to fulfil; nothing for no X-Collection, or the retry of the upload that fulfilled it. */
+type Asked = { open?: DeviceRequest };
+
 export function runUpload(deps: ControlDeps): Handler {
   const limits = deps.uploadLimits ?? DEFAULT_UPLOAD_LIMITS;
-  const begin = uploadBudget(limits);
-  const credentials = credentialCache(deps.store);
-  const seen = lastSeen(deps.store, deps.clock, deps.logger);
+  const door: Door = {
+    deps,
+    limits,
+    begin: uploadBudget(limits),
+    credentials: credentialCache(deps.store),
+    seen: lastSeen(deps.store, deps.clock, deps.logger),
+  };
   return async function runUploadHandler(c) {
-    const found = await deviceOf(c, credentials);
+    const found = await credential(door, c);
     if (!found) return answer(c, 'unknown-credential', undefined);
     const { device, hash } = found;
-    let outcome = await authenticated(c, device, hash);
+    let outcome = await upload(door, c, device, hash);
     // A refusal was judged on a lookup up to a minute old. Asked again of the store, so that it
     // carries an admin's ask to rotate at once, and a credential replaced meanwhile gets its 401
     // (docs/contract.md section 16); stored uploads were checked by their own statement.
-    if (REFUSALS_JUDGED_AGAIN.has(outcome) && !(await stillHolds(c, hash))) outcome = 'unknown-credential';
+    if (REFUSALS_JUDGED_AGAIN.has(outcome) && !(await credentialStillHolds(door, c, hash)))
+      outcome = 'unknown-credential';
     // A stored run wrote last seen in its own statement; every other answer to a known device touches it.
-    if (outcome === 'stored') seen.written(device.id);
-    else if (outcome !== 'device-unknown' && outcome !== 'unknown-credential') seen.touch(device.id);
+    if (outcome === 'stored') door.seen.written(device.id);
+    else if (outcome !== 'device-unknown' && outcome !== 'unknown-credential') door.seen.touch(device.id);
     return answer(c, outcome, device);
   };
+}
 
-  async function authenticated(c: Context, found: CredentialDevice, hash: string): Promise<UploadOutcome> {
-    const device = found.id;
-    const id = c.req.param('id') ?? '';
-    if (!RUN_ID.test(id)) return 'bad-run-id';
-    const level = c.req.header('x-privacy-level') ?? '';
-    if (!isPrivacyLevel(level)) return 'bad-privacy-level';
-    // Refused before a byte of the body is read: nothing above the ceiling is ever stored.
-    if (!withinCeiling(level, found.maxPrivacy)) {
-      // The refusal is an event (audit, webhooks): only for a credential that holds now.
-      if (!(await stillHolds(c, hash))) return 'unknown-credential';
-      const fields = {
-        account: found.owner,
-        device,
-        run: id,
-        // Not `level`: every record's own field of that name is its log level.
-        privacy: level,
-        max_privacy: found.maxPrivacy,
-      };
-      // Nothing is stored: its webhook message is a write of its own, before the answer.
-      await deps.store.enqueue(note(EVENTS.runRefusedPrivacy, fields, deps.clock.now()));
-      await deps.logger.emit(EVENTS.runRefusedPrivacy, fields);
-      return 'refused';
-    }
-    const contentType = c.req.header('content-type') ?? 'application/octet-stream';
-    if (!CONTENT_TYPE.test(contentType)) return 'bad-content-type';
-    const receiptHeader = c.req.header(RECEIPT_HEADER);
-    let receipt: Receipt | undefined;
-    if (receiptHeader !== undefined) {
-      if (level === 'full') return 'receipt-with-full';
-      receipt = parseReceipt(receiptHeader);
-      if (!receipt) return 'bad-receipt';
-    }
-
-    // An upload for a collection's request (docs/contract.md section 15) is checked before a byte is read.
-    const asked = await requestAnswered(found, id, level, c.req.header('x-collection'));
-    if (typeof asked === 'string') return asked;
-
-    // Bytes are counted as they are read, so a body without a declared length costs what it sends.
-    const ticket = begin(device);
-    if (ticket === 'device') return 'device-busy';
-    try {
-      const outcome = await store(c, found, hash, id, level, contentType, ticket, receipt);
-      // Revoked (or gone) since it was remembered: the next upload asks the store again.
-      if (outcome === 'device-unknown') credentials.forget(hash);
-      // The run is stored (now, or by an earlier try): the request is fulfilled by it, once. Should
-      // the request have closed meanwhile (expired, cancelled), the run stays stored all the same.
-      if (asked.open && (outcome === 'stored' || outcome === 'already-stored'))
-        await fulfilRequest(deps, found, asked.open, id, (createdAt) =>
-          deps.metrics?.requestAnswered(deps.clock.now() - createdAt),
-        );
-      return outcome;
-    } finally {
-      ticket.release();
-    }
-  }
-
-  async function store(
-    c: Context,
-    found: CredentialDevice,
-    hash: string,
-    id: string,
-    privacy: PrivacyLevel,
-    contentType: string,
-    ticket: UploadTicket,
-    receipt: Receipt | undefined,
-  ): Promise<UploadOutcome> {
-    const device = found.id;
-    let body: Uint8Array;
-    // What refused the last bytes taken, for the answer to 'over-budget'.
-    let refused: Refusal | undefined;
-    const take = (bytes: number) => (refused = ticket.take(bytes)) === undefined;
-    // A declared length already past the quota is refused before a byte is read.
-    const declared = declaredLength(c.req.raw);
-    if (declared !== undefined && (await quotaCheck(deps, device, id, declared)) === 'over-quota')
-      return (await stillHolds(c, hash)) ? overQuota(found, id, declared) : 'unknown-credential';
-    try {
-      body = await readBody(c.req.raw, { limit: RUN_LIMIT, take, minRate: limits.minRate });
-    } catch (err) {
-      // However the read ends, the ticket goes back in authenticated()'s `finally`: a stalled
-      // upload frees its device's slot as soon as it is cut off.
-      const code: BodyFailure = err instanceof BodyError ? err.code : 'unreadable';
-      return code === 'over-budget' ? busyBy(refused) : READ_FAILURES[code];
-    }
-    if (declared === undefined && (await quotaCheck(deps, device, id, body.byteLength)) === 'over-quota')
-      return (await stillHolds(c, hash)) ? overQuota(found, id, body.byteLength) : 'unknown-credential';
-    const uploadedAt = deps.clock.now();
-    const fields = { account: found.owner, device, run: id, privacy, size: body.byteLength };
-    const run = {
-      device,
-      id,
-      contentType,
-      privacy,
-      size: body.byteLength,
-      uploadedAt,
-      body,
-      receipt,
-      sha256: sha256Hex(body),
-    };
-    // run.stored's webhook message commits with the run (docs/contract.md section 13).
-    const stored = note(EVENTS.runStored, fields, uploadedAt);
-    let outcome = await deps.store.putRun({ ...run, credentialVersion: found.version }, stored);
-    // Revoked, or the credential changed since its lookup was remembered (docs/contract.md section
-    // 16: rotated, first used, asked to rotate; here or on another instance): asked again, and
-    // stored when it still works, as it would have been had the lookup not been remembered.
-    if (outcome === 'device-unknown') {
-      credentials.forget(hash);
-      const again = await deviceOf(c, credentials);
-      if (again?.device.id !== device) return 'unknown-credential';
-      outcome = await deps.store.putRun({ ...run, credentialVersion: again.device.version }, stored);
-    }
-    if (outcome === 'stored') {
-      await deps.logger.emit(EVENTS.runStored, fields);
-      deps.levelCheck?.stored({ device, id, privacy, body, owner: found.owner });
-    }
+/** The stages of one upload from a known credential, in order: each refusal ends it. */
+async function upload(door: Door, c: Context, found: CredentialDevice, hash: string): Promise<UploadOutcome> {
+  const named = runHeaders(c);
+  if (typeof named === 'string') return named;
+  const refused = await levelRefused(door, c, found, hash, named);
+  if (refused) return refused;
+  const kind = bodyHeaders(c, named.level);
+  if (typeof kind === 'string') return kind;
+  const u: Upload = { c, found, hash, ...named, ...kind };
+  // An upload for a collection's request (docs/contract.md section 15) is checked before a byte is read.
+  const asked = await requestAnswered(door, u, c.req.header('x-collection'));
+  if (typeof asked === 'string') return asked;
+  // Bytes are counted as they are read, so a body without a declared length costs what it sends.
+  const ticket = door.begin(found.id);
+  if (ticket === 'device') return 'device-busy';
+  try {
+    const body = await readRun(door, u, ticket);
+    if (typeof body === 'string') return body;
+    const outcome = await storeRun(door, u, body);
+    // Revoked (or gone) since it was remembered: the next upload asks the store again.
+    if (outcome === 'device-unknown') door.credentials.forget(hash);
+    await fulfil(door, u, asked, outcome);
     return outcome;
+  } finally {
+    // However the read ends, the ticket goes back: a stalled upload frees its device's slot as
+    // soon as it is cut off.
+    ticket.release();
   }
+}
 
-  /**
-   * The request an upload with X-Collection answers: `open` when it is open for this device at a
-   * level this upload keeps to; nothing to fulfil for the retry of the upload that fulfilled it
-   * (same run id: putRun then says whether the bytes are the same); else the refusal.
-   */
-  async function requestAnswered(
-    found: Device,
-    run: string,
-    level: PrivacyLevel,
-    header: string | undefined,
-  ): Promise<{ open?: string } | 'bad-collection' | 'request-not-open' | 'above-request'> {
-    if (header === undefined) return {};
-    if (!REQUEST_ID.test(header)) return 'bad-collection';
-    const asked = await deps.store.requestOf(found.id, header);
-    if (!asked) return 'request-not-open';
-    if (asked.state === 'fulfilled' && asked.run === run) return {};
-    if (!isOpen(asked.state) || asked.request.expiresAt <= deps.clock.now()) return 'request-not-open';
-    if (!withinCeiling(level, asked.request.privacy)) return 'above-request';
-    return { open: header };
-  }
+/**
+ * The credential stage: the device of the bearer credential (control/device_auth.ts judges it:
+ * revoked, replaced, reused, due to rotate, pending). The one place an upload authenticates: a new
+ * judgement of the credential belongs in deviceOf, which every device route shares.
+ */
+function credential(door: Door, c: Context): Promise<{ device: CredentialDevice; hash: string } | undefined> {
+  return deviceOf(c, door.credentials);
+}
 
-  /** Whether the credential still holds, asked of the store rather than the minute-old lookup (it also sets Paddock-Rotate). */
-  async function stillHolds(c: Context, hash: string): Promise<boolean> {
-    credentials.forget(hash);
-    return (await deviceOf(c, credentials)) !== undefined;
-  }
+/** Whether the credential still holds, asked of the store rather than the minute-old lookup (it also sets Paddock-Rotate). */
+async function credentialStillHolds(door: Door, c: Context, hash: string): Promise<boolean> {
+  door.credentials.forget(hash);
+  return (await credential(door, c)) !== undefined;
+}
 
-  /** A refusal by the quota: logged, and its webhook message written on its own (nothing is stored). */
-  async function overQuota(found: Device, run: string, size: number): Promise<UploadOutcome> {
-    const fields = { account: found.owner, device: found.id, run, size };
-    await deps.store.enqueue(note(EVENTS.runRefusedQuota, fields, deps.clock.now()));
-    await deps.logger.emit(EVENTS.runRefusedQuota, fields);
-    return 'over-quota';
+/** The run's id (path) and its privacy level (X-Privacy-Level). */
+function runHeaders(c: Context): { id: string; level: PrivacyLevel } | 'bad-run-id' | 'bad-privacy-level' {
+  const id = c.req.param('id') ?? '';
+  if (!RUN_ID.test(id)) return 'bad-run-id';
+  const level = c.req.header('x-privacy-level') ?? '';
+  if (!isPrivacyLevel(level)) return 'bad-privacy-level';
+  return { id, level };
+}
+
+/**
+ * The level stage: above the device's privacy ceiling, refused before a byte of the body is read,
+ * so nothing above it is ever stored; the refusal is an event (audit, webhooks).
+ */
+async function levelRefused(
+  door: Door,
+  c: Context,
+  found: CredentialDevice,
+  hash: string,
+  run: { id: string; level: PrivacyLevel },
+): Promise<'refused' | 'unknown-credential' | undefined> {
+  if (withinCeiling(run.level, found.maxPrivacy)) return undefined;
+  // An event only for a credential that holds now.
+  if (!(await credentialStillHolds(door, c, hash))) return 'unknown-credential';
+  const fields = {
+    account: found.owner,
+    device: found.id,
+    run: run.id,
+    // Not `level`: every record's own field of that name is its log level.
+    privacy: run.level,
+    max_privacy: found.maxPrivacy,
+  };
+  // Nothing is stored: its webhook message is a write of its own, before the answer.
+  await door.deps.store.enqueue(note(EVENTS.runRefusedPrivacy, fields, door.deps.clock.now()));
+  await door.deps.logger.emit(EVENTS.runRefusedPrivacy, fields);
+  return 'refused';
+}
+
+/** The body's kind: its Content-Type, and the receipt of what redaction removed (none with a full run). */
+function bodyHeaders(
+  c: Context,
+  level: PrivacyLevel,
+): { contentType: string; receipt: Receipt | undefined } | 'bad-content-type' | 'bad-receipt' | 'receipt-with-full' {
+  const contentType = c.req.header('content-type') ?? 'application/octet-stream';
+  if (!CONTENT_TYPE.test(contentType)) return 'bad-content-type';
+  const header = c.req.header(RECEIPT_HEADER);
+  if (header === undefined) return { contentType, receipt: undefined };
+  if (level === 'full') return 'receipt-with-full';
+  const receipt = parseReceipt(header);
+  return receipt ? { contentType, receipt } : 'bad-receipt';
+}
+
+/**
+ * The request stage, before a byte is read: the request an upload with X-Collection answers, read
+ * once (with the level of a run already stored under this id). `open` when it is open for this
+ * device at a level this upload keeps to; nothing to fulfil for the retry of the upload that
+ * fulfilled it (putRun then says whether the bytes are the same). A run already stored answers at
+ * its own level, not the header's (issue 42): 403 above the request's, 409 when it differs from
+ * the header, so a retry never fulfils a request with a more revealing run.
+ */
+async function requestAnswered(
+  door: Door,
+  u: Upload,
+  header: string | undefined,
+): Promise<Asked | 'bad-collection' | 'request-not-open' | 'above-request' | 'level-differs'> {
+  if (header === undefined) return {};
+  if (!REQUEST_ID.test(header)) return 'bad-collection';
+  const asked = await door.deps.store.requestOf(u.found.id, header, u.id);
+  if (!asked) return 'request-not-open';
+  const retry = asked.state === 'fulfilled' && asked.run === u.id;
+  if (!retry && (!isOpen(asked.state) || asked.request.expiresAt <= door.deps.clock.now())) return 'request-not-open';
+  const levels = asked.stored === null ? [u.level] : [u.level, asked.stored];
+  if (!levels.every((l) => withinCeiling(l, asked.request.privacy))) return 'above-request';
+  if (asked.stored !== null && asked.stored !== u.level) return 'level-differs';
+  return retry ? {} : { open: asked.request };
+}
+
+/**
+ * The body stage: the quota (by a declared length before a byte is read, else by the bytes read),
+ * and the body itself at the minimum rate, each byte taken from the upload budget's ticket.
+ */
+async function readRun(door: Door, u: Upload, ticket: UploadTicket): Promise<Uint8Array | UploadOutcome> {
+  const { deps, limits } = door;
+  const device = u.found.id;
+  // What refused the last bytes taken, for the answer to 'over-budget'.
+  let refused: Refusal | undefined;
+  const take = (bytes: number) => (refused = ticket.take(bytes)) === undefined;
+  const declared = declaredLength(u.c.req.raw);
+  if (declared !== undefined && (await quotaCheck(deps, device, u.id, declared)) === 'over-quota')
+    return overQuota(door, u, declared);
+  let body: Uint8Array;
+  try {
+    body = await readBody(u.c.req.raw, { limit: RUN_LIMIT, take, minRate: limits.minRate });
+  } catch (err) {
+    const code: BodyFailure = err instanceof BodyError ? err.code : 'unreadable';
+    return code === 'over-budget' ? busyBy(refused) : READ_FAILURES[code];
   }
+  if (declared === undefined && (await quotaCheck(deps, device, u.id, body.byteLength)) === 'over-quota')
+    return overQuota(door, u, body.byteLength);
+  return body;
+}
+
+/**
+ * The store stage: the run and its run.stored webhook message in one statement (docs/contract.md
+ * section 13); the log record and the level check once it is stored.
+ */
+async function storeRun(door: Door, u: Upload, body: Uint8Array): Promise<UploadOutcome> {
+  const { deps, credentials } = door;
+  const { found, id, level: privacy } = u;
+  const device = found.id;
+  const uploadedAt = deps.clock.now();
+  const fields = { account: found.owner, device, run: id, privacy, size: body.byteLength };
+  const run = {
+    device,
+    id,
+    contentType: u.contentType,
+    privacy,
+    size: body.byteLength,
+    uploadedAt,
+    body,
+    receipt: u.receipt,
+    sha256: sha256Hex(body),
+  };
+  const stored = note(EVENTS.runStored, fields, uploadedAt);
+  let outcome = await deps.store.putRun({ ...run, credentialVersion: found.version }, stored);
+  // Revoked, or the credential changed since its lookup was remembered (docs/contract.md section
+  // 16: rotated, first used, asked to rotate; here or on another instance): asked again, and
+  // stored when it still works, as it would have been had the lookup not been remembered.
+  if (outcome === 'device-unknown') {
+    credentials.forget(u.hash);
+    const again = await credential(door, u.c);
+    if (again?.device.id !== device) return 'unknown-credential';
+    outcome = await deps.store.putRun({ ...run, credentialVersion: again.device.version }, stored);
+  }
+  if (outcome === 'stored') {
+    await deps.logger.emit(EVENTS.runStored, fields);
+    deps.levelCheck?.stored({ device, id, privacy, body, owner: found.owner });
+  }
+  return outcome;
+}
+
+/**
+ * The request fulfilled: the run is stored (now, or by an earlier try), so the request is fulfilled
+ * by it, once, without reading it again. Should the request have closed meanwhile (expired,
+ * cancelled), or a run of this id more revealing than it been stored meanwhile (the store's
+ * statement refuses it), the run stays stored all the same.
+ */
+async function fulfil(door: Door, u: Upload, asked: Asked, outcome: UploadOutcome): Promise<void> {
+  if (!asked.open || (outcome !== 'stored' && outcome !== 'already-stored')) return;
+  const { deps } = door;
+  await fulfilRequest(deps, u.found, asked.open, u.id, (createdAt) =>
+    deps.metrics?.requestAnswered(deps.clock.now() - createdAt),
+  );
+}
+
+/** A refusal by the quota (for a credential that still holds): logged, and its webhook message written on its own. */
+async function overQuota(door: Door, u: Upload, size: number): Promise<UploadOutcome> {
+  if (!(await credentialStillHolds(door, u.c, u.hash))) return 'unknown-credential';
+  const fields = { account: u.found.owner, device: u.found.id, run: u.id, size };
+  await door.deps.store.enqueue(note(EVENTS.runRefusedQuota, fields, door.deps.clock.now()));
+  await door.deps.logger.emit(EVENTS.runRefusedQuota, fields);
+  return 'over-quota';
 }
 
 /**

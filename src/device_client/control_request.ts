@@ -2,14 +2,16 @@
  * A request of an enrolled device to the control API (docs/contract.md section 16): trusted through
  * any pin the device holds, and the held set kept current. Every control answer carries
  * `Paddock-Pins`, the digest of the server's set; when it differs from the device's own, the device
- * fetches `GET /v1/pins` over a connection its pins trust, and keeps the new set. A device that has
- * checked in since the last rotation so holds the key the next one makes current.
+ * fetches `GET /v1/pins` over a connection its pins trust, and keeps the new set unless it drops the
+ * next pin held (pin_set.ts, section 23). A device that has checked in since the last rotation so
+ * holds the key the next one makes current.
  */
 import type { LookupFunction } from 'node:net';
-import { MAX_PINS, PIN, PINS_HEADER, pinsDigest } from '../domain/pins.ts';
+import { PINS_HEADER, pinsDigest } from '../domain/pins.ts';
 import { PinMismatchError, pinnedRequest, type PinnedRequest, type PinnedResponse } from './pinned_request.ts';
 import type { DeviceState } from './state.ts';
 import { adoptKept, rotateWhenAsked } from './credential_rotation.ts';
+import { pinSet, pinSetRefusal } from './pin_set.ts';
 
 /** What a device's requests need of the client's options (client.ts ClientOptions extends it). */
 export interface ControlOptions {
@@ -46,7 +48,13 @@ export async function controlRequest(
   req: Omit<PinnedRequest, 'pins' | 'lookup' | 'signal'>,
   opts: ControlOptions = {},
 ): Promise<PinnedResponse> {
-  let res = await send(state, req, opts);
+  // Reuse is theft (docs/contract.md section 16): a credential another process of this device has
+  // rotated away must not be presented again, so the state file is read before each request too.
+  const asked =
+    req.headers.authorization !== undefined && (await adoptKept(state, opts))
+      ? { ...req, headers: { ...req.headers, authorization: `Bearer ${state.credential}` } }
+      : req;
+  let res = await send(state, asked, opts);
   // Refused: another process of this device may have rotated its credential (credential_rotation.ts).
   if (res.status === 401 && req.headers.authorization !== undefined && (await adoptKept(state, opts)))
     res = await send(state, { ...req, headers: { ...req.headers, authorization: `Bearer ${state.credential}` } }, opts);
@@ -92,6 +100,9 @@ export async function updatePins(state: DeviceState, res: PinnedResponse, opts: 
     pins = pinSet(answer.body);
     // A set without the key it came over would leave the device trusting nothing it has seen.
     if (!pins.includes(answer.pin)) throw new Error(`the set does not hold the key it was fetched over`);
+    // Section 23: the answer may come from a thief of the current key; pin_set.ts says why.
+    const refusal = pinSetRefusal(state.pins, pins);
+    if (refusal !== undefined) throw new Error(refusal);
   } catch (err) {
     if (opts.signal?.aborted) return;
     log(`updating the control key's pins: ${(err as Error).message}; the pins held are kept`);
@@ -104,22 +115,4 @@ export async function updatePins(state: DeviceState, res: PinnedResponse, opts: 
   await adoptKept(state, opts);
   await opts.saveState?.(state);
   log(`the control key's pins are now ${pins.join(' and ')}`);
-}
-
-/** The `pins` of a GET /v1/pins answer, each checked. */
-function pinSet(body: Buffer): string[] {
-  let pins: unknown;
-  try {
-    pins = (JSON.parse(body.toString('utf8')) as { pins?: unknown } | null)?.pins;
-  } catch {
-    throw new Error('the answer is not JSON');
-  }
-  if (
-    !Array.isArray(pins) ||
-    pins.length === 0 ||
-    pins.length > MAX_PINS ||
-    !pins.every((pin) => typeof pin === 'string' && PIN.test(pin))
-  )
-    throw new Error(`the answer has no "pins" list of 1 to ${MAX_PINS} pins`);
-  return pins as string[];
 }

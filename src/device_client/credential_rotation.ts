@@ -6,9 +6,11 @@
  * between the answer and the save still holds a working credential, and asking again with it
  * answers the same new one.
  *
- * Several processes of one device (a watch, an upload) share the state file. One that finds its
- * credential refused re-reads the file, and when another process has rotated meanwhile it takes the
- * credential kept there and asks once more.
+ * Several processes of one device (a watch, an upload) share the state file. Each reads it before
+ * a request (control_request.ts), so that a credential another process rotated away is not
+ * presented again (section 16: reuse is theft; the device would wait for an administrator); one
+ * whose credential was refused meanwhile (a request held while another rotated) reads it again, and
+ * when another process has rotated it takes the credential kept there and asks once more.
  */
 import type { LookupFunction } from 'node:net';
 import { ROTATE_CREDENTIAL, ROTATE_HEADER } from '../domain/credentials.ts';
@@ -87,7 +89,7 @@ export async function rotateWhenAsked(
 }
 
 /**
- * After a 401: takes the credential kept in the state file when another process of this device put
+ * Before a request, and after a 401: takes the credential kept in the state file when another process of this device put
  * a different one there (a rotation). True when it did, and the request is worth asking again.
  */
 export async function adoptKept(state: DeviceState, opts: RotationOptions): Promise<boolean> {

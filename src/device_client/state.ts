@@ -1,6 +1,7 @@
 /** The device's state file: where it enrolled and its credential, readable by its owner only (0600). */
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { MAX_PINS, PIN } from '../domain/pins.ts';
 import { isPrivacyLevel, type PrivacyLevel } from '../domain/privacy.ts';
 import { factsFromJson } from '../domain/facts.ts';
@@ -29,6 +30,7 @@ export interface DeviceState {
  * then renamed over the state file.
  */
 export async function writeState(path: string, state: DeviceState): Promise<void> {
+  await checkStateDirectory(path);
   const tmp = `${path}.${randomBytes(12).toString('hex')}.tmp`;
   try {
     await writeFile(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
@@ -39,7 +41,30 @@ export async function writeState(path: string, state: DeviceState): Promise<void
   }
 }
 
+/**
+ * Refuses a state file in a directory another user may write (docs/contract.md section 23, as the sh
+ * client does): whoever may write the directory may put a file of their own in its place, pins and
+ * all. OpenSSH's StrictModes rule: owned by this user, not writable by its group or others. A
+ * directory that does not exist is left to the read or write to report; Windows has no such mode.
+ */
+export async function checkStateDirectory(path: string): Promise<void> {
+  const uid = process.getuid?.();
+  const dir = dirname(resolve(path));
+  const found = uid === undefined ? undefined : await stat(dir).catch(() => undefined);
+  if (found === undefined) return;
+  const mode = (found.mode & 0o7777).toString(8).padStart(4, '0');
+  const why =
+    found.uid !== uid
+      ? `belongs to uid ${found.uid}, not to this user (uid ${uid}); use a directory of your own`
+      : (found.mode & 0o022) !== 0
+        ? `may be written by its group or others (mode ${mode}); chmod go-w ${dir}, or use a directory of your own`
+        : undefined;
+  if (why !== undefined)
+    throw new Error(`device state ${path}: its directory ${dir} ${why} (another user could replace the state)`);
+}
+
 export async function readState(path: string): Promise<DeviceState> {
+  await checkStateDirectory(path);
   let doc: unknown;
   try {
     doc = JSON.parse(await readFile(path, 'utf8'));

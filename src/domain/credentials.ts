@@ -9,6 +9,26 @@ import type { Device } from './devices.ts';
 /** The credential a rotation replaced keeps working this long, unless the new one is used first. */
 export const CREDENTIAL_OVERLAP_MS = 10 * 60_000;
 
+/**
+ * At most one rotation this often (docs/contract.md section 16): a rotation asked sooner with the
+ * credential the last one made answers that same credential, so chained rotations cannot reset the
+ * credential's age that PADDOCK_CREDENTIAL_MAX_AGE judges.
+ */
+export const ROTATION_EVERY_MS = 60_000;
+
+/** A replaced credential's hash is kept this long when PADDOCK_CREDENTIAL_MAX_AGE is unset (90 days). */
+export const DEFAULT_REPLACED_KEEP_MS = 90 * 86_400_000;
+
+/** How long a replaced credential's hash is kept, to recognise its reuse: PADDOCK_CREDENTIAL_MAX_AGE, or 90 days. */
+export function replacedKeepMs(rules: Pick<CredentialRules, 'maxAgeMs'> | undefined): number {
+  return rules?.maxAgeMs ?? DEFAULT_REPLACED_KEEP_MS;
+}
+
+/** Whether the current credential was made by a rotation less than ROTATION_EVERY_MS before `now`. */
+export function rotatedWithinMinute(c: CredentialState, now: number): boolean {
+  return c.rotatedAt !== null && now - c.rotatedAt < ROTATION_EVERY_MS;
+}
+
 /** The answer header that asks a device to rotate, and its one value. */
 export const ROTATE_HEADER = 'Paddock-Rotate';
 export const ROTATE_CREDENTIAL = 'credential';
@@ -39,7 +59,8 @@ export interface CredentialDevice extends Device {
   superseded: boolean;
   /**
    * The store's count of changes to what this lookup answers (a rotation, the new credential's first
-   * use, an administrator's ask). An upload is stored only while it is unchanged.
+   * use, an administrator's ask, a reuse that made the device pending). An upload is stored only
+   * while it is unchanged.
    */
   version: number;
 }
@@ -68,9 +89,12 @@ export function credentialWorks(found: CredentialDevice, now: number): boolean {
 /**
  * Whether an answer to this credential asks the device to rotate: it is older than
  * PADDOCK_CREDENTIAL_ROTATE_AFTER, an administrator asked, or it is the replaced one (the device
- * then rotates with it again and gets the new one it has not kept).
+ * then rotates with it again and gets the new one it has not kept). Never within a minute of the
+ * rotation that made the current one: a rotation then would answer the same credential.
  */
 export function rotationDue(found: CredentialDevice, rules: CredentialRules, now: number): boolean {
   const c = found.credential;
-  return found.superseded || c.rotationAskedAt !== null || now - c.issuedAt > rules.rotateAfterMs;
+  if (found.superseded) return true;
+  if (rotatedWithinMinute(c, now)) return false;
+  return c.rotationAskedAt !== null || now - c.issuedAt > rules.rotateAfterMs;
 }

@@ -36,7 +36,15 @@ export interface Device {
    * enrollment); null once approved, for a device whose token needed none, and once revoked.
    */
   pendingSince: number | null;
+  /**
+   * Why it waits, when not since its enrollment: PENDING_CREDENTIAL_REUSED (docs/contract.md section
+   * 16, reuse is theft). Null for a device that waits since its enrollment, and for one that does not wait.
+   */
+  pendingReason: string | null;
 }
+
+/** The reason a device waits after a credential a rotation replaced was presented again (docs/contract.md section 16). */
+export const PENDING_CREDENTIAL_REUSED = 'credential reused';
 
 /**
  * A device as the console and the API read it: with its labels (docs/contract.md section 12). The

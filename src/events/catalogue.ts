@@ -47,11 +47,20 @@ export interface EventEntry<N extends string = string, S extends FieldSpec = Fie
    * only when named (run.stored: one per upload).
    */
   readonly webhook?: 'all' | 'opt-in';
+  /**
+   * A refusal on a route open without a credential (docs/contract.md section 23): logged each
+   * time, but audited (and sent to webhooks) at most once a minute per `client` address, its row's
+   * `count` the refusals it stands for (audit/refusal_limit.ts).
+   */
+  readonly openRefusal?: true;
 }
 
 function event<const N extends string, const S extends FieldSpec>(entry: EventEntry<N, S>): EventEntry<N, S> {
   return entry;
 }
+
+/** The refusals one audited row stands for (`openRefusal`). */
+const COUNT = { count: 'number?' } as const;
 
 /**
  * What an action says about who did it and from where (`client`: docs/contract.md section 8). An account
@@ -69,11 +78,12 @@ export const EVENTS = {
   loginLocalFailed: event({
     name: 'login.local.failed',
     level: 'warn',
-    fields: { user: 'string', client: 'string' },
+    fields: { user: 'string', client: 'string', ...COUNT },
     audited: true,
     auditAccount: { prefix: 'local:', field: 'user' },
-    help: 'a break-glass sign-in was refused',
+    help: 'a break-glass sign-in was refused; logged each time, audited at most once a minute per client address with `count` (docs/contract.md section 23)',
     webhook: 'all',
+    openRefusal: true,
   }),
   loginLocalSucceeded: event({
     name: 'login.local.succeeded',
@@ -86,23 +96,26 @@ export const EVENTS = {
   loginOidcExchangeFailed: event({
     name: 'login.oidc.exchange_failed',
     level: 'warn',
-    fields: { client: 'string', error: 'string' },
+    fields: { client: 'string', error: 'string', ...COUNT },
     audited: true,
-    help: "the identity provider's code exchange failed",
+    help: "the identity provider's code exchange failed; logged each time, audited at most once a minute per client address with `count` (docs/contract.md section 23)",
+    openRefusal: true,
   }),
   loginOidcTokenRejected: event({
     name: 'login.oidc.token_rejected',
     level: 'warn',
-    fields: { client: 'string', error: 'string' },
+    fields: { client: 'string', error: 'string', ...COUNT },
     audited: true,
-    help: 'the identity token did not verify',
+    help: 'the identity token did not verify; logged each time, audited at most once a minute per client address with `count` (docs/contract.md section 23)',
+    openRefusal: true,
   }),
   oidcLogoutTokenRejected: event({
     name: 'oidc.logout_token_rejected',
     level: 'warn',
-    fields: { client: 'string', error: 'string' },
+    fields: { client: 'string', error: 'string', ...COUNT },
     audited: true,
-    help: 'a back-channel logout token did not verify (docs/contract.md section 17); nothing ended',
+    help: 'a back-channel logout token did not verify (docs/contract.md section 17); nothing ended; logged each time, audited at most once a minute per client address with `count` (docs/contract.md section 23)',
+    openRefusal: true,
   }),
   loginOidcSucceeded: event({
     name: 'login.oidc.succeeded',
@@ -176,6 +189,14 @@ export const EVENTS = {
     help: 'an outstanding enrollment token was revoked',
     webhook: 'all',
   }),
+  enrollRefused: event({
+    name: 'enroll.refused',
+    level: 'warn',
+    fields: { client: 'string', ...COUNT },
+    audited: true,
+    help: 'an enrollment was refused: its token unknown, used up, revoked or expired (one answer for all); logged each time, audited at most once a minute per client address with `count` (docs/contract.md section 23)',
+    openRefusal: true,
+  }),
   deviceEnrolled: event({
     name: 'device.enrolled',
     level: 'info',
@@ -240,6 +261,14 @@ export const EVENTS = {
     fields: { account: 'string', client: 'string', device: 'string', issued_at: 'string' },
     audited: true,
     help: 'a device presented a credential older than PADDOCK_CREDENTIAL_MAX_AGE (once per credential); it must be enrolled again',
+    webhook: 'all',
+  }),
+  deviceCredentialReused: event({
+    name: 'device.credential_reused',
+    level: 'warn',
+    fields: { account: 'string', client: 'string', device: 'string', replaced_at: 'string' },
+    audited: true,
+    help: 'a credential a rotation replaced (at `replaced_at`) was presented after its overlap: a copy of it is in other hands, and the device is pending with the reason `credential reused` until an administrator approves or rejects it (once per such change)',
     webhook: 'all',
   }),
   // docs/contract.md section 10.
@@ -370,9 +399,16 @@ export const EVENTS = {
   controlKeyRotated: event({
     name: 'control_key.rotated',
     level: 'warn',
-    fields: { account: 'string', retired_pin: 'string', pin: 'string', next_pin: 'string' },
+    fields: {
+      account: 'string',
+      retired_pin: 'string',
+      pin: 'string',
+      next_pin: 'string',
+      compromised: 'boolean',
+      retired_next_pin: 'string?',
+    },
     audited: true,
-    help: '`paddock rotate-control-key` made the next control key current (`pin`, serving within 60 s) and a new next key (`next_pin`); `retired_pin` is no longer served (account `system`)',
+    help: '`paddock rotate-control-key` made the next control key current (`pin`, serving within 60 s) and a new next key (`next_pin`); `retired_pin` is no longer served (account `system`). With `--compromised` (`compromised` true) both keys are new and the old next key (`retired_next_pin`) is dropped too: every device needs a new link',
   }),
   totpRecoveryUsed: event({
     name: 'totp.recovery_used',

@@ -12,6 +12,7 @@ import type { Ctx, InterfaceDeps, UiEnv } from '../context/deps.ts';
 import type { DoorRoute } from '../context/routes.ts';
 import { buildApp } from '../http/router.ts';
 import { serviceRoutes } from '../service/routes.ts';
+import { oidcStateCodec } from '../session/oidc_state.ts';
 import { sessionCodec } from '../session/session.ts';
 import { semaphore } from '../throttle/throttle.ts';
 
@@ -28,6 +29,7 @@ export function createInterface(deps: InterfaceDeps): Hono<UiEnv> {
   const ctx: Ctx = {
     ...deps,
     sessions: sessionCodec(config.sessionKeys, config.sessionTtlSeconds),
+    oidcStates: oidcStateCodec(config.sessionKeys),
     oidcAvailable: deps.oidc !== undefined && config.oidcEnabled && baseUrl !== '',
     redirectUri: `${baseUrl}/admin/callback`,
     hashSlot: semaphore(2, MAX_WAITING_HASHES),

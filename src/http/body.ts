@@ -4,6 +4,8 @@
  * readers behind it are not exported, and test/unit/body_door.test.ts checks that nothing else in
  * src/ reads a body, so a route added later gets the same rule.
  */
+import type { IncomingMessage } from 'node:http';
+import { messageOf } from './node_message.ts';
 
 /** Why a body was not read whole; each door answers these in its own shape. */
 export type BodyFailure =
@@ -73,6 +75,8 @@ export async function readBody(req: Request, read: BodyRead): Promise<Uint8Array
   // a web stream: cheaper, and most bodies are this small) by the time the rule gives its last byte,
   // at most a second past the grace. A longer one is read chunk by chunk, each chunk held to the rule.
   if (length !== undefined && length <= rate.bytesPerSecond) return readWhole(req, length, started, rate, read.take);
+  const message = messageOf(req);
+  if (message) return readMessage(message, read.limit, length, started, rate, read.take);
   return readChunks(req, read.limit, length, started, rate, read.take);
 }
 
@@ -99,9 +103,9 @@ async function readWhole(
 
 /**
  * Reads the body chunk by chunk as it arrives: each chunk's bytes are taken from `take` before it
- * is kept (so memory is accounted for by what is really held, whatever the sender declared). Joins
- * the chunks into one buffer at the end; with a declared length the buffer is filled as the chunks
- * come, so nothing is held twice.
+ * is kept, and only what arrived is held (docs/contract.md section 23: never the declared
+ * Content-Length, which costs a sender nothing to declare and a stalled sender nothing to leave
+ * unsent). Joins the chunks into one buffer at the end.
  */
 async function readChunks(
   req: Request,
@@ -113,7 +117,6 @@ async function readChunks(
 ): Promise<Uint8Array> {
   if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
-  const into = length === undefined ? undefined : Buffer.allocUnsafe(length);
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
@@ -123,21 +126,72 @@ async function readChunks(
       size += value.byteLength;
       if (size > limit || (length !== undefined && size > length)) throw new BodyError('too-large');
       if (take && !take(value.byteLength)) throw new BodyError('over-budget');
-      if (into) into.set(value, size - value.byteLength);
-      else chunks.push(value);
+      chunks.push(value);
     }
   } catch (err) {
     await reader.cancel().catch(() => undefined);
     throw err;
   }
-  if (into) {
-    if (size !== into.byteLength) throw new BodyError('cut-short');
-    return into;
-  }
+  if (length !== undefined && size !== length) throw new BodyError('cut-short');
   if (chunks.length === 1) return chunks[0] as Uint8Array;
   // The joined copy and the chunks coexist only for the synchronous copy itself, so one body at a
   // time in the whole process: at most one run's size above the budget, for microseconds.
   return Buffer.concat(chunks, size);
+}
+
+/**
+ * readChunks' rule, read from the Node message under the request (http/node_message.ts) rather than
+ * through a web stream: the same limit, budget and minimum rate, chunk by chunk, holding only what
+ * arrived. A body abandoned (too slow, too large, over budget) is left paused: the adapter drains
+ * what follows after the answer and closes the connection within half a second.
+ */
+function readMessage(
+  message: IncomingMessage,
+  limit: number,
+  length: number | undefined,
+  started: number,
+  rate: MinRate,
+  take: BodyRead['take'],
+): Promise<Uint8Array> {
+  if (message.readableEnded || message.readableDidRead) return Promise.reject(new BodyError('unreadable'));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const due = () => {
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => fail(new BodyError('too-slow')),
+        Math.max(0, deadline(started, size, rate) - Date.now()),
+      );
+    };
+    const settle = () => {
+      clearTimeout(timer);
+      message.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    const fail = (err: BodyError) => {
+      settle();
+      message.pause();
+      reject(err);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit || (length !== undefined && size > length)) return fail(new BodyError('too-large'));
+      if (take && !take(chunk.byteLength)) return fail(new BodyError('over-budget'));
+      chunks.push(chunk);
+      due();
+    };
+    const onEnd = () => {
+      settle();
+      if (length !== undefined && size !== length) return reject(new BodyError('cut-short'));
+      // One body at a time in the whole process holds its chunks and their copy, for the copy itself.
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => fail(new BodyError('unreadable', { cause: err }));
+    const onClose = () => fail(new BodyError('unreadable'));
+    message.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    due();
+  });
 }
 
 /** When `size` bytes must have come for the average rate since the grace period to hold. */

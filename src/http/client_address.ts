@@ -18,7 +18,11 @@ export function setProxiedAddress(connection: Socket, address: string): void {
 
 export function clientAddress(c: Context): string {
   const env = c.env as { incoming?: { socket?: Socket } } | undefined;
-  const socket = env?.incoming?.socket;
+  return socketAddress(env?.incoming?.socket);
+}
+
+/** The client address of a request's socket, before any handler sees it (server/open_bodies.ts). */
+export function socketAddress(socket: Socket | undefined): string {
   const address = (socket && proxied.get(connectionOf(socket))) ?? socket?.remoteAddress ?? 'unknown';
   // An IPv4 client on a dual-stack socket appears as ::ffff:a.b.c.d; log the address it really has.
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;

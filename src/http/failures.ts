@@ -47,6 +47,11 @@ export const FAILURES = {
   storeUnavailable: { status: 503, message: 'the store is unavailable; try again shortly' },
   storeFull: { status: 507, message: "the server's storage is full; try again later" },
   starting: { status: 503, message: 'starting; try again shortly' },
+  // docs/contract.md section 23: one client address's bodies in flight on the routes open without a credential.
+  openBodiesBusy: {
+    status: 429,
+    message: 'too many requests with a body in flight from this address (enrollment or sign-in); retry shortly',
+  },
 
   // Forms and the guard (specification, Endpoints and Errors).
   badForm: { status: 400, message: 'bad form' },
@@ -119,6 +124,11 @@ export const FAILURES = {
     message:
       'this device credential has expired (older than PADDOCK_CREDENTIAL_MAX_AGE): the device must be enrolled again with a new enrollment link',
   },
+  credentialReused: {
+    status: 401,
+    message:
+      'this device credential was replaced by a rotation and presented again after its overlap: the device waits for an administrator (approve keeps the credential it holds now; reject revokes it)',
+  },
   credentialBody: { status: 400, message: 'POST /v1/credential takes an empty body or {}' },
   rotateRevoked: { status: 409, message: 'this device is revoked: it has no credential to rotate' },
   // docs/contract.md section 16: every control call of a pending device but enrollment and its facts.
@@ -126,6 +136,11 @@ export const FAILURES = {
     status: 403,
     message:
       "this device waits for an administrator's approval: nothing was stored (it may report its facts meanwhile)",
+  },
+  awaitingApprovalReused: {
+    status: 403,
+    message:
+      "a credential this device's rotation replaced was presented again: the device waits for an administrator's approval, and nothing is stored",
   },
   badRunId: { status: 400, message: RUN_ID_RULE },
   badPrivacyLevel: { status: 400, message: `X-Privacy-Level must be ${PRIVACY_LEVELS_TEXT}` },
@@ -214,6 +229,11 @@ export const FAILURES = {
   aboveRequest: {
     status: 403,
     message: 'privacy level more revealing than the request asked: upload at its level or a more private one',
+  },
+  /** X-Collection with a run id already stored at another level than X-Privacy-Level (issue 42). */
+  runLevelDiffers: {
+    status: 409,
+    message: 'a run with this id is stored at another privacy level than X-Privacy-Level',
   },
   badCollectionHeader: { status: 400, message: 'X-Collection must be a request id such as r_123' },
   badDeclineReason: { status: 400, message: 'reason must be a string of at most 200 visible characters' },

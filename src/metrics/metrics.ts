@@ -45,6 +45,8 @@ export interface Metrics {
   /**
    * A sweep that runs every `intervalMs`, and when its last run finished (epoch ms; undefined
    * before the first), read at each scrape: a cheap read (a field, or one setting by its key).
+   * Exported from the start: until a run finishes after this process started, the gauge holds the
+   * process's start, so PaddockSweepStalled also sees a first sweep that never finishes.
    */
   sweep(name: 'minute' | 'retention', intervalMs: number, finishedAt: () => Promise<number | undefined>): void;
 }
@@ -234,17 +236,15 @@ export function createMetrics(deps: {
     },
   });
   const sweeps = new Map<string, { intervalMs: number; finishedAt: () => Promise<number | undefined> }>();
+  // The metrics are made as the process starts: its start, for a sweep not finished since (issue 42).
+  const startedAt = deps.clock.now();
   new Gauge({
     name: 'paddock_sweep_last_timestamp_seconds',
-    help: "When the last sweep finished (unix seconds): minute (this instance's), retention (the last by any instance on the store)",
+    help: "When the last sweep finished (unix seconds; the process's start until one has since): minute (this instance's), retention (the last by any instance on the store)",
     labelNames: ['sweep'] as const,
     registers: [registry],
     async collect() {
-      for (const [sweep, s] of sweeps) {
-        const at = await s.finishedAt();
-        if (at === undefined) this.remove({ sweep });
-        else this.set({ sweep }, at / 1000);
-      }
+      for (const [sweep, s] of sweeps) this.set({ sweep }, Math.max((await s.finishedAt()) ?? 0, startedAt) / 1000);
     },
   });
   new Gauge({

@@ -10,25 +10,46 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { getHeapStatistics } from 'node:v8';
 import { connectionOf, isHeld } from '../http/held_connections.ts';
 
 /** File descriptors left for everything else: the database, log and data files, outgoing requests. */
 const FD_RESERVE = 512;
 /**
- * The most connections whatever the fd limit, for bounded memory: ten thousand idle ones cost about
- * 35 MiB of heap and 130 MiB of RSS (measured), so at most about 60 MiB and 220 MiB.
+ * The heap the costliest connection holds, measured (bench/heap_holds.ts; bench/results.md, "Issue
+ * 42: the heap holds"): a body in flight on `POST /v1/enroll` over TLS, stalled after 60 KiB of
+ * the 64 KiB it declared, 20.0 to 21.0 KiB of live heap across runs, and a device's request held
+ * over TLS 19.9 KiB; a stalled form on `/login` about 16 KiB, an idle connection 2.2 KiB. Rounded
+ * up past the highest run, so the ceiling errs low.
  */
-export const CONNECTION_CEILING = 16_384;
-/** The fewest, for a process started with a very low fd limit. */
+export const CONNECTION_HEAP_COST = 22 * 1024;
+/**
+ * The heap's limit kept from connections for the rest of the process: the young generation (three
+ * 8 MiB semi-spaces under `npm start`, inside the limit but never where a connection lives for
+ * long) and 40 MiB of old space, twice the 20 MiB live at rest, for the pages, uploads and sweeps
+ * in flight. The measure of it: with 10,000 requests held over TLS (204 MiB of live heap) in a 256
+ * MiB old space, pages and uploads kept their p95 (bench/results.md, issue 35).
+ */
+const HEAP_RESERVE = 64 * 2 ** 20;
+/** The fewest, for a process started with a very low fd limit or a very small heap. */
 const CONNECTION_FLOOR = 64;
 
 /**
- * Connections per process: the open-file limit less a reserve, within the ceiling. Node raises its
- * soft limit to the hard one as it starts, so this is the hard limit of the service's environment
- * (systemd: LimitNOFILE).
+ * The most connections the heap can hold (docs/contract.md section 23): its limit less the
+ * reserve, over the costliest connection. No number of connections then ends the process: each one
+ * past it closes the connection that holds the least (shedAtCap).
  */
-export function connectionCap(fdLimit: number = openFileLimit()): number {
-  return Math.max(CONNECTION_FLOOR, Math.min(CONNECTION_CEILING, fdLimit - FD_RESERVE));
+export function connectionCeiling(heapLimit: number = getHeapStatistics().heap_size_limit): number {
+  return Math.max(CONNECTION_FLOOR, Math.floor((heapLimit - HEAP_RESERVE) / CONNECTION_HEAP_COST));
+}
+
+/**
+ * Connections per process: the open-file limit less a reserve, within the heap's ceiling. Node
+ * raises its soft limit to the hard one as it starts, so this is the hard limit of the service's
+ * environment (systemd: LimitNOFILE).
+ */
+export function connectionCap(fdLimit: number = openFileLimit(), heapLimit?: number): number {
+  return Math.max(CONNECTION_FLOOR, Math.min(connectionCeiling(heapLimit), fdLimit - FD_RESERVE));
 }
 
 /** This process's open-file limit (Linux: /proc/self/limits); 1024 when it cannot be read. */

@@ -7,7 +7,7 @@
  */
 import {
   createServer as createHttpServer,
-  type IncomingMessage,
+  IncomingMessage,
   type Server,
   type ServerResponse,
   STATUS_CODES,
@@ -15,9 +15,10 @@ import {
 import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import { getRequestListener, RequestError } from '@hono/node-server';
+import { getRequestListener, type Http2Bindings, type HttpBindings, RequestError } from '@hono/node-server';
 import { failureResponse, failureText, FAILURES, type FailureName } from '../http/failures.ts';
 import { DEFAULT_CACHE_CONTROL, SECURITY_HEADERS } from '../http/security_headers.ts';
+import { noteMessage } from '../http/node_message.ts';
 import { ConfigError } from '../config/parse.ts';
 import type { PemPair } from '../config/pem.ts';
 import { TLS_PROFILE } from '../tls/profile.ts';
@@ -25,6 +26,7 @@ import { acceptTlsOnPlainPort } from './plain_port_tls.ts';
 import type { FastPath } from './health_fast_path.ts';
 import { connectionCap, shedAtCap } from './connections.ts';
 import { acceptProxyProtocol, type ProxyProtocolOptions } from './accept_proxy_protocol.ts';
+import type { OpenBodies } from './open_bodies.ts';
 
 export interface ListenOptions {
   host: string;
@@ -40,14 +42,19 @@ export interface ListenOptions {
   fastPath?: FastPath | undefined;
   /** True once the server is stopping: every answer then closes its connection (no keep-alive). */
   draining?: (() => boolean) | undefined;
-  /** Hears the status of each answer written here, before any handler (a request Node's parser refused). */
-  answeredEarly?: ((status: number) => void) | undefined;
+  /**
+   * Hears the status of each answer written here, before any handler: a request Node's parser
+   * refused (`busy` false), or a client over its bodies in flight on the open routes (`busy` true).
+   */
+  answeredEarly?: ((status: number, busy: boolean) => void) | undefined;
   /** Errors of the listening socket after it started (such as a failed accept). */
   onError?: ((err: Error) => void) | undefined;
   /** Connections kept open at most (see connections.ts); by default from the open-file limit. */
   maxConnections?: number | undefined;
   /** Load balancers that put a PROXY protocol header in front of their connections (see accept_proxy_protocol.ts). */
   proxyProtocol?: ProxyProtocolOptions | undefined;
+  /** Bodies in flight before any credential is checked, capped per client (see open_bodies.ts); by default not capped. */
+  openBodies?: OpenBodies | undefined;
 }
 
 /**
@@ -66,11 +73,16 @@ export function listen(
   opts: ListenOptions,
 ): Promise<Server> {
   // A request without Host (HTTP/1.0) is read as addressed to the listen address, as before.
-  const adapter = getRequestListener(handler, { hostname: opts.host, errorHandler: adapterError });
+  // Each Request remembers its Node message, from which the body door reads (http/node_message.ts).
+  const noted = (req: Request, env: HttpBindings | Http2Bindings) => {
+    if (env.incoming instanceof IncomingMessage) noteMessage(req, env.incoming);
+    return handler(req, env);
+  };
+  const adapter = getRequestListener(noted, { hostname: opts.host, errorHandler: adapterError });
   const fast = opts.fastPath;
-  const answerEarly = (res: ServerResponse, name: FailureName) => {
-    opts.answeredEarly?.(FAILURES[name].status);
-    sendFailure(res, name);
+  const answerEarly = (res: ServerResponse, name: FailureName, headers?: Record<string, string>) => {
+    opts.answeredEarly?.(FAILURES[name].status, name === 'openBodiesBusy');
+    sendFailure(res, name, headers);
   };
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     // RFC 9112 section 3.2: an HTTP/1.1 request without Host is answered 400 (Node's own answer
@@ -80,6 +92,9 @@ export function listen(
     // ours: the adapter would throw building the Request's URL, which it answers 500.
     if (req.headers.host !== undefined && !URL.canParse(`http://${req.headers.host}/`))
       return void answerEarly(res, 'badRequest');
+    // A client with too many bodies in flight on the open routes: told to retry, before its body is read.
+    if (opts.openBodies && !opts.openBodies.admit(req, res))
+      return void answerEarly(res, 'openBodiesBusy', { 'Retry-After': '1' });
     if (opts.draining?.()) res.setHeader('Connection', 'close');
     if (fast?.(req, res)) return;
     return adapter(req, res);
@@ -140,7 +155,7 @@ export function listen(
     if (err.code === 'ECONNRESET' || !socket.writable) socket.destroy();
     else {
       const name = CLIENT_ERROR_FAILURES[err.code ?? ''] ?? 'badRequest';
-      opts.answeredEarly?.(FAILURES[name].status);
+      opts.answeredEarly?.(FAILURES[name].status, false);
       socket.end(RAW_ANSWERS[name]);
     }
   });
@@ -194,9 +209,13 @@ const PLAIN_HEADERS = {
 };
 
 /** A named failure written straight to Node's response, and the connection closed after it. */
-function sendFailure(res: ServerResponse, name: FailureName): void {
+function sendFailure(res: ServerResponse, name: FailureName, headers: Record<string, string> = {}): void {
   const body = failureText(name);
-  res.writeHead(FAILURES[name].status, { ...PLAIN_HEADERS, 'Content-Length': String(Buffer.byteLength(body)) });
+  res.writeHead(FAILURES[name].status, {
+    ...PLAIN_HEADERS,
+    ...headers,
+    'Content-Length': String(Buffer.byteLength(body)),
+  });
   res.end(body);
 }
 

@@ -31,8 +31,9 @@ import { healthFastPath } from './health_fast_path.ts';
 import { hostOfHostHeader, hostRouter, sideResolver } from '../host/host_router.ts';
 import { drain } from './drain.ts';
 import { listen } from './listen.ts';
+import { openBodies } from './open_bodies.ts';
 import { trustedPeers } from './accept_proxy_protocol.ts';
-import { cutoffs, LAST_SWEEP_SETTING, parseSweepRecord, retentionOf } from '../domain/retention.ts';
+import { LAST_SWEEP_SETTING, parseSweepRecord, retentionOf } from '../domain/retention.ts';
 import { retentionSweeper } from '../sweep/retention.ts';
 import { SWEEP_EVERY_MS, sweeper } from '../sweep/sweeper.ts';
 import { syslogForwarder } from '../audit/syslog_forwarder.ts';
@@ -123,10 +124,13 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       control: () => control,
       fastPath: (req, res) => ready && health(req, res),
       draining: () => draining,
-      answeredEarly: (status) => metrics.answered({ server: 'none', route: 'unreadable', method: 'other', status }),
+      // `open_bodies_busy`: a client over its share of bodies in flight on the open routes (open_bodies.ts).
+      answeredEarly: (status, busy) =>
+        metrics.answered({ server: 'none', route: busy ? 'open_bodies_busy' : 'unreadable', method: 'other', status }),
       onError: (err) => logger.emit(EVENTS.serverError, { error: err.message }),
       maxConnections: opts.maxConnections,
       proxyProtocol: configured.proxyProtocolFrom && { trusted: trustedPeers(configured.proxyProtocolFrom) },
+      openBodies: openBodies(),
     });
     const address = server.address() as AddressInfo;
     const config = bindListenPort(configured, address.port);
@@ -173,13 +177,12 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
       intervalMs: config.sweepIntervalMs,
     });
     retention.start();
-    // From the store: with several instances, the last sweep may be another's (one at a time, by lease).
-    if (cutoffs(retentionOf(config), 0).length > 0)
-      metrics.sweep(
-        'retention',
-        config.sweepIntervalMs,
-        async () => parseSweepRecord(await store.getSetting(LAST_SWEEP_SETTING))?.at,
-      );
+    // From the store: with several instances, the last sweep may be another's (one at a time, by lease);
+    // or this instance's last run, which with nothing retained touches nothing. Exported from the start.
+    metrics.sweep('retention', config.sweepIntervalMs, async () => {
+      const last = [parseSweepRecord(await store.getSetting(LAST_SWEEP_SETTING))?.at, retention.finishedAt()];
+      return Math.max(...last.map((at) => at ?? 0)) || undefined;
+    });
     // docs/contract.md section 13: the audit trail also goes to a syslog collector, off the request path.
     const syslog =
       config.auditSyslog &&
@@ -215,7 +218,9 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
         await sender?.stop();
         await checks.stop();
         await retention.stop();
-        // The records of the last requests are written before the store closes, and sent when they can be.
+        // The records of the last requests are written before the store closes, and sent when they can be;
+        // so are the refusals counted and not yet audited (audit/refusal_limit.ts).
+        await audit.close();
         await logger.flush();
         await syslog?.stop();
         await store.close();

@@ -58,6 +58,21 @@ export const collectionsSql = {
   targetsInState: `SELECT t.seq, t.device, coalesce(d.name, t.device) AS name, t.state, t.since, t.run, t.reason
     FROM collection_targets t LEFT JOIN devices d ON d.id = t.device
     WHERE t.collection = ? AND t.state = ? AND t.seq < ? ORDER BY t.seq DESC LIMIT ?`,
+  /**
+   * A non-admin's view of a collection (section 15, as the device list scopes it, section 4): the
+   * targets of the devices it owns now, whoever asked them. A creator who has lost admin since sees
+   * nothing of another account's devices: not their ids, names, states, reasons, nor their number.
+   */
+  ownTargets: `SELECT t.seq, t.device, d.name, t.state, t.since, t.run, t.reason
+    FROM collection_targets t JOIN devices d ON d.id = t.device
+    WHERE t.collection = ? AND d.owner = ? AND t.seq < ? ORDER BY t.seq DESC LIMIT ?`,
+  ownTargetsInState: `SELECT t.seq, t.device, d.name, t.state, t.since, t.run, t.reason
+    FROM collection_targets t JOIN devices d ON d.id = t.device
+    WHERE t.collection = ? AND t.state = ? AND d.owner = ? AND t.seq < ? ORDER BY t.seq DESC LIMIT ?`,
+  /** As counts, of the targets of the owner's devices only (each target's device read by its id). */
+  ownCounts: (n: number) =>
+    `SELECT t.collection, t.state, count(*) AS n FROM collection_targets t JOIN devices d ON d.id = t.device
+      WHERE t.collection IN (${placeholders(n)}) AND d.owner = ? GROUP BY t.collection, t.state`,
   /** A device's open requests, oldest first (index collection_targets_open). */
   openRequests: `SELECT t.seq, t.state, c.id AS collection, c.privacy, c.reason, c.created_at, c.expires_at
     FROM collection_targets t JOIN collections c ON c.id = t.collection
@@ -66,14 +81,33 @@ export const collectionsSql = {
     `UPDATE collection_targets SET state = 'delivered', since = ? WHERE state = 'pending' AND seq IN (${placeholders(n)})`,
   request: `SELECT t.seq, t.state, t.run, c.id AS collection, c.privacy, c.reason, c.created_at, c.expires_at
     FROM collection_targets t JOIN collections c ON c.id = t.collection WHERE t.seq = ? AND t.device = ?`,
+  /**
+   * As request, with the level of the device's run `id` when one is stored (an upload's X-Collection,
+   * issue 42): a request and the run that would answer it, in one read.
+   */
+  requestAndRun: `SELECT t.seq, t.state, t.run, c.id AS collection, c.privacy, c.reason, c.created_at, c.expires_at,
+      (SELECT r.privacy FROM runs r WHERE r.device_id = t.device AND r.id = ?) AS stored
+    FROM collection_targets t JOIN collections c ON c.id = t.collection WHERE t.seq = ? AND t.device = ?`,
+  /**
+   * Fulfils an open, unexpired request by the run `run`, unless a run of that id is stored at a level
+   * more revealing than the request's (issue 42): the store itself never lets a request be answered
+   * above its level, even by an upload that raced another of the same id.
+   */
   fulfil: `UPDATE collection_targets SET state = 'fulfilled', since = ?, run = ?
     WHERE seq = ? AND device = ? AND state IN ${OPEN}
-      AND EXISTS (SELECT 1 FROM collections c WHERE c.id = collection_targets.collection AND c.expires_at > ?)`,
+      AND EXISTS (SELECT 1 FROM collections c WHERE c.id = collection_targets.collection AND c.expires_at > ?
+        AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.device_id = collection_targets.device AND r.id = ?
+          AND ${rank('r.privacy')} < ${rank('c.privacy')}))`,
   decline: `UPDATE collection_targets SET state = 'declined', since = ?, reason = ?
     WHERE seq = ? AND device = ? AND state IN ${OPEN}
       AND EXISTS (SELECT 1 FROM collections c WHERE c.id = collection_targets.collection AND c.expires_at > ?)`,
   cancel: `UPDATE collection_targets SET state = 'cancelled', since = ? WHERE collection = ? AND state IN ${OPEN}`,
-  markCancelled: 'UPDATE collections SET cancelled_at = ? WHERE id = ? AND cancelled_at IS NULL',
+  /** A non-admin creator's cancel: the open targets of the devices it owns now, no other account's. */
+  cancelOwn: `UPDATE collection_targets SET state = 'cancelled', since = ? WHERE collection = ? AND state IN ${OPEN}
+    AND device IN (SELECT id FROM devices WHERE owner = ?)`,
+  /** Marked cancelled once a cancel has left nothing open (a non-admin's may leave others' targets open). */
+  markCancelled: `UPDATE collections SET cancelled_at = ? WHERE id = ? AND cancelled_at IS NULL
+    AND NOT EXISTS (SELECT 1 FROM collection_targets t WHERE t.collection = ? AND t.state IN ${OPEN})`,
   /** The open targets of a revoked device (index collection_targets_open); their collections. */
   deviceOpen: `SELECT DISTINCT collection FROM collection_targets WHERE device = ? AND state IN ${OPEN}`,
   cancelDevice: `UPDATE collection_targets SET state = 'cancelled', since = ? WHERE device = ? AND state IN ${OPEN}`,
@@ -100,6 +134,9 @@ export const collectionsSql = {
   standingOf: (n: number) => `SELECT id, revoked_at, credential_version FROM devices WHERE id IN (${placeholders(n)})`,
   targetsByState: 'SELECT state, count(*) AS n FROM collection_targets GROUP BY state',
 } as const;
+
+/** The store's own view (events, the collection just created or closed): every target. */
+const EVERY: Viewer = { subject: '', admin: true };
 
 function placeholders(n: number): string {
   return Array.from({ length: n }, () => '?').join(', ');
@@ -180,19 +217,23 @@ function requestFrom(r: Row): DeviceRequest {
 }
 
 export function collectionsStore(db: Sql, wakeups: Wakeups): CollectionsStore {
-  async function countsOf(ids: readonly string[]): Promise<Map<string, TargetCounts>> {
+  /** Counts by state of each listed collection: every target for an admin (or the store itself), else the viewer's devices' only. */
+  async function countsOf(ids: readonly string[], viewer: Viewer = EVERY): Promise<Map<string, TargetCounts>> {
     const out = new Map(ids.map((id) => [id, emptyCounts()]));
     if (ids.length === 0) return out;
-    for (const r of await db.all(collectionsSql.counts(ids.length), ...ids)) {
+    const rows = viewer.admin
+      ? await db.all(collectionsSql.counts(ids.length), ...ids)
+      : await db.all(collectionsSql.ownCounts(ids.length), ...ids, viewer.subject);
+    for (const r of rows) {
       const counts = out.get(r.collection as string);
       if (counts) counts[r.state as TargetState] = Number(r.n);
     }
     return out;
   }
 
-  async function withCounts(r: Row | undefined): Promise<Collection | undefined> {
+  async function withCounts(r: Row | undefined, viewer: Viewer = EVERY): Promise<Collection | undefined> {
     if (r === undefined) return undefined;
-    return collectionFrom(r, (await countsOf([r.id as string])).get(r.id as string));
+    return collectionFrom(r, (await countsOf([r.id as string], viewer)).get(r.id as string));
   }
 
   /** Closes each collection with nothing open left; those this call closed, with their counts. */
@@ -235,7 +276,10 @@ export function collectionsStore(db: Sql, wakeups: Wakeups): CollectionsStore {
       const sql = stateCondition(base, state);
       const rows = await db.all(sql, ...(params as Param[]));
       const page = rows.slice(0, req.limit);
-      const counts = await countsOf(page.map((r) => r.id as string));
+      const counts = await countsOf(
+        page.map((r) => r.id as string),
+        viewer,
+      );
       const items = page.map((r) => collectionFrom(r, counts.get(r.id as string)));
       const last = page.at(-1);
       return rows.length > req.limit && last ? { items, next: String(last.seq) } : { items };
@@ -244,15 +288,19 @@ export function collectionsStore(db: Sql, wakeups: Wakeups): CollectionsStore {
     async collectionVisibleTo(viewer, id) {
       const r = await db.get(collectionsSql.byId, id);
       if (r === undefined || (!viewer.admin && r.created_by !== viewer.subject)) return undefined;
-      return withCounts(r);
+      return withCounts(r, viewer);
     },
 
-    async collectionTargets(id, req, state) {
+    async collectionTargets(viewer, id, req, state) {
       const before = req.before === undefined ? Number.MAX_SAFE_INTEGER : Number(req.before);
-      const rows =
-        state === undefined
-          ? await db.all(collectionsSql.targets, id, before, req.limit + 1)
-          : await db.all(collectionsSql.targetsInState, id, state, before, req.limit + 1);
+      const [sql, params]: [string, Param[]] = viewer.admin
+        ? state === undefined
+          ? [collectionsSql.targets, [id, before]]
+          : [collectionsSql.targetsInState, [id, state, before]]
+        : state === undefined
+          ? [collectionsSql.ownTargets, [id, viewer.subject, before]]
+          : [collectionsSql.ownTargetsInState, [id, state, viewer.subject, before]];
+      const rows = await db.all(sql, ...params, req.limit + 1);
       const items = rows.slice(0, req.limit).map((r): CollectionTarget => ({
         request: requestId(Number(r.seq)),
         device: r.device as string,
@@ -271,8 +319,10 @@ export function collectionsStore(db: Sql, wakeups: Wakeups): CollectionsStore {
     async cancelCollection(viewer, id, at) {
       const c = await db.get(collectionsSql.byId, id);
       if (c === undefined || (!viewer.admin && c.created_by !== viewer.subject)) return undefined;
-      const cancelled = await db.critical(collectionsSql.cancel, at, id);
-      if (cancelled > 0) await db.critical(collectionsSql.markCancelled, at, id);
+      const cancelled = viewer.admin
+        ? await db.critical(collectionsSql.cancel, at, id)
+        : await db.critical(collectionsSql.cancelOwn, at, id, viewer.subject);
+      if (cancelled > 0) await db.critical(collectionsSql.markCancelled, at, id, id);
       const [closed] = await closeDone([id], at);
       return { cancelled, closed };
     },
@@ -284,19 +334,23 @@ export function collectionsStore(db: Sql, wakeups: Wakeups): CollectionsStore {
       return rows.map(requestFrom);
     },
 
-    async requestOf(device, id) {
-      const r = await db.get(collectionsSql.request, requestSeq(id), device);
+    async requestOf(device, id, run) {
+      const r = await db.get(collectionsSql.requestAndRun, run ?? null, requestSeq(id), device);
       if (r === undefined) return undefined;
-      return { request: requestFrom(r), state: r.state as TargetState, run: (r.run as string | null) ?? null };
+      return {
+        request: requestFrom(r),
+        state: r.state as TargetState,
+        run: (r.run as string | null) ?? null,
+        stored: (r.stored as PrivacyLevel | null) ?? null,
+      };
     },
 
-    async fulfilRequest(device, id, run, at) {
-      const r = await db.get(collectionsSql.request, requestSeq(id), device);
-      if (r === undefined) return { outcome: 'unknown' };
-      if ((await db.critical(collectionsSql.fulfil, at, run, requestSeq(id), device, at)) !== 1)
+    async fulfilRequest(device, request, run, at) {
+      // The request as the upload read it (requestOf): the one conditional statement, no read again.
+      if ((await db.critical(collectionsSql.fulfil, at, run, requestSeq(request.id), device, at, run)) !== 1)
         return { outcome: 'not-open' };
-      const [closed] = await closeDone([r.collection as string], at);
-      return { outcome: 'fulfilled', collection: r.collection as string, createdAt: Number(r.created_at), closed };
+      const [closed] = await closeDone([request.collection], at);
+      return { outcome: 'fulfilled', collection: request.collection, createdAt: request.createdAt, closed };
     },
 
     async declineRequest(device, id, reason, at) {

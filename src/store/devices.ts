@@ -3,7 +3,7 @@
  * enrollDevice needs a transaction, so each backend writes it in its own devices.ts, with the
  * statements below.
  */
-import { cursor, deviceFrom } from './rows.ts';
+import { cursor, deviceFrom, pendingReason } from './rows.ts';
 import { labelConditions, labelsFrom, labelsSql, withLabels } from './labels.ts';
 import { factConditions, factReach, reportOfSeq, withFacts } from './facts.ts';
 import type { FactSelector } from '../domain/facts.ts';
@@ -19,7 +19,7 @@ import type { Note } from '../events/note.ts';
 
 /** The columns of a Device, in the order deviceFromArray reads them after the cursor. */
 const columns =
-  'id, name, owner, enrolled_at, last_seen_at, last_upload_at, revoked_at, enrolled_by, enroll_note, max_privacy, pending_since';
+  'id, name, owner, enrolled_at, last_seen_at, last_upload_at, revoked_at, enrolled_by, enroll_note, max_privacy, pending_since, pending_reason';
 
 /** The columns deviceFrom reads, for statements of other files that return a Device (store/credentials.ts). */
 export const deviceColumns = columns;
@@ -206,7 +206,7 @@ export const devicesSql = {
   revoke: `UPDATE devices SET revoked_at = ?, pending_since = NULL
     WHERE id = ? AND revoked_at IS NULL AND (? OR owner = ?) RETURNING id`,
   /** Approval (docs/contract.md section 16): only a device that waits, once. */
-  approve: `UPDATE devices SET pending_since = NULL
+  approve: `UPDATE devices SET pending_since = NULL, pending_reason = NULL
     WHERE id = ? AND pending_since IS NOT NULL AND revoked_at IS NULL AND (? OR owner = ?) RETURNING id`,
   /** Rejection revokes a device that waits, in one statement, so an approval racing it leaves one outcome. */
   reject: `UPDATE devices SET revoked_at = ?, pending_since = NULL
@@ -377,5 +377,6 @@ function deviceFromArray(r: unknown[]): Device {
     enrollNote: r[9] as string,
     maxPrivacy: r[10] as PrivacyLevel,
     pendingSince: r[11] === null || r[11] === undefined ? null : Number(r[11]),
+    pendingReason: r[11] === null || r[11] === undefined ? null : pendingReason(r[12]),
   };
 }

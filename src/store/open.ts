@@ -1,12 +1,28 @@
-/** Opens the store the configuration names: PostgreSQL when PADDOCK_DATABASE_URL is set, else SQLite. */
+/**
+ * Opens the store the configuration names (PostgreSQL when PADDOCK_DATABASE_URL is set, else
+ * SQLite), with its secret settings sealed under PADDOCK_SEAL_KEY_FILE (seal_store.ts).
+ */
 import type { Config } from '../config/config.ts';
 import { ConfigError } from '../config/parse.ts';
 import { innermostReason } from './errors.ts';
+import { sealStore } from './seal_store.ts';
 import { openSqliteStore } from './sqlite/store.ts';
 import type { Store } from './store.ts';
 
-/** A store that cannot be opened is a bad setting: the error names the variable (never its value). */
-export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePool'>): Promise<Store> {
+type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePool' | 'sealKeyFile'>;
+
+/** A store that cannot be opened, or whose seal key is wrong, is a bad setting: the error names the variable. */
+export async function openStore(config: StoreConfig): Promise<Store> {
+  const store = await openUnsealed(config);
+  try {
+    return await sealStore(store, config.sealKeyFile);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
+async function openUnsealed(config: StoreConfig): Promise<Store> {
   if (config.databaseUrl !== undefined) {
     // Loaded only when used, so a SQLite deployment never loads pg.
     const { openPostgresStore } = await import('./postgres/store.ts');

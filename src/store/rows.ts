@@ -18,7 +18,13 @@ export function deviceFrom(r: Row): Device {
     enrollNote: r.enroll_note as string,
     maxPrivacy: r.max_privacy as PrivacyLevel,
     pendingSince: r.pending_since === null || r.pending_since === undefined ? null : Number(r.pending_since),
+    pendingReason: r.pending_since === null || r.pending_since === undefined ? null : pendingReason(r.pending_reason),
   };
+}
+
+/** A stored pending_reason, read only while the device waits (approval and revocation leave it). */
+export function pendingReason(v: unknown): string | null {
+  return typeof v === 'string' ? v : null;
 }
 
 export function summaryFrom(r: Row): RunSummary {

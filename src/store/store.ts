@@ -153,9 +153,21 @@ export interface CollectionsStore {
   collectionsVisibleTo(viewer: Viewer, page: PageRequest, state?: CollectionState): Promise<Page<Collection>>;
   /** One collection, with its counts, when the viewer created it or is an admin. */
   collectionVisibleTo(viewer: Viewer, id: string): Promise<Collection | undefined>;
-  /** A page of a collection's targets, newest first, in one state or all. */
-  collectionTargets(id: string, page: PageRequest, state?: TargetState): Promise<Page<CollectionTarget>>;
-  /** Cancels the open targets of a collection the viewer may cancel; undefined when it may not (or none such). */
+  /**
+   * A page of a collection's targets, newest first, in one state or all: every target for an admin,
+   * else those of the viewer's own devices (as the device list scopes them); collectionVisibleTo's
+   * and collectionsVisibleTo's counts are scoped alike.
+   */
+  collectionTargets(
+    viewer: Viewer,
+    id: string,
+    page: PageRequest,
+    state?: TargetState,
+  ): Promise<Page<CollectionTarget>>;
+  /**
+   * Cancels the open targets of a collection the viewer may cancel (an admin: all of them; its
+   * non-admin creator: those of its own devices); undefined when it may not (or none such).
+   */
   cancelCollection(
     viewer: Viewer,
     id: string,
@@ -163,13 +175,28 @@ export interface CollectionsStore {
   ): Promise<{ cancelled: number; closed: Collection | undefined } | undefined>;
   /** The device's open, unexpired requests, oldest first, at most `limit`; the pending ones become delivered. */
   takeRequests(device: string, now: number, limit: number): Promise<DeviceRequest[]>;
-  /** One of the device's requests, in whatever state; undefined for another device's or an unknown one. */
+  /**
+   * One of the device's requests, in whatever state; undefined for another device's or an unknown
+   * one. With `run`, `stored` is the level of the device's run of that id when one is stored (null
+   * otherwise), read in the same statement: an upload's X-Collection is judged on one read.
+   */
   requestOf(
     device: string,
     id: string,
-  ): Promise<{ request: DeviceRequest; state: TargetState; run: string | null } | undefined>;
-  /** Marks the device's open request fulfilled by `run`. */
-  fulfilRequest(device: string, id: string, run: string, at: number): Promise<RequestAnswer>;
+    run?: string,
+  ): Promise<
+    { request: DeviceRequest; state: TargetState; run: string | null; stored: PrivacyLevel | null } | undefined
+  >;
+  /**
+   * Marks the device's open request fulfilled by `run`: 'not-open' when it is not (or is another
+   * device's). The request is the one requestOf read, not read again.
+   */
+  fulfilRequest(
+    device: string,
+    request: Pick<DeviceRequest, 'id' | 'collection' | 'createdAt'>,
+    run: string,
+    at: number,
+  ): Promise<RequestAnswer>;
   /** Marks the device's open request declined with `reason`. */
   declineRequest(device: string, id: string, reason: string, at: number): Promise<RequestAnswer>;
   /** Cancels a (revoked) device's open requests; the collections that closed. */
@@ -227,7 +254,16 @@ export interface CredentialsStore {
    * from it again (rotationOf). `note`: the change's outbox message.
    */
   rotateCredential(
-    rotation: { device: string; replaced: string; hash: string; salt: string; at: number; until: number },
+    rotation: {
+      device: string;
+      replaced: string;
+      hash: string;
+      salt: string;
+      at: number;
+      until: number;
+      /** The replaced credential's hash is kept until then, to recognise its reuse (replacedCredential). */
+      keepUntil: number;
+    },
     note?: Note,
   ): Promise<boolean>;
   /** The salt and the new credential's hash of the rotation that replaced `replaced`, while that still works at `now`. */
@@ -240,6 +276,31 @@ export interface CredentialsStore {
   deviceCredential(id: string): Promise<CredentialState | undefined>;
   /** Clears the replaced credential and the salt of up to `limit` devices whose overlap passed by `now`; how many. */
   endOverlaps(now: number, limit: number): Promise<number>;
+  /** A credential some rotation replaced, kept at `now` (docs/contract.md section 16, reuse is theft), and its device. */
+  replacedCredential(hash: string, now: number): Promise<ReplacedCredential | undefined>;
+  /**
+   * Makes the device pending for the reuse of a replaced credential, when it is neither pending nor
+   * revoked: true for the one call that does (which writes `note`), however many race.
+   */
+  noteCredentialReused(device: string, at: number, note?: Note): Promise<boolean>;
+  /**
+   * Records the first reissue of the credential that replaced the one hashed `replaced` (a rotation
+   * asked again with it in its overlap): true for the one call that does, which writes `note`.
+   */
+  noteCredentialReissued(replaced: string, at: number, note?: Note): Promise<boolean>;
+  /** Forgets up to `limit` replaced credentials kept until `now` or before; how many. */
+  endReplaced(now: number, limit: number): Promise<number>;
+}
+
+/** A replaced credential's device, as its reuse is judged. */
+export interface ReplacedCredential {
+  device: string;
+  owner: string;
+  replacedAt: number;
+  /** When its overlap ended (the new credential's first use) or ends (10 minutes after the rotation). */
+  overlapUntil: number;
+  pendingSince: number | null;
+  revokedAt: number | null;
 }
 
 /** Devices (store/devices.ts and labels.ts; enrollDevice and changeLabels in each backend's devices.ts). */
@@ -467,6 +528,17 @@ export interface WebhooksStore {
   pruneWebhooks(before: number, limit: number): Promise<number>;
 }
 
+/** The sign-in states that came back to the callback (store/oidc_states.ts; docs/contract.md section 23). */
+export interface OidcStatesStore {
+  /**
+   * Records that `state` came back, remembered until `expiresAt`: true the first time only, on
+   * any instance sharing the store; false when it had come back already (a replay).
+   */
+  oidcStateCameBack(state: string, expiresAt: number): Promise<boolean>;
+  /** Deletes up to `limit` states expired at `now`; how many (the minute sweep). */
+  pruneOidcStates(now: number, limit: number): Promise<number>;
+}
+
 export interface Store
   extends
     WebhooksStore,
@@ -483,6 +555,7 @@ export interface Store
     TotpStore,
     CollectionsStore,
     FactsStore,
-    CredentialsStore {
+    CredentialsStore,
+    OidcStatesStore {
   close(): Promise<void>;
 }

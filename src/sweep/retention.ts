@@ -41,7 +41,16 @@ export interface RetentionSweepOptions {
 export interface RetentionSweeper {
   /** One sweep now: what it did, or undefined when nothing is retained or another instance holds the lease. */
   sweep(): Promise<SweepRecord | undefined>;
+  /**
+   * Starts the timer, also with nothing retained (each run then finishes at once, touching nothing):
+   * so the stalled-sweep gauge always has a sweep to follow.
+   */
   start(): void;
+  /**
+   * When this instance's last run finished (epoch ms): a sweep, or a run with nothing retained; not
+   * one that found the lease held by another (whose sweep the store's record shows). Undefined before the first.
+   */
+  finishedAt(): number | undefined;
   /** Stops the timer and waits for a sweep in progress. */
   stop(): Promise<void>;
 }
@@ -53,12 +62,16 @@ export function retentionSweeper(opts: RetentionSweepOptions): RetentionSweeper 
   const batches = opts.batches ?? RETENTION_BATCHES;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
+  let finished: number | undefined;
 
   const lease = () => store.takeLease(SWEEP_LEASE, holder, clock.now(), clock.now() + opts.intervalMs);
 
   async function sweep(): Promise<SweepRecord | undefined> {
     const levels = cutoffs(opts.retention, clock.now());
-    if (levels.length === 0) return undefined;
+    if (levels.length === 0) {
+      finished = clock.now();
+      return undefined;
+    }
     try {
       if (!(await lease())) return undefined;
     } catch (err) {
@@ -99,6 +112,7 @@ export function retentionSweeper(opts: RetentionSweepOptions): RetentionSweeper 
     await store.setSetting(LAST_SWEEP_SETTING, JSON.stringify(record)).catch(failed);
     // Released even when the record could not be written; if this fails too, it lapses at its expiry.
     await store.releaseLease(SWEEP_LEASE, holder).catch(failed);
+    finished = clock.now();
     return record;
   }
 
@@ -109,7 +123,6 @@ export function retentionSweeper(opts: RetentionSweepOptions): RetentionSweeper 
   return {
     sweep,
     start() {
-      if (cutoffs(opts.retention, 0).length === 0) return;
       timer = setInterval(() => {
         running ??= sweep().finally(() => (running = undefined));
       }, opts.intervalMs);
@@ -119,5 +132,6 @@ export function retentionSweeper(opts: RetentionSweepOptions): RetentionSweeper 
       clearInterval(timer);
       await running;
     },
+    finishedAt: () => finished,
   };
 }

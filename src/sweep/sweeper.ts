@@ -1,8 +1,9 @@
 /**
  * The minute sweeper: once a minute, the work nobody asks for (docs/contract.md section 9), each
  * job in its own file: audit_prune.ts and, when PADDOCK_REVOKE_STALE_AFTER is set, stale_revoke.ts;
- * collections past their expiry are closed too (actions/collections.ts), and what credential
- * rotations kept for their overlap is cleared once it has passed.
+ * collections past their expiry are closed too (actions/collections.ts), what credential
+ * rotations kept for their overlap is cleared once it has passed, replaced credentials kept long
+ * enough are forgotten, and expired sign-in states go.
  * This file is their timer: each run does both, a failure of one does not stop the other, and a
  * run still going is not doubled. (The retention sweep of runs has its own timer: retention.ts.)
  */
@@ -30,6 +31,8 @@ export interface SweeperOptions {
     | 'cancelDeviceRequests'
     | 'enqueue'
     | 'endOverlaps'
+    | 'endReplaced'
+    | 'pruneOidcStates'
   >;
   logger: Logger;
   clock: Clock;
@@ -44,7 +47,16 @@ export interface SweeperOptions {
 
 export interface Sweeper {
   /** One run now; resolves with what it did. */
-  sweep(): Promise<{ pruned: number; stale: number; revoked: number; expired: number; overlaps: number }>;
+  sweep(): Promise<{
+    pruned: number;
+    stale: number;
+    revoked: number;
+    expired: number;
+    overlaps: number;
+    states: number;
+    /** Replaced credentials kept long enough, forgotten (docs/contract.md section 16, reuse is theft). */
+    replaced: number;
+  }>;
   /** Starts the timer (unref'd: it never keeps the process alive). */
   start(everyMs?: number): void;
   /** Stops the timer and waits for a run in progress. */
@@ -87,8 +99,16 @@ export function sweeper(opts: SweeperOptions): Sweeper {
     );
     // docs/contract.md section 16: what rotations kept for their overlap, once it has passed.
     const overlaps = await store.endOverlaps(clock.now(), batch).catch((err: unknown) => failed('end overlaps', err));
+    // docs/contract.md section 23: sign-in states that came back, once no instance would take them again.
+    const states = await store
+      .pruneOidcStates(clock.now(), batch)
+      .catch((err: unknown) => failed('prune sign-in states', err));
+    // docs/contract.md section 16: replaced credentials kept for PADDOCK_CREDENTIAL_MAX_AGE (or 90 days).
+    const replaced = await store
+      .endReplaced(clock.now(), batch)
+      .catch((err: unknown) => failed('forget replaced credentials', err));
     finished = clock.now();
-    return { pruned, stale, revoked, expired, overlaps };
+    return { pruned, stale, revoked, expired, overlaps, states, replaced };
   }
 
   function failed(what: string, err: unknown): number {

@@ -9,6 +9,7 @@
 import { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import { StoreError } from '../store/errors.ts';
+import { SECRET_SETTINGS } from '../store/sealed_settings.ts';
 import type { Store } from '../store/store.ts';
 
 /** What the identity needs of the store: its settings, shared by every instance. */
@@ -27,9 +28,9 @@ export interface ControlIdentity {
 /**
  * The store's setting holding the generated pair and the next key, as JSON `{certPem, keyPem,
  * nextKeyPem}`: one row, so that a rotation changes all three at once for every instance. A store
- * made before issue 36 has no `nextKeyPem` until it is first opened.
+ * made before issue 36 has no `nextKeyPem` until it is first opened. Sealed in the store (issue 42).
  */
-export const CONTROL_TLS_SETTING = 'control_tls';
+export const CONTROL_TLS_SETTING = SECRET_SETTINGS.controlTls;
 
 interface StoredIdentity {
   certPem: string;
@@ -86,6 +87,25 @@ export async function rotateControlKey(
     return { ...issue(hostname, now, stored.nextKeyPem), nextKeyPem: generateKeyPem() };
   });
   return { retired: certificatePin((replaced as StoredIdentity).certPem), identity };
+}
+
+/**
+ * For a control key that may have been copied (`rotate-control-key --compromised`): both keys, the
+ * served one and the next one every link and device already holds, are replaced by new ones at
+ * once, so neither old pin is trusted by a device again and every device needs a new link.
+ */
+export async function replaceControlKeys(
+  store: ControlKeyStore,
+  controlHost: string,
+  now: number,
+): Promise<{ retired: string[]; identity: ControlIdentity }> {
+  const hostname = hostnameOf(controlHost);
+  let replaced: StoredIdentity | undefined;
+  const identity = await changeStored(store, hostname, now, (stored) => {
+    replaced = stored;
+    return { ...issue(hostname, now), nextKeyPem: generateKeyPem() };
+  });
+  return { retired: replaced ? identityOf(replaced).pins.slice() : [], identity };
 }
 
 /**

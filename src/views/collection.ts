@@ -2,7 +2,8 @@
  * One collection's page (docs/contract.md section 15): what was asked, by whom, until when; its
  * targets counted by state; and the targets themselves, newest first and keyset-paged: each
  * device, its state and since when, and the run it produced (linked) or why it declined or was
- * skipped. While anything is open, a button cancels it.
+ * skipped. While anything is open, a button cancels it. A non-admin's counts and targets are those
+ * of its own devices (the store scopes them), and so is what its button cancels.
  */
 import { type Collection, type CollectionTarget, type SkipReason, TARGET_STATES } from '../domain/collections.ts';
 import type { Page } from '../domain/paging.ts';
@@ -49,7 +50,7 @@ export function collectionPage(
         <dt>State</dt>
         <dd>${collectionState(c, chrome.now)}</dd>
       </dl>
-      ${c.closedAt === null ? actionButton(`${path}/cancel`, chrome.csrf, 'Cancel the open requests') : ''}
+      ${c.counts.pending + c.counts.delivered > 0 ? actionButton(`${path}/cancel`, chrome.csrf, 'Cancel the open requests') : ''}
       <h2>Targets by state</h2>
       ${countsTable(c, path)}
       <h2>Targets</h2>

@@ -21,6 +21,8 @@ const statusText = {
   pending: 'pending: it waits for an administrator to approve or reject it; until then it may only report its facts',
   revoked: 'revoked: its credential is refused',
 } as const;
+/** A device that waits after a reused credential may not even report its facts (docs/contract.md section 16). */
+const REUSED_TEXT = 'pending: it waits for an administrator to approve or reject it; until then it reaches nothing';
 
 export function devicePage(
   chrome: Chrome,
@@ -49,7 +51,8 @@ export function devicePage(
         <dt>Owner</dt>
         <dd>${d.owner}</dd>
         <dt>Status</dt>
-        <dd>${statusText[status]}${d.revokedAt === null ? '' : html` (revoked ${time(d.revokedAt, chrome.now)})`}</dd>
+        <dd>${d.pendingReason === null ? statusText[status] : REUSED_TEXT}${d.revokedAt === null ? '' : html` (revoked ${time(d.revokedAt, chrome.now)})`}</dd>
+        ${d.pendingReason === null ? '' : pendingReason(d.pendingReason, d.pendingSince, chrome.now)}
         <dt>Enrolled</dt>
         <dd>${time(d.enrolledAt, chrome.now)}${d.enrolledBy ? html`, with a token minted by ${d.enrolledBy}` : ''}</dd>
         <dt>Enrollment note</dt>
@@ -103,6 +106,21 @@ function actions(chrome: Chrome, d: LabelledDevice, path: string): Html {
         ? html`<p><a href="/audit?device=${encodeURIComponent(d.id)}">This device in the audit trail</a></p>`
         : html`<p>Revoking and deleting devices is for administrators.</p>`
     }`;
+}
+
+/**
+ * Why a device waits, when not since its enrollment (docs/contract.md section 16, reuse is theft),
+ * and what each answer does to the two copies of its credential.
+ */
+function pendingReason(reason: string, since: number | null, now: number): Html {
+  return html`<dt>Pending because</dt>
+    <dd>
+      <strong>${reason}</strong> ${time(since, now)}: a credential that a rotation of this device replaced was
+      presented again after its overlap, so a copy of it is in other hands. Neither copy reaches anything, its
+      facts included. Approving keeps the credential the device holds now (the copy that rotated last) and
+      refuses the replaced one; should a replaced one be presented again, the device waits again. Reject when
+      you cannot tell which copy is the device's: it is revoked and must be enrolled again.
+    </dd>`;
 }
 
 /** Approve or reject a pending device (docs/contract.md section 16): a rejected one is revoked. */

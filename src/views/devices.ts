@@ -2,7 +2,7 @@
  * The device list: the filter form (GET, works without script), the table with a checkbox per
  * device for the bulk form, and paging links that keep the filters (docs/contract.md section 9).
  */
-import { deviceStatus, type LabelledDevice } from '../domain/devices.ts';
+import { type DeviceStatus, deviceStatus, type LabelledDevice } from '../domain/devices.ts';
 import type { Page } from '../domain/paging.ts';
 import { type DeviceQuery, DEVICES } from '../lists/devices.ts';
 import { listQueryString, valuesOf } from '../lists/parameters.ts';
@@ -17,6 +17,13 @@ import { labelsShown } from './labels.ts';
 
 export function devicePath(id: string): string {
   return `/devices/${encodeURIComponent(id)}`;
+}
+
+/** A device's status as the list shows it: when revoked, and why it waits (docs/contract.md section 16). */
+function statusCell(status: DeviceStatus, d: LabelledDevice, now: number): Html | string {
+  if (status === 'revoked') return html`revoked ${time(d.revokedAt, now)}`;
+  if (status === 'pending' && d.pendingReason !== null) return html`pending (${d.pendingReason})`;
+  return status;
 }
 
 export function devicesPage(
@@ -97,7 +104,7 @@ function table(chrome: Chrome, items: LabelledDevice[], staleBefore: number): Ht
           <td>${time(d.enrolledAt, chrome.now)}</td>
           <td>${time(d.lastSeenAt, chrome.now)}</td>
           <td>${time(d.lastUploadAt, chrome.now)}</td>
-          <td>${status === 'revoked' ? html`revoked ${time(d.revokedAt, chrome.now)}` : status}</td>
+          <td>${statusCell(status, d, chrome.now)}</td>
           <td>${labelsShown(d.labels)}</td>
           ${
             admin

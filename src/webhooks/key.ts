@@ -5,9 +5,10 @@
  * secret (docs/decisions.md, issue 26).
  */
 import { randomBytes } from 'node:crypto';
+import { SECRET_SETTINGS } from '../store/sealed_settings.ts';
 import type { Store } from '../store/store.ts';
 
-export const SEAL_KEY_SETTING = 'webhook_seal_key';
+export const SEAL_KEY_SETTING = SECRET_SETTINGS.webhookSealKey;
 
 export async function webhookSealKey(store: Pick<Store, 'setSettingIfAbsent'>): Promise<Buffer> {
   return Buffer.from(await store.setSettingIfAbsent(SEAL_KEY_SETTING, randomBytes(32).toString('base64')), 'base64');

@@ -34,7 +34,7 @@ const used = 'access_token.used' as const;
 
 /** The targets of a collection as [device, state, reason], in the store. */
 async function targets(w: World, id: string) {
-  return (await w.h.store.collectionTargets(id, { limit: 50 })).items
+  return (await w.h.store.collectionTargets({ subject: 'local:admin', admin: true }, id, { limit: 50 })).items
     .map((t) => [t.device, t.state, t.reason])
     .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
 }

@@ -145,7 +145,7 @@ test('finding: a username with CR and LF cannot forge a syslog record or an audi
     const stored = (await h.store.auditPage({}, { limit: 10 })).items;
     assert.deepEqual(
       stored.map((r) => [r.event, r.account, r.detail]),
-      [['login.local.failed', `local:${FORGED}`, `user=${FORGED}`]],
+      [['login.local.failed', `local:${FORGED}`, `user=${FORGED} count=1`]],
     );
 
     // The JSONL export: one line a record, which parses back to the value.
@@ -157,7 +157,7 @@ test('finding: a username with CR and LF cannot forge a syslog record or an audi
     assert.equal(lines.length, 1, 'one line for the one record');
     const line = JSON.parse(lines[0] ?? '') as AuditRecord;
     assert.equal(line.account, `local:${FORGED}`);
-    assert.equal(line.detail, `user=${FORGED}`);
+    assert.equal(line.detail, `user=${FORGED} count=1`);
 
     // The collector: one message, with no control in it, its structured data escaped.
     await forward(h, c.port, async () => (await h.store.auditForwarded(SYSLOG_POSITION)).seq >= 1);
@@ -168,9 +168,9 @@ test('finding: a username with CR and LF cannot forge a syslog record or an audi
     assert.match(message, /^<84>1 2\S+ paddock-test paddock 4242 login\.local\.failed \[paddock@32473 seq="1" /);
     const params = sdParams(message);
     assert.equal(params.account, `local:${FORGED_TEXT}`);
-    assert.equal(params.detail, `user=${FORGED_TEXT}`);
+    assert.equal(params.detail, `user=${FORGED_TEXT} count=1`);
     const msg = JSON.parse(message.slice(message.indexOf('] {') + 2)) as AuditRecord;
-    assert.equal(msg.detail, `user=${FORGED}`, 'MSG holds the exact value, JSON-escaped');
+    assert.equal(msg.detail, `user=${FORGED} count=1`, 'MSG holds the exact value, JSON-escaped');
   } finally {
     await c.close();
     await h.close();
@@ -194,9 +194,9 @@ describe('finding: through a real collector (rsyslogd)', { skip: rsyslogMissing(
         seq: '1',
         account: `local:${FORGED_TEXT}`,
         client: '203.0.113.7',
-        detail: `user=${FORGED_TEXT}`,
+        detail: `user=${FORGED_TEXT} count=1`,
       });
-      assert.equal((JSON.parse(m?.msg ?? '') as AuditRecord).detail, `user=${FORGED}`);
+      assert.equal((JSON.parse(m?.msg ?? '') as AuditRecord).detail, `user=${FORGED} count=1`);
     } finally {
       await c.dispose();
       await h.close();

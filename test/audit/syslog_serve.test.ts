@@ -48,7 +48,7 @@ describe('paddock serve and check with an audit syslog collector', { skip: missi
       const got = await c.waitFor((r) => r.some((m) => m.msgid === 'login.local.failed'));
       const failed = got.find((m) => m.msgid === 'login.local.failed');
       assert.equal(failed?.fields[SD_ID]?.account, 'local:admin');
-      assert.equal(failed?.fields[SD_ID]?.detail, 'user=admin');
+      assert.equal(failed?.fields[SD_ID]?.detail, 'user=admin count=1');
       assert.ok(!JSON.stringify(got).includes('not the password'), 'never a secret');
       serve.child.kill('SIGTERM');
       assert.equal(await serve.exited, 0);

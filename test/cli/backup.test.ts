@@ -201,7 +201,12 @@ test(
       p.child.kill('SIGTERM');
       await p.exited;
       execFileSync('pg_restore', ['--no-owner', `--dbname=${databaseUrl(second)}`, dump]);
-      const fresh = await serve({ PADDOCK_DATA_DIR: join(dir, 'b'), PADDOCK_DATABASE_URL: databaseUrl(second) });
+      // The dump holds the secrets sealed: the new server is given the seal key file they were sealed with.
+      const fresh = await serve({
+        PADDOCK_DATA_DIR: join(dir, 'b'),
+        PADDOCK_DATABASE_URL: databaseUrl(second),
+        PADDOCK_SEAL_KEY_FILE: join(dir, 'a', 'seal.key'),
+      });
       try {
         const run = await fetch(`${fresh.base}/runs/${id}/dumped`, { headers: { cookie } });
         assert.equal(run.status, 200, 'the session key and the run came with the dump');

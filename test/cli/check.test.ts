@@ -2,7 +2,8 @@
 // and exit codes a script or an init container can act on (0 all passed, 1 a check failed,
 // 2 the configuration is invalid).
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -37,6 +38,7 @@ test('a new installation: every check passes, and the data directory is left as 
     [
       'ok   configuration: valid; console at http://127.0.0.1:8080',
       `ok   store: SQLite ${join(dir, 'data', 'paddock.db')}, none yet: created at the first start`,
+      `ok   seal key: ${join(dir, 'data', 'seal.key')}: none yet: made at the next start (keep it: no backup of the store holds it)`,
       'skip identity provider: not configured: the break-glass password only',
       'skip certificate PADDOCK_TLS_CERT: no TLS configured: plain HTTP on a loopback address',
       'skip control certificate: none yet: generated at the first start, kept in the store',
@@ -123,7 +125,7 @@ test('an unreachable provider, a newer schema and an expired certificate each fa
     r.stdout,
     /^ok {3}control certificate: generated, IP Address:127\.0\.0\.1, .*; it does not name control\.test/m,
   );
-  assert.equal(r.stdout.trim().split('\n').length, 6, 'one line per check');
+  assert.equal(r.stdout.trim().split('\n').length, 7, 'one line per check');
 });
 
 test('the control certificate: its days left, and a name that is not the control host', async () => {
@@ -139,6 +141,7 @@ test('the control certificate: its days left, and a name that is not the control
   await serveOnce({});
   const plain = await check({ PADDOCK_DATA_DIR: data });
   assert.equal(plain.code, 0, plain.stdout);
+  assert.match(plain.stdout, /^ok {3}seal key: .*seal\.key opens the store's secrets$/m);
   assert.match(
     plain.stdout,
     /^ok {3}control certificate: generated, IP Address:127\.0\.0\.1, valid until .* \(39[67] days left\)$/m,
@@ -168,6 +171,31 @@ test('the control certificate: its days left, and a name that is not the control
   const wrong = await check({ PADDOCK_DATA_DIR: data, ...tls, PADDOCK_BASE_URL: 'https://console.test:8443' });
   assert.equal(wrong.code, 1);
   assert.match(wrong.stdout, /^FAIL certificate PADDOCK_TLS_CERT: DNS:admin\.test: does not name console\.test$/m);
+});
+
+test("a seal key that is missing or not the store's: exit 2, and the control certificate is not read", async () => {
+  const dir = await workspace();
+  const data = join(dir, 'data');
+  const serve = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: data });
+  await serve.waitFor(/serving on/);
+  serve.child.kill('SIGTERM');
+  await serve.exited;
+  const key = join(data, 'seal.key');
+  await rename(key, join(dir, 'kept.key'));
+  const missing = await check({ PADDOCK_DATA_DIR: data });
+  assert.equal(missing.code, 2, missing.stdout);
+  assert.match(
+    missing.stdout,
+    new RegExp(`^FAIL seal key: ${key} does not exist, and the store's secrets are sealed`, 'm'),
+  );
+  assert.match(missing.stdout, /^skip control certificate: sealed in the store, and the seal key cannot open it$/m);
+  await writeFile(key, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  const wrong = await check({ PADDOCK_DATA_DIR: data });
+  assert.equal(wrong.code, 2, wrong.stdout);
+  assert.match(
+    wrong.stdout,
+    new RegExp(`^FAIL seal key: ${key} is not the seal key the store's secrets are sealed with: `, 'm'),
+  );
 });
 
 const available = await postgresAvailable();

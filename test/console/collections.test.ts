@@ -93,7 +93,7 @@ async function nothingCreated(h: Harness) {
 async function theOnlyCollection(h: Harness) {
   const [c, more] = await collectionsMade(h);
   assert.ok(c && !more, 'exactly one collection');
-  const targets = (await h.store.collectionTargets(c.id, { limit: 100 })).items;
+  const targets = (await h.store.collectionTargets(ALL, c.id, { limit: 100 })).items;
   return { c, targets: targets.map((t) => [t.device, t.state, t.reason]).sort() };
 }
 
@@ -427,7 +427,7 @@ const scenarios: Scenario[] = [
       const [forU1] = await h.store.takeRequests('u1', h.clock.now(), 5);
       const [forU5] = await h.store.takeRequests('u5', h.clock.now(), 5);
       assert.ok(forU1 && forU5);
-      await h.store.fulfilRequest('u1', forU1.id, 'run-7', h.clock.now());
+      await h.store.fulfilRequest('u1', forU1, 'run-7', h.clock.now());
       await h.store.declineRequest('u5', forU5.id, 'user said <no>', h.clock.now());
       return { id };
     },

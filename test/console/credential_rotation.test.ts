@@ -22,7 +22,43 @@ async function rotatedDevice(h: Harness) {
   return { id: d.id, credential };
 }
 
+/** A device whose replaced credential was presented after its overlap: pending, credential reused. */
+async function reusedDevice(h: Harness) {
+  const d = await device(h);
+  const stolen = await h.control('/v1/credential', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${d.credential}` },
+  });
+  assert.equal(stolen.status, 201);
+  const { credential } = (await stolen.json()) as { credential: string };
+  assert.equal((await upload(h, credential, 'thief', 'x')).status, 201);
+  assert.equal((await upload(h, d.credential, 'real', 'y')).status, 401);
+  return { id: d.id, credential };
+}
+
 runScenarios('credential rotation in the console', [
+  {
+    name: 'reuse is theft: the device page says why the device waits, and what approving and rejecting do',
+    path: (_h, f) => `/devices/${f.id}`,
+    as: 'admin',
+    setup: reusedDevice,
+    status: 200,
+    contains: [
+      /<dt>Status<\/dt>\s*<dd>pending: /,
+      /<dt>Pending because<\/dt>\s*<dd>\s*<strong>credential reused<\/strong>/,
+      'Approving keeps the credential the device holds now',
+      'Approve this device',
+      'Reject this device (it is revoked)',
+    ],
+  },
+  {
+    name: 'reuse is theft: the device list shows the reason beside the pending status',
+    path: () => '/devices?status=pending',
+    as: 'admin',
+    setup: reusedDevice,
+    status: 200,
+    contains: [/<td>pending \(credential reused\)<\/td>/],
+  },
   {
     name: 'the device page: issued at enrollment, never rotated; the button for an administrator',
     path: (_h, f) => `/devices/${f.id}`,

@@ -106,7 +106,7 @@ const scenarios: Scenario[] = [
     events: ['collection.created'],
     after: async (h) => {
       const [c] = (await h.store.collectionsVisibleTo(ADMIN, { limit: 5 })).items;
-      const targets = (await h.store.collectionTargets(c?.id ?? '', { limit: 10 })).items;
+      const targets = (await h.store.collectionTargets(ADMIN, c?.id ?? '', { limit: 10 })).items;
       const mac = (await h.store.devicesVisibleTo(ADMIN, { limit: 10 }, { staleBefore: 0, q: 'mac' })).items[0]?.id;
       assert.deepEqual(
         targets.map((t) => t.device),

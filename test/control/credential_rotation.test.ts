@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { askRotation } from '../../src/actions/credentials.ts';
+import { approveDevice, rejectDevice } from '../../src/actions/approval.ts';
+import { endpoint, receiver, sender } from '../webhooks/world.ts';
 import { createControlApp } from '../../src/control/app.ts';
 import { secretHash } from '../../src/crypto/random.ts';
 import type { Actor } from '../../src/domain/accounts.ts';
@@ -71,14 +73,19 @@ function suite(name: string, open: Open, skip: string | false) {
         const used = await upload(h, fresh, 'with-new', 'b');
         assert.equal(used.status, 201);
         assert.equal(used.headers.get('paddock-rotate'), null);
+        // The first, an upload whose lookup was remembered, is judged again when its write is refused.
         for (const res of [
           await upload(h, d.credential, 'with-old-again', 'c'),
           await rotate(h, d.credential),
           await h.control('/v1/requests', { headers: { authorization: `Bearer ${d.credential}` } }),
         ]) {
           assert.equal(res.status, 401, 'the old one is refused from the new one’s first use');
-          assert.equal(res.headers.get('www-authenticate'), 'Bearer');
+          assert.equal(res.headers.get('www-authenticate'), 'Bearer error="invalid_token"');
+          assert.match(await res.text(), /replaced by a rotation and presented again/, 'as reused');
         }
+        // Reuse is theft: the device waits for an administrator; approving keeps the new credential.
+        assert.equal((await upload(h, fresh, 'with-new-again', 'd')).status, 403);
+        assert.equal(await approveDevice(h, ADMIN, d.device), 'done');
         assert.equal((await upload(h, fresh, 'with-new-again', 'd')).status, 201);
         assert.equal((await h.store.deviceByCredential(secretHash(fresh), h.clock.now()))?.id, d.device);
         assert.equal(await h.store.deviceByCredential(fresh, h.clock.now()), undefined, 'stored as its hash only');
@@ -107,7 +114,9 @@ function suite(name: string, open: Open, skip: string | false) {
         h.clock.advance(1);
         assert.equal((await upload(h, d.credential, 'r3', 'c')).status, 401, 'not a moment longer, remembered or not');
         assert.equal((await rotate(h, d.credential)).status, 401);
-        assert.equal((await upload(h, fresh, 'r4', 'd')).status, 201);
+        // Presented after its overlap, the replaced credential made the device pending (reuse is theft).
+        assert.equal((await upload(h, fresh, 'r4', 'd')).status, 403);
+        assert.equal((await h.store.deviceVisibleTo(ADMIN, d.device))?.pendingReason, 'credential reused');
       } finally {
         await h.close();
       }
@@ -178,8 +187,15 @@ function suite(name: string, open: Open, skip: string | false) {
         assert.equal((await upload(onB as Harness, d.credential, 'b2', 'b')).status, 401);
         const refused = await upload(onB as Harness, d.credential, 'b3', 'd');
         assert.equal(refused.status, 401, 'refused on B at once, within its minute of memory');
+        // Seen on B after its overlap, the replaced credential made the device pending, for both instances.
+        assert.equal((await upload(onB as Harness, fresh, 'b4', 'e')).status, 403);
+        assert.equal((await upload(h, fresh, 'a2', 'e')).status, 403);
+        assert.equal((await trail(h, 'device.credential_reused')).length, 0, "B's logger: not A's trail");
+        assert.equal(await approveDevice(h, ADMIN, d.device), 'done');
         assert.equal((await upload(onB as Harness, fresh, 'b4', 'e')).status, 201);
-        // An administrator's ask, on A: B's next answer carries it, though B remembers the lookup.
+        // An administrator's ask, on A: B's next answer carries it, though B remembers the lookup (a
+        // minute after the rotation: within it an ask waits, as a rotation would answer the same credential).
+        h.clock.advance(MINUTE);
         assert.equal((await upload(onB as Harness, fresh, 'b4', 'e')).status, 200, 'B remembers the lookup again');
         assert.equal(await askRotation(h, ADMIN, d.device), 'asked');
         const badId = await upload(onB as Harness, fresh, 'bad id!', 'f');
@@ -190,6 +206,199 @@ function suite(name: string, open: Open, skip: string | false) {
         assert.equal(asked.headers.get('paddock-rotate'), 'credential');
         const runs = await h.store.runsVisibleTo(ADMIN, { limit: 10 }, { device: d.device });
         assert.deepEqual(runs.items.map((r) => r.id).sort(), ['a1', 'b1', 'b2', 'b4', 'b5']);
+      } finally {
+        await h.close();
+        if (b !== a) await b.close();
+      }
+    });
+
+    test('at most one rotation a minute: 2,000 chained rotations give one new credential and one record; the age is kept', async () => {
+      const h = await world({ rotateAfterMs: DAY, maxAgeMs: 3 * DAY });
+      try {
+        const d = await enrollDevice(h, 'oidc:ann');
+        h.clock.advance(2 * DAY);
+        const fresh = await rotated(h, d.credential);
+        const issued = h.clock.now();
+        let held = fresh;
+        // 25 ms apart by the clock: all 2,000 within the minute after the rotation.
+        for (let i = 0; i < 2_000; i++) {
+          h.clock.advance(25);
+          held = await rotated(h, held);
+        }
+        assert.equal(held, fresh, 'every chained rotation answered the credential the last one made');
+        assert.equal((await trail(h, 'device.credential_rotated')).length, 1, 'one record');
+        assert.equal((await trail(h, 'device.credential_reissued')).length, 0, 'nor any other');
+        assert.equal((await h.store.deviceCredential(d.device))?.issuedAt, issued, 'the age is not reset');
+        // A minute after the rotation, the next one replaces it.
+        h.clock.advance(10_000);
+        const next = await rotated(h, fresh);
+        assert.notEqual(next, fresh);
+        assert.equal((await trail(h, 'device.credential_rotated')).length, 2);
+        assert.equal((await h.store.deviceCredential(d.device))?.issuedAt, h.clock.now());
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('within a minute of a rotation, rotating with the old credential answers the new one, and an ask waits for the minute', async () => {
+      const h = await world();
+      try {
+        const d = await enrollDevice(h, 'oidc:ann');
+        const fresh = await rotated(h, d.credential);
+        h.clock.advance(10_000);
+        assert.equal(await rotated(h, d.credential), fresh, 'the old one, in its overlap');
+        assert.equal(await rotated(h, fresh), fresh, 'the new one, used now');
+        assert.equal(await askRotation(h, ADMIN, d.device), 'asked');
+        const early = await upload(h, fresh, 'r1', 'a');
+        assert.equal(early.status, 201);
+        assert.equal(early.headers.get('paddock-rotate'), null, 'a rotation now would answer the same credential');
+        h.clock.advance(MINUTE - 10_000);
+        assert.equal((await upload(h, fresh, 'r2', 'b')).headers.get('paddock-rotate'), 'credential', 'then it asks');
+        const next = await rotated(h, fresh);
+        assert.notEqual(next, fresh);
+        assert.equal((await trail(h, 'device.credential_rotated')).length, 2);
+      } finally {
+        await h.close();
+      }
+    });
+
+    test("reuse is theft: a thief's rotation, then the real device's old credential after the overlap: 401, pending with the reason, once, delivered; neither copy reaches anything until approved", async () => {
+      const h = await world();
+      let secret = '';
+      const r = await receiver(() => [secret]);
+      const hook = await endpoint(h.store, r.url, ['device.credential_reused']);
+      secret = hook.secret;
+      const { sender: s } = sender(h.store);
+      try {
+        const real = await enrollDevice(h, 'oidc:ann');
+        assert.equal((await upload(h, real.credential, 'before', 'a')).status, 201);
+        // The thief copied the credential; it rotates, and uses the new one: the overlap ends.
+        const thief = await rotated(h, real.credential);
+        assert.equal((await upload(h, thief, 'thief-1', 'b')).status, 201);
+        h.clock.advance(MINUTE);
+        // The real device calls with what it holds, on every route, many times at once.
+        const auth = { authorization: `Bearer ${real.credential}` };
+        const answers = await Promise.all([
+          ...Array.from({ length: 20 }, (_, i) => upload(h, real.credential, `real-${i}`, 'c')),
+          h.control('/v1/requests', { headers: auth }),
+          h.control('/v1/requests/r_1/decline', { method: 'POST', headers: auth, body: '{}' }),
+          rotate(h, real.credential),
+          h.control('/v1/device/facts', { method: 'PUT', headers: auth, body: '{"os":"x"}' }),
+        ]);
+        for (const res of answers) {
+          assert.equal(res.status, 401);
+          assert.equal(res.headers.get('www-authenticate'), 'Bearer error="invalid_token"');
+          assert.match(await res.text(), /replaced by a rotation and presented again after its overlap/);
+        }
+        const device = await h.store.deviceVisibleTo(ADMIN, real.device);
+        assert.equal(device?.pendingSince, h.clock.now());
+        assert.equal(device?.pendingReason, 'credential reused');
+        const records = await trail(h, 'device.credential_reused');
+        assert.deepEqual(
+          records.map((x) => [x.account, x.device]),
+          [['oidc:ann', real.device]],
+          'audited once, however often it is presented',
+        );
+        assert.equal(h.logs.filter((x) => x.event === 'device.credential_reused').length, 1);
+        s.start();
+        const [got] = await r.waitFor(1);
+        assert.equal(got?.payload.type, 'device.credential_reused');
+        assert.equal(got?.payload.data.device, real.device);
+        assert.equal(got?.payload.data.account, 'oidc:ann');
+        assert.equal(typeof got?.payload.data.replaced_at, 'string');
+
+        // The thief's credential reaches nothing either, its facts included.
+        const thiefAuth = { authorization: `Bearer ${thief}` };
+        for (const res of [
+          await upload(h, thief, 'thief-2', 'd'),
+          await h.control('/v1/requests', { headers: thiefAuth }),
+          await rotate(h, thief),
+          await h.control('/v1/device/facts', { method: 'PUT', headers: thiefAuth, body: '{"os":"x"}' }),
+        ]) {
+          assert.equal(res.status, 403);
+          assert.match(await res.text(), /presented again: the device waits for an administrator's approval/);
+        }
+        // Still presented, the old one changes nothing more.
+        assert.equal((await upload(h, real.credential, 'real-again', 'e')).status, 401);
+        assert.equal((await trail(h, 'device.credential_reused')).length, 1);
+        const runs = await h.store.runsVisibleTo(ADMIN, { limit: 10 }, { device: real.device });
+        assert.deepEqual(runs.items.map((x) => x.id).sort(), ['before', 'thief-1']);
+
+        // Approving keeps the credential the device holds now; the replaced one presented again makes it wait again.
+        assert.equal(await approveDevice(h, ADMIN, real.device), 'done');
+        assert.equal((await h.store.deviceVisibleTo(ADMIN, real.device))?.pendingReason, null);
+        assert.equal((await upload(h, thief, 'thief-3', 'f')).status, 201);
+        assert.equal((await upload(h, real.credential, 'real-later', 'g')).status, 401);
+        assert.equal((await upload(h, thief, 'thief-4', 'h')).status, 403);
+        assert.equal((await trail(h, 'device.credential_reused')).length, 2, 'once per change to pending');
+        // Rejected, the device is revoked: every credential of it is unknown alike, and nothing is recorded.
+        assert.equal(await rejectDevice(h, ADMIN, real.device), 'done');
+        for (const credential of [real.credential, thief]) {
+          const res = await upload(h, credential, 'after', 'i');
+          assert.equal(res.status, 401);
+          assert.match(await res.text(), /unknown or revoked/);
+        }
+        assert.equal((await trail(h, 'device.credential_reused')).length, 2);
+      } finally {
+        await s.stop();
+        await r.close();
+        await h.close();
+      }
+    });
+
+    test('a replaced credential is kept for PADDOCK_CREDENTIAL_MAX_AGE, or 90 days: presented later, it is only unknown', async () => {
+      for (const [rules, keep] of [
+        [undefined, 90 * DAY],
+        [{ rotateAfterMs: DAY, maxAgeMs: 3 * DAY }, 3 * DAY],
+      ] as const) {
+        const h = await world(rules);
+        try {
+          const kept = await enrollDevice(h, 'oidc:ann', 'kept');
+          const forgotten = await enrollDevice(h, 'oidc:ann', 'forgotten');
+          const keptNew = await rotated(h, kept.credential);
+          const forgottenNew = await rotated(h, forgotten.credential);
+          assert.equal((await upload(h, keptNew, 'k1', 'a')).status, 201);
+          assert.equal((await upload(h, forgottenNew, 'f1', 'a')).status, 201);
+          h.clock.advance(keep - 1);
+          assert.match(await (await upload(h, kept.credential, 'k2', 'b')).text(), /presented again/, `${keep}`);
+          h.clock.advance(1);
+          const late = await upload(h, forgotten.credential, 'f2', 'b');
+          assert.equal(late.status, 401);
+          assert.match(await late.text(), /unknown or revoked/, 'forgotten: no longer a sign of anything');
+          assert.equal((await h.store.deviceVisibleTo(ADMIN, forgotten.device))?.pendingSince, null);
+          assert.equal((await h.store.deviceVisibleTo(ADMIN, kept.device))?.pendingReason, 'credential reused');
+        } finally {
+          await h.close();
+        }
+      }
+    });
+
+    test('two instances: the reuse seen on A refuses the thief’s credential that B remembers, at once', async () => {
+      const opened = await open();
+      const a = opened.store;
+      const b = await opened.another();
+      const h = await harness({ store: a });
+      const other = createControlApp({ store: b, logger: memoryLogger(), clock: h.clock });
+      const onB = { control: (path: string, init?: RequestInit) => Promise.resolve(other.request(path, init)) };
+      try {
+        const d = await enrollDevice(h, 'oidc:ann');
+        const thief = await rotated(onB as Harness, d.credential);
+        assert.equal((await upload(onB as Harness, thief, 'b1', 'a')).status, 201, 'B remembers the lookup');
+        assert.equal((await upload(onB as Harness, thief, 'b1', 'a')).status, 200);
+        h.clock.advance(MINUTE);
+        assert.equal((await upload(h, d.credential, 'a1', 'b')).status, 401, 'the real device, on A');
+        const refused = await upload(onB as Harness, thief, 'b2', 'c');
+        assert.equal(refused.status, 403, 'within the minute B remembers the lookup');
+        assert.equal((await upload(onB as Harness, thief, 'b1', 'a')).status, 403, 'a retry too');
+        assert.deepEqual(
+          (await trail(h, 'device.credential_reused')).map((x) => x.device),
+          [d.device],
+        );
+        const runs = await h.store.runsVisibleTo(ADMIN, { limit: 10 }, { device: d.device });
+        assert.deepEqual(
+          runs.items.map((x) => x.id),
+          ['b1'],
+        );
       } finally {
         await h.close();
         if (b !== a) await b.close();

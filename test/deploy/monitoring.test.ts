@@ -342,7 +342,10 @@ test('every series a dashboard query or an alert names is in a live scrape of a 
     assert.equal(sample('paddock_sweep_interval_seconds{sweep="minute"}'), 60);
     const swept = sample('paddock_sweep_last_timestamp_seconds{sweep="retention"}');
     assert.ok(Math.abs(Date.now() / 1000 - swept) < 10, `the last retention sweep: ${swept}`);
-    assert.ok(!text.includes('paddock_sweep_last_timestamp_seconds{sweep="minute"}'), 'no minute sweep yet');
+    // Exported from the start (issue 42): no minute sweep has finished yet, so its gauge holds the
+    // process's start, and PaddockSweepStalled would see a first sweep that never finishes.
+    const minute = sample('paddock_sweep_last_timestamp_seconds{sweep="minute"}');
+    assert.ok(Math.abs(Date.now() / 1000 - minute) < 60 && minute <= swept, `no minute sweep yet: ${minute}`);
     assert.equal(sample('paddock_audit_syslog_failures_total'), 0);
     // The new series pass promtool's lint too (as test/console/metrics checks the rest).
     if (!skip) {

@@ -2,7 +2,7 @@
 // end to end over TLS on one port: an administrator's button in the console, then `paddock device
 // upload` sees Paddock-Rotate, rotates, keeps the new credential in its state file before using it,
 // and goes on; a second process of the same device that still holds the old credential takes the
-// one kept in the state file when it is refused.
+// one kept in the state file before it asks (presenting the replaced one would be reuse).
 import assert from 'node:assert/strict';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -94,6 +94,9 @@ test('asked by an administrator, `paddock device upload` rotates, keeps the new 
   assert.equal(((await stat(file)).mode & 0o777).toString(8), '600', 'still readable by its owner only');
   // Its calls after the rotation (the facts it reports first, then the upload) used the new one.
   assert.equal(await put(old, 'o1'), 401, 'the new credential is in use: the old one is refused');
+  // Presented again, the old one made the device wait (reuse is theft); approved, the new one goes on.
+  assert.equal(await put(kept.credential, 'n1'), 403);
+  assert.equal((await post(`/devices/${state.device}/approve`)).status, 303);
   assert.equal(await put(kept.credential, 'n1'), 201);
 
   const second = paddock(['device', 'upload', run, '--privacy', 'full', '--id', 'u2', '--state', file, ...resolve], {});
@@ -119,7 +122,8 @@ test('a second process still holding the replaced credential takes the one kept 
   await uploadRun(state, { bytes: body, contentType: 'text/plain', privacy: 'full', id: 'a1' }, io);
   assert.notEqual(state.credential, watching.credential);
   await uploadRun(state, { bytes: body, contentType: 'text/plain', privacy: 'full', id: 'a2' }, io);
-  // The other, which held the old one in memory, is refused once, re-reads the state file and goes on.
+  // The other, which held the old one in memory, reads the state file before it asks, and goes on
+  // with the new one: it never presents the replaced one, which would make the device wait.
   const done = await uploadRun(
     watching,
     { bytes: body, contentType: 'text/plain', privacy: 'full', id: 'b1' },

@@ -197,5 +197,5 @@ test('paddock rotate-control-key refuses a configured control certificate and a 
   assert.match(bad.output().stderr, /^paddock: PADDOCK_DATABASE_URL: cannot use the database/);
   const help = paddock(['rotate-control-key', '--help'], {});
   assert.equal(await help.exited, 0);
-  assert.match(help.output().stdout, /^Usage: paddock rotate-control-key\n/);
+  assert.match(help.output().stdout, /^Usage: paddock rotate-control-key \[--compromised\]\n/);
 });

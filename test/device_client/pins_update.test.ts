@@ -115,6 +115,38 @@ describe('the pin set against a scripted control server', () => {
     });
   }
 
+  // Section 23: the set is fetched over a key the device trusts, perhaps a stolen current key; a
+  // set that drops the next pin would let the thief outlast the rotation (pin_set.ts).
+  for (const [why, held, offered, kept] of [
+    ['drops the next pin held for another', () => [served, X], () => [served, Y], true],
+    ['drops the next pin held, one pin left', () => [served, X], () => [served], true],
+    ['names the replaced current pin as next again', () => [X, served], () => [served, X], true],
+    ['makes the next pin held current (the rotation)', () => [X, served], () => [served, Y], false],
+    ['makes the next pin held current, alone', () => [X, served], () => [served], false],
+    ['keeps the next pin held', () => [X, served], () => [Y, served], false],
+    ['gives a device holding one pin its next', () => [served], () => [served, Y], false],
+  ] as const) {
+    test(`a pin set that ${why}: ${kept ? 'refused, the set held kept, the request still succeeds' : 'kept'}`, async () => {
+      state.pins = [...held()];
+      script = [answer(200, '{}', 'ffffffffffffffff'), answer(200, JSON.stringify({ pins: offered() }))];
+      assert.equal((await get()).status, 200);
+      if (kept) {
+        assert.deepEqual(state.pins, held());
+        assert.equal(state.retiredPins, undefined);
+        assert.deepEqual(saved, []);
+        assert.equal(lines.length, 1);
+        assert.match(
+          lines[0] ?? '',
+          /^updating the control key's pins: the set (drops|makes) .*; the pins held are kept$/,
+        );
+      } else {
+        assert.deepEqual(state.pins, offered());
+        assert.deepEqual(state.retiredPins?.pins, held());
+        assert.deepEqual(saved, [state]);
+      }
+    });
+  }
+
   test('an answer over a key trusted only as retired (an instance not yet reloaded) asks nothing', async () => {
     state.pins = [X, Y];
     state.retiredPins = { pins: [served], until: new Date(Date.now() + 60_000).toISOString() };

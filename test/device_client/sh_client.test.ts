@@ -4,13 +4,15 @@
 // enrolls through discovery and the pin, reports its facts, uploads at each level (redacted and
 // minimal exactly as the reference client would send them), answers and declines collection
 // requests, holds a request open without its credential ever on a command line, rotates its
-// credential when asked, refreshes its pins, and keeps the exit codes of `paddock device`.
+// credential when asked, refreshes its pins but never drops the next one (section 23), refuses a
+// state directory others may write, and keeps the exit codes of `paddock device`.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { pinSetRefusal } from '../../src/device_client/pin_set.ts';
 import { applyPrivacy, redactText } from '../../src/domain/redaction.ts';
 import type { RunningServer } from '../../src/server/serve.ts';
 import { startTlsServer, type TlsServer } from '../support/tls_server.ts';
@@ -22,6 +24,7 @@ const RESOLVE = ['--resolve', 'admin.test:127.0.0.1', '--resolve', 'control.test
 /** What the script runs, from busybox: its only tools under `busybox sh` (with curl). */
 const APPLETS = ['sh', 'awk', 'sed', 'grep', 'tr', 'od', 'cut', 'head', 'tail', 'wc', 'cat', 'cp', 'mv', 'rm'];
 APPLETS.push('mkdir', 'chmod', 'mktemp', 'date', 'sleep', 'uname', 'sha256sum', 'ps', 'printf', 'true', 'false');
+APPLETS.push('ls', 'id');
 
 const tools = missing(
   NEEDS.filter((n) => n.for.includes('test/device_client/sh_client')),
@@ -291,24 +294,124 @@ for (const shell of SHELLS) {
       const old = client(shell, ['upload', file, '--privacy', 'full', '--id', 'old-credential', ...st()]);
       assert.equal(await old.exited, 1);
       assert.match(old.stderr(), /upload refused: this device's credential is unknown or revoked/);
+      // Presented again after its overlap, the old one made the device wait (reuse is theft).
+      const waiting = await api('GET', `/devices/${device}`);
+      assert.deepEqual([waiting.body?.status, waiting.body?.pending_reason], ['pending', 'credential reused']);
+      assert.equal((await api('POST', `/devices/${device}/approve`)).status, 204);
       await writeFile(join(stateDir, 'credential'), `${rotated}\n`);
     });
 
-    test('pins: a stale set is replaced by the server set; a key no pin matches gets nothing and exit 1', async () => {
+    test('pins: a set that makes the next pin current is kept; one that drops it is refused; no pin matching gets exit 1', async () => {
       const held = (await readFile(join(stateDir, 'pins'), 'utf8')).trim().split('\n');
+      const [served = ''] = held;
       const other = `sha256/${Buffer.alloc(32, 7).toString('base64')}`;
-      await writeFile(join(stateDir, 'pins'), `${held[0]}\n${other}\n`);
+      // Held [other, served]: the server's set [served] makes the next pin current (a rotation).
+      await writeFile(join(stateDir, 'pins'), `${other}\n${served}\n`);
       const out = await ok(client(shell, ['facts', ...st()]));
       assert.match(out, /the control key's pins are now sha256\//);
       assert.deepEqual((await readFile(join(stateDir, 'pins'), 'utf8')).trim().split('\n'), held);
 
-      // Without the set it replaced (trusted for five minutes after an update), nothing matches.
-      await writeFile(join(stateDir, 'pins'), `${other}\n`);
+      // Held [served, other]: the server's set drops the next pin (section 23). Refused, said in
+      // one line, and the run goes on.
       await rm(join(stateDir, 'retired_pins'));
-      const refused = client(shell, ['facts', ...st()]);
-      assert.equal(await refused.exited, 1);
-      assert.match(refused.stderr(), /pin mismatch: .*nothing was sent.*needs a new enrollment link/);
+      await rm(join(stateDir, 'retired_until'));
+      await writeFile(join(stateDir, 'pins'), `${served}\n${other}\n`);
+      const refused = await ok(client(shell, ['facts', ...st()]));
+      assert.equal(
+        refused,
+        `paddock-device: updating the control key's pins: the set drops the next pin held, ${other}, without making it current; the pins held are kept\npaddock-device: reported this device's facts\n`,
+      );
+      assert.equal(await readFile(join(stateDir, 'pins'), 'utf8'), `${served}\n${other}\n`);
+      assert.deepEqual(
+        (await readdir(stateDir)).filter((f) => f.startsWith('retired')),
+        [],
+      );
+
+      // Without the set it replaced (trusted for 90 s after an update), nothing matches.
+      await writeFile(join(stateDir, 'pins'), `${other}\n`);
+      const mismatch = client(shell, ['facts', ...st()]);
+      assert.equal(await mismatch.exited, 1);
+      assert.match(mismatch.stderr(), /pin mismatch: .*nothing was sent.*needs a new enrollment link/);
       await writeFile(join(stateDir, 'pins'), `${held.join('\n')}\n`);
+    });
+
+    test("pins: the sh client's rule is the reference's (pin_set.ts), case by case", () => {
+      const fn = /^pin_set_refusal\(\) \{\n[\s\S]*?\n\}\n/m.exec(readFileSync(SCRIPT, 'utf8'))?.[0] ?? '';
+      assert.ok(fn, 'pin_set_refusal was found in the script');
+      const pin = (letter: string) => `sha256/${Buffer.alloc(32, letter.charCodeAt(0)).toString('base64')}`;
+      // held -> offered, current first: A the current pin held, B the next, C a new one.
+      for (const [held, offered] of ['AB AC', 'AB A', 'AB BA', 'AB BC', 'AB B', 'AB CB', 'AB AB', 'A AC', 'A CA']
+        .map((c) => c.split(' ').map((set) => [...set].map(pin)))
+        .map(([h = [], o = []]) => [h, o] as const)) {
+        const [cmd = 'sh', ...pre] = shell.argv();
+        const r = spawnSync(
+          cmd,
+          [...pre, '-c', `${fn}pin_set_refusal "$1" "$2"`, 'sh', held.join('\n'), offered.join('\n')],
+          { encoding: 'utf8', env: { PATH: shell.path() } },
+        );
+        const why = pinSetRefusal(held, offered);
+        assert.deepEqual(
+          [r.status, r.stdout],
+          why === undefined ? [1, ''] : [0, why],
+          `${held.join()} -> ${offered.join()}`,
+        );
+      }
+    });
+
+    test("state directory: one its group or others may write, or another user's, is refused (exit 1) before anything is read or sent", async () => {
+      const refusal = (dir: string, why: string) =>
+        new RegExp(
+          `^paddock-device: device state ${dir}: the directory ${why} \\(another user could replace the state\\)\n$`,
+        );
+      for (const [mode, shown] of [
+        [0o777, 'drwxrwxrwx'],
+        [0o770, 'drwxrwx---'],
+        [0o702, 'drwx----w-'],
+      ] as const) {
+        await chmod(stateDir, mode);
+        const r = client(shell, ['facts', ...st()]);
+        assert.equal(await r.exited, 1, r.stderr());
+        assert.match(
+          r.stderr(),
+          refusal(
+            stateDir,
+            `may be written by its group or others \\(${shown}\\); chmod go-w ${stateDir}, or use a directory of your own`,
+          ),
+        );
+      }
+      await chmod(stateDir, 0o700);
+      if (process.getuid?.() === 0) {
+        await chown(stateDir, 65534, 65534);
+        const r = client(shell, ['upload', SCRIPT, '--privacy', 'minimal', ...st()]);
+        assert.equal(await r.exited, 1, r.stderr());
+        assert.match(
+          r.stderr(),
+          refusal(stateDir, 'belongs to uid 65534, not to this user \\(uid 0\\); use a directory of your own'),
+        );
+        await chown(stateDir, 0, 0);
+      }
+      assert.match(await ok(client(shell, ['facts', ...st()])), /reported this device's facts/);
+
+      // Enrollment checks an existing directory before it spends the link's token.
+      const minted = await api('POST', '/enroll-tokens', {});
+      const open = join(fx.dir, `open-${tag}`);
+      await mkdir(open, { mode: 0o777 });
+      await chmod(open, 0o777);
+      const link = `${String(minted.body?.link)}\n`;
+      const enroll = () => client(shell, ['enroll', '-', '--ca', fx.admin.certFile, '--state', open, ...RESOLVE], link);
+      const refused = enroll();
+      assert.equal(await refused.exited, 1, refused.stderr());
+      assert.match(
+        refused.stderr(),
+        refusal(
+          open,
+          'may be written by its group or others \\(drwxrwxrwx\\); chmod go-w [^ ]+, or use a directory of your own',
+        ),
+      );
+      assert.deepEqual(await readdir(open), []);
+      await chmod(open, 0o755);
+      assert.match(await ok(enroll()), /enrolled as d_/);
+      assert.equal(((await stat(open)).mode & 0o777).toString(8), '700');
     });
 
     test('exit codes: 2 for a usage mistake or a bad link, 3 unreachable, 1 once revoked', async () => {

@@ -52,6 +52,8 @@ export interface StartedProvider {
   idTokens: JWTPayload[];
   /** Every logout token the provider posted, in order. */
   logoutPosts: LogoutPost[];
+  /** Requests its token endpoint received, whatever their outcome (docs/contract.md section 23). */
+  tokenRequests(): number;
   close(): void;
 }
 
@@ -112,13 +114,19 @@ export async function startProvider(port: number, clients: string | RegisteredCl
     const idToken = (ctx.body as { id_token?: unknown } | undefined)?.id_token;
     if (typeof idToken === 'string') idTokens.push(decodeJwt(idToken));
   });
-  const server = createServer(provider.callback());
+  let tokenRequests = 0;
+  const handle = provider.callback();
+  const server = createServer((req, res) => {
+    if (new URL(req.url ?? '/', issuer).pathname === '/token') tokenRequests += 1;
+    return handle(req, res);
+  });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     issuer,
     server,
     idTokens,
     logoutPosts,
+    tokenRequests: () => tokenRequests,
     close() {
       server.close();
       server.closeAllConnections();

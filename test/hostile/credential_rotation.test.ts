@@ -1,11 +1,14 @@
 // POST /v1/credential (docs/contract.md section 16) as an attacker and a bad network would send it,
 // on raw sockets of a live server: malformed credentials, bodies and framing get a precise 4xx,
 // never a 500 or a stack, and rotate nothing; a body cut short rotates nothing; a rotation whose
-// answer is never read leaves the device a credential that works, and asking again gets it.
+// answer is never read leaves the device a credential that works, and asking again gets it; a
+// thief's rotation with a copy, then the real device's flood with the credential it replaced:
+// every answer 401, the device pending, one record and one delivery, neither copy let through.
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { test } from 'node:test';
 import { exchange, live, statuses } from '../support/live.ts';
+import { receiver } from '../webhooks/world.ts';
 
 /** Sends `bytes`, then goes away before reading anything. */
 function sendAndLeave(port: number, bytes: string): Promise<void> {
@@ -114,6 +117,89 @@ test('POST /v1/credential on raw sockets: a precise 4xx for each malformed reque
     assert.equal(l.logs.filter((r) => r.event === 'device.credential_rotated').length, 1, 'one rotation in all');
     assert.equal((await fetch(`${l.url}/healthz`)).status, 200);
   } finally {
+    await l.close();
+  }
+});
+
+test("reuse is theft, on a live server: a thief's rotation, the real device's flood with the old credential, a hook that hears it once", async () => {
+  const l = await live({ PADDOCK_WEBHOOK_ALLOW_PRIVATE: 'true' });
+  let secret = '';
+  const hook = await receiver(() => [secret]);
+  try {
+    const token = await l.accessToken();
+    const made = await fetch(`${l.url}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: hook.url, events: ['device.credential_reused'] }),
+    });
+    assert.equal(made.status, 201, await made.clone().text());
+    secret = ((await made.json()) as { secret: string }).secret;
+    const real = await l.enroll('the-real-one');
+    const bearer = (credential: string) => ({ authorization: `Bearer ${credential}` });
+    const put = (credential: string, id: string) =>
+      fetch(`${l.url}/v1/runs/${id}`, {
+        method: 'PUT',
+        headers: { ...bearer(credential), 'x-privacy-level': 'full' },
+        body: id,
+      });
+    const rotate = (credential: string) =>
+      fetch(`${l.url}/v1/credential`, { method: 'POST', headers: bearer(credential) });
+
+    // The thief holds a copy: it rotates, chains rotations to keep the credential young, and uses it.
+    const first = await rotate(real.credential);
+    assert.equal(first.status, 201);
+    const { credential: thief } = (await first.json()) as { credential: string };
+    const chained = await Promise.all(Array.from({ length: 50 }, () => rotate(thief)));
+    for (const res of chained) {
+      assert.equal(res.status, 201);
+      assert.equal(((await res.json()) as { credential: string }).credential, thief, 'at most one rotation a minute');
+    }
+    assert.equal((await put(thief, 'thief-1')).status, 201);
+
+    // The real device, with what it holds: a flood on every route, raw and fetched.
+    const raw = `PUT /v1/runs/raw HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${real.credential}\r\nX-Privacy-Level: full\r\nContent-Length: 1\r\n\r\nx`;
+    const answers = await Promise.all([
+      ...Array.from({ length: 100 }, (_, i) => put(real.credential, `real-${i}`).then((r) => r.status)),
+      ...Array.from({ length: 20 }, () => rotate(real.credential).then((r) => r.status)),
+      fetch(`${l.url}/v1/requests?wait=5`, { headers: bearer(real.credential) }).then((r) => r.status),
+      exchange(l.port, raw, 3_000).then((text) => statuses(text)[0]),
+    ]);
+    assert.deepEqual(new Set(answers), new Set([401]), 'each refused with 401');
+    const [delivered] = await hook.waitFor(1);
+    assert.equal(delivered?.payload.type, 'device.credential_reused');
+    assert.equal(delivered?.payload.data.device, real.device);
+
+    // Neither copy reaches anything until an administrator decides.
+    assert.equal((await put(thief, 'thief-2')).status, 403);
+    assert.equal((await rotate(thief)).status, 403);
+    const facts = await fetch(`${l.url}/v1/device/facts`, {
+      method: 'PUT',
+      headers: { ...bearer(thief), 'content-type': 'application/json' },
+      body: '{"os":"stolen"}',
+    });
+    assert.equal(facts.status, 403);
+    const shown = await fetch(`${l.url}/api/v1/devices/${real.device}`, { headers: bearer(token) });
+    const json = (await shown.json()) as { status: string; pending_reason: string | null };
+    assert.deepEqual([json.status, json.pending_reason], ['pending', 'credential reused']);
+
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(hook.received.length, 1, 'delivered once');
+    assert.equal(l.logs.filter((r) => r.event === 'device.credential_reused').length, 1, 'logged once');
+    assert.equal(l.logs.filter((r) => r.event === 'device.credential_rotated').length, 1, 'one rotation');
+    assert.equal(l.logs.filter((r) => r.level === 'error').length, 0);
+    const audit = await fetch(`${l.url}/api/v1/audit?event=device.credential_reused`, { headers: bearer(token) });
+    assert.equal(((await audit.json()) as { items: unknown[] }).items.length, 1, 'audited once');
+
+    // Rejected: revoked, and both copies are unknown alike.
+    const rejected = await fetch(`${l.url}/api/v1/devices/${real.device}/reject`, {
+      method: 'POST',
+      headers: bearer(token),
+    });
+    assert.equal(rejected.status, 204, await rejected.clone().text());
+    assert.deepEqual([(await put(thief, 'thief-3')).status, (await put(real.credential, 'real-x')).status], [401, 401]);
+    assert.equal((await fetch(`${l.url}/healthz`)).status, 200);
+  } finally {
+    await hook.close();
     await l.close();
   }
 });

@@ -204,7 +204,13 @@ test(
       p.child.kill('SIGTERM');
       await p.exited;
       const store = openSqliteStore(dataDir);
-      const targets = (await store.collectionTargets(created.ok ? created.collection.id : '', { limit: 100 })).items;
+      const targets = (
+        await store.collectionTargets(
+          { subject: 'local:admin', admin: true },
+          created.ok ? created.collection.id : '',
+          { limit: 100 },
+        )
+      ).items;
       await store.close();
       assert.equal(targets.length, 60);
       for (const t of targets) {

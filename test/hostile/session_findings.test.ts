@@ -6,6 +6,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { sha256Hex } from '../../src/crypto/random.ts';
+import { readSealKey } from '../../src/crypto/seal_key.ts';
+import { openSetting, settingsKey } from '../../src/store/sealed_settings.ts';
 import { sessionCodec } from '../../src/session/session.ts';
 import { changeAdminPassword } from '../../src/actions/admin_password.ts';
 import { StoreError } from '../../src/store/errors.ts';
@@ -26,12 +28,12 @@ test('finding: read access to the store is not enough to sign in as admin (forge
     const real = await l.signIn();
     assert.equal(await status(`${l.url}/accounts`, real.cookie), 200, 'the real session works');
 
-    // What a backup, a replica or a read-only role gives: every table, the session key among the settings.
+    // What a backup, a replica or a read-only role gives, with the seal key too (issue 42 seals the
+    // session key): every table, the session key among the settings.
     const copy = new DatabaseSync(join(l.dataDir, 'paddock.db'), { readOnly: true });
-    const key = Buffer.from(
-      (copy.prepare("SELECT value FROM settings WHERE name = 'session_key'").get()?.value as string) ?? '',
-      'base64',
-    );
+    const sealed = (copy.prepare("SELECT value FROM settings WHERE name = 'session_key'").get()?.value as string) ?? '';
+    const sealKey = settingsKey(readSealKey(join(l.dataDir, 'seal.key')));
+    const key = Buffer.from(openSetting(sealKey, 'session_key', sealed), 'base64');
     const rows = copy.prepare('SELECT id, subject, admin, expires_at FROM sessions').all();
     copy.close();
     assert.equal(key.length, 32, 'the probe has the key');

@@ -52,6 +52,8 @@ if (!available) {
           PADDOCK_BASE_URL: base,
           PADDOCK_DATA_DIR: join(dir, name),
           PADDOCK_DATABASE_URL: databaseUrl(database),
+          // One seal key file for every instance on the database (docs/contract.md section 23).
+          PADDOCK_SEAL_KEY_FILE: join(dir, 'seal.key'),
           PADDOCK_ADMIN_PASSWORD: PASSWORD,
           PADDOCK_OIDC_ISSUER: provider.issuer,
           PADDOCK_OIDC_CLIENT_ID: CLIENT.id,

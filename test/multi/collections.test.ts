@@ -33,6 +33,8 @@ if (!available) {
           PADDOCK_LISTEN: '127.0.0.1:0',
           PADDOCK_DATA_DIR: join(dir, name),
           PADDOCK_DATABASE_URL: databaseUrl(database),
+          // One seal key file for every instance on the database (docs/contract.md section 23).
+          PADDOCK_SEAL_KEY_FILE: join(dir, 'seal.key'),
           PADDOCK_ADMIN_PASSWORD: 'collections across instances',
         });
         const base = (await p.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';

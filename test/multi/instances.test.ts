@@ -54,6 +54,8 @@ if (!available) {
         PADDOCK_BASE_URL: 'http://127.0.0.1:8080',
         PADDOCK_DATA_DIR: join(dir, name),
         PADDOCK_DATABASE_URL: url,
+        // One seal key file for every instance on the database (docs/contract.md section 23).
+        PADDOCK_SEAL_KEY_FILE: join(dir, 'seal.key'),
         PADDOCK_ADMIN_PASSWORD: password,
       });
       return { p, base: (await p.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '' };
@@ -150,6 +152,48 @@ if (!available) {
       assert.equal((await upload(b.base, credential, 'after')).status, 401);
     });
 
+    test('reuse is theft across both: a rotation on one, the replaced credential presented on the other after its overlap (docs/contract.md section 16)', async () => {
+      const { device: id, credential: real } = await device(a.base);
+      const rotate = (base: string, credential: string) =>
+        fetch(`${base}/v1/credential`, { method: 'POST', headers: { authorization: `Bearer ${credential}` } });
+      const made = await rotate(a.base, real);
+      assert.equal(made.status, 201);
+      const { credential: thief } = (await made.json()) as { credential: string };
+      assert.equal((await upload(a.base, thief, 'thief-a')).status, 201, 'first used on A: the overlap ends');
+      assert.equal((await upload(b.base, thief, 'thief-b')).status, 201, 'B remembers the lookup');
+      // The real device, on B, many times at once: 401 each, one change to pending, one record.
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => upload(b.base, real, `real-${i}`)));
+      assert.deepEqual(
+        answers.map((r) => r.status),
+        Array(10).fill(401),
+      );
+      assert.deepEqual(
+        [(await upload(b.base, thief, 'thief-b2')).status, (await upload(a.base, thief, 'thief-a2')).status],
+        [403, 403],
+        'neither instance lets the other copy through',
+      );
+      const state = () =>
+        admin(
+          async (c) =>
+            (
+              await c.query(
+                `SELECT (SELECT pending_reason FROM devices WHERE id = $1) AS reason,
+                  (SELECT count(*) FROM audit WHERE event = 'device.credential_reused' AND device = $1) AS records`,
+                [id],
+              )
+            ).rows as Array<{ reason: string; records: string }>,
+          database,
+        );
+      // The audit trail is written behind the answer: waited for, then checked not to grow.
+      for (let i = 0; i < 50 && (await state())[0]?.records === '0'; i++) await sleep(100);
+      await sleep(300);
+      assert.deepEqual(await state(), [{ reason: 'credential reused', records: '1' }]);
+      const { cookie, csrf } = await signIn(a.base);
+      assert.match(await (await fetch(`${a.base}/devices/${id}`, { headers: { cookie } })).text(), /credential reused/);
+      assert.equal((await fetch(`${a.base}/devices/${id}/approve`, form({ csrf }, cookie))).status, 303);
+      assert.equal((await upload(b.base, thief, 'thief-b3')).status, 201, 'approved: the current credential works');
+    });
+
     test('a personal access token revoked on one is refused on the other at once', async () => {
       const { cookie, csrf } = await signIn(a.base);
       const page = await (await fetch(`${a.base}/tokens`, form({ csrf, name: 'two instances' }, cookie))).text();
@@ -195,7 +239,7 @@ if (!available) {
       const next = 'a new shared password';
       const set = paddock(
         ['set-admin-password'],
-        { PADDOCK_DATABASE_URL: url, PADDOCK_DATA_DIR: join(dir, 'cli') },
+        { PADDOCK_DATABASE_URL: url, PADDOCK_DATA_DIR: join(dir, 'cli'), PADDOCK_SEAL_KEY_FILE: join(dir, 'seal.key') },
         `${next}\n`,
       );
       assert.equal(await set.exited, 0, set.output().stderr);

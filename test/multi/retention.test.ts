@@ -39,6 +39,8 @@ test(
           PADDOCK_BASE_URL: 'http://127.0.0.1:8080',
           PADDOCK_DATA_DIR: join(dir, name),
           PADDOCK_DATABASE_URL: databaseUrl(database),
+          // One seal key file for every instance on the database (docs/contract.md section 23).
+          PADDOCK_SEAL_KEY_FILE: join(dir, 'seal.key'),
           PADDOCK_ADMIN_PASSWORD: password,
           PADDOCK_RETENTION_FULL: '2s',
           PADDOCK_SWEEP_INTERVAL: '1s',

@@ -4,6 +4,9 @@
 // SQLite data directory in use by a server, and a PostgreSQL database shared by two instances.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { connect } from 'node:tls';
 import { spkiPin } from '../../src/device_client/pinned_request.ts';
@@ -43,10 +46,14 @@ async function served(instances: Live[], pin: string): Promise<number> {
   }
 }
 
-async function rotate(env: Record<string, string>): Promise<void> {
-  const p = paddock(['rotate-control-key'], env);
+async function rotate(env: Record<string, string>, ...flags: string[]): Promise<string> {
+  const p = paddock(['rotate-control-key', ...flags], env);
   assert.equal(await p.exited, 0, p.output().stderr);
+  return p.output().stderr;
 }
+
+/** The pin the command says every instance will serve. */
+const servesOf = (said: string) => /serves (sha256\/\S+) within/.exec(said)?.[1] ?? '';
 
 test('the running server reads the key at most every 20 s, within the 60 s the contract allows', () => {
   assert.ok(CONTROL_RELOAD_MS * 2 < 60_000, 'even a failed read leaves time for the next one');
@@ -74,13 +81,33 @@ test('sqlite: a rotation by the command is served by the running server without 
   }
 });
 
+test('sqlite: rotate-control-key --compromised replaces both keys: two new pins, served without a signal', async () => {
+  const l = await live({}, RELOAD);
+  try {
+    const before = await pinsOf(l);
+    const said = await rotate({ PADDOCK_DATA_DIR: l.dataDir }, '--compromised');
+    assert.match(said, /^paddock: both control keys replaced: .* every device needs a new enrollment link\n$/);
+    await served([l], servesOf(said));
+    const now = await pinsOf(l);
+    assert.equal(now.pins.length, 2);
+    assert.equal(new Set([...now.pins, ...before.pins]).size, 4, 'neither new pin is an old one');
+    const { cookie } = await l.signIn();
+    const audit = await (await fetch(`${l.url}/audit?event=control_key.rotated`, { headers: { cookie } })).text();
+    assert.ok(audit.includes('compromised=true'), 'audited as compromised');
+  } finally {
+    await l.close();
+  }
+});
+
 describe('postgres: two instances on one database', { skip: available ? false : SKIP_REASON }, () => {
   let database = '';
   after(() => (database ? dropDatabase(database) : undefined));
 
   test('both serve the rotated key, answer the same pins and the same Paddock-Pins', async () => {
     database = await freshDatabase();
-    const env = { PADDOCK_DATABASE_URL: databaseUrl(database) };
+    // One seal key file for every instance and the command (docs/contract.md section 23).
+    const keys = await mkdtemp(join(tmpdir(), 'paddock-seal-'));
+    const env = { PADDOCK_DATABASE_URL: databaseUrl(database), PADDOCK_SEAL_KEY_FILE: join(keys, 'seal.key') };
     const a = await live(env, RELOAD);
     const b = await live(env, RELOAD);
     try {
@@ -96,9 +123,15 @@ describe('postgres: two instances on one database', { skip: available ? false : 
       // And the next rotation.
       await rotate(env);
       await served([a, b], onA.pins[1] ?? '');
+      // A compromised key: both replaced, both instances serve a key no link carried.
+      const held = (await pinsOf(a)).pins;
+      await served([a, b], servesOf(await rotate(env, '--compromised')));
+      const fresh = await pinsOf(b);
+      assert.equal(new Set([...held, ...fresh.pins]).size, 4);
     } finally {
       await a.close();
       await b.close();
+      await rm(keys, { recursive: true, force: true });
     }
   });
 });

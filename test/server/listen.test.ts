@@ -7,7 +7,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
 import { drain } from '../../src/server/drain.ts';
-import { CONNECTION_CEILING, connectionCap, openFileLimit } from '../../src/server/connections.ts';
+import { CONNECTION_HEAP_COST, connectionCap, connectionCeiling, openFileLimit } from '../../src/server/connections.ts';
 import { listen } from '../../src/server/listen.ts';
 import { certificatePin, generateSelfSignedCertificate } from '../../src/tls/self_signed.ts';
 
@@ -271,12 +271,23 @@ test('at the cap with every connection inside a request, the oldest request is c
   }
 });
 
-test('the connection cap follows the open-file limit, less a reserve, within a floor and a ceiling', () => {
-  assert.equal(connectionCap(10_000), 10_000 - 512);
-  assert.equal(connectionCap(20_000), CONNECTION_CEILING);
-  assert.equal(connectionCap(1024), 512);
-  assert.equal(connectionCap(100), 64);
-  assert.equal(connectionCap(1_048_576), CONNECTION_CEILING);
+test("the connection cap follows the open-file limit, less a reserve, within a floor and the heap's ceiling", () => {
+  const heap = 2 ** 32;
+  assert.equal(connectionCap(10_000, heap), 10_000 - 512);
+  assert.equal(connectionCap(1024, heap), 512);
+  assert.equal(connectionCap(100, heap), 64);
+  assert.equal(connectionCap(1_048_576, heap), connectionCeiling(heap));
   // This process: Node raised its soft limit to the hard one as it started.
   assert.ok(openFileLimit() >= 1024);
+});
+
+// docs/contract.md section 23: the ceiling follows the heap's limit over the costliest connection.
+test("the connection ceiling follows the heap: npm start's holds 10,000 held requests, 64 MiB keeps most of its heap", () => {
+  const MiB = 2 ** 20;
+  // --max-old-space-size=256 and 64 with an 8 MiB semi-space: limits of 280 and 88 MiB.
+  assert.ok(connectionCeiling(280 * MiB) >= 10_000, String(connectionCeiling(280 * MiB)));
+  assert.ok(connectionCeiling(88 * MiB) * CONNECTION_HEAP_COST <= 88 * MiB - 64 * MiB);
+  assert.ok(connectionCeiling(1024 * MiB) > connectionCeiling(280 * MiB));
+  // A heap too small for any share of connections still gets the floor.
+  assert.equal(connectionCeiling(16 * MiB), 64);
 });

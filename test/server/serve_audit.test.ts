@@ -34,7 +34,7 @@ test('paddock serve: a failed sign-in just before the stop is in the audit trail
     await store.close();
     assert.deepEqual(
       trail.map((r) => [r.event, r.account, r.client, r.detail]),
-      [['login.local.failed', 'local:admin', '127.0.0.1', 'user=admin']],
+      [['login.local.failed', 'local:admin', '127.0.0.1', 'user=admin count=1']],
     );
   } finally {
     await rm(dir, { recursive: true, force: true });

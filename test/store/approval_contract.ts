@@ -183,7 +183,7 @@ export function approvalContract(name: string, open: () => Promise<Store>): void
         },
         { devices: ['p1', 'a1'] },
       );
-      const targets = (await store.collectionTargets(created.id, { limit: 10 })).items;
+      const targets = (await store.collectionTargets(admin, created.id, { limit: 10 })).items;
       const byDevice = Object.fromEntries(targets.map((t) => [t.device, [t.state, t.reason]]));
       assert.deepEqual(byDevice, { p1: ['skipped', 'pending'], a1: ['pending', null] });
       assert.deepEqual(await store.takeRequests('p1', T0 + 2, 5), [], 'nothing for the pending device to fetch');

@@ -36,6 +36,18 @@ const checked = {
   targetsInState: { sql: collectionsSql.targetsInState, args: ['c_7', 'fulfilled', 180_000, 51] },
   openRequests: { sql: collectionsSql.openRequests, args: ['d42', 0, 5] },
   counts: { sql: collectionsSql.counts(2), args: ['c_7', 'c_8'] },
+  // A non-admin's view and cancel (issue 42): its targets, counts and cancel read the collection's
+  // index and each target's device by its id, never the fleet.
+  ownTargets: { sql: collectionsSql.ownTargets, args: ['c_7', 'oidc:owner-7', 180_000, 51] },
+  ownTargetsInState: {
+    sql: collectionsSql.ownTargetsInState,
+    args: ['c_7', 'fulfilled', 'oidc:owner-7', 180_000, 51],
+  },
+  ownCounts: { sql: collectionsSql.ownCounts(2), args: ['c_7', 'c_8', 'oidc:owner-7'] },
+  cancelOwn: { sql: collectionsSql.cancelOwn, args: [5, 'c_7', 'oidc:owner-7'] },
+  markCancelled: { sql: collectionsSql.markCancelled, args: [5, 'c_7', 'c_7'] },
+  // An upload's X-Collection: the request and the level of a run stored under the id, in one read.
+  requestAndRun: { sql: collectionsSql.requestAndRun, args: ['run-1', 7, 'd42'] },
   expiring: { sql: collectionsSql.expiring, args: [10, 500] },
   toWake: { sql: collectionsSql.toWake(2), args: ['d1', 'd2', 0] },
   standingOf: { sql: collectionsSql.standingOf(2), args: ['d1', 'd2'] },
@@ -50,6 +62,15 @@ test('SQLite EXPLAIN QUERY PLAN: every collection statement searches an index, n
       targetsInState: /^SEARCH t USING INDEX collection_targets_collection \(collection=\? AND state=\? AND seq<\?\)/,
       openRequests: /^SEARCH t USING INDEX collection_targets_open \(device=\?\)\|SEARCH c USING INDEX/,
       counts: /^SEARCH collection_targets USING COVERING INDEX collection_targets_collection \(collection=\?\)/,
+      ownTargets:
+        /^SEARCH t USING INDEX collection_targets_page \(collection=\? AND seq<\?\)\|SEARCH d USING INDEX \w+ \(id=\?\)$/,
+      ownTargetsInState:
+        /^SEARCH t USING INDEX collection_targets_collection \(collection=\? AND state=\? AND seq<\?\)\|SEARCH d USING INDEX \w+ \(id=\?\)$/,
+      ownCounts:
+        /^SEARCH t USING INDEX collection_targets_collection \(collection=\?\)\|SEARCH d USING INDEX \w+ \(id=\?\)$/,
+      cancelOwn: /^SEARCH collection_targets USING INDEX collection_targets_collection \(collection=\? AND state=\?\)/,
+      markCancelled: /^SEARCH collections USING INDEX \w+ \(id=\?\)\|SCALAR SUBQUERY 1\|SEARCH t USING COVERING INDEX/,
+      requestAndRun: /SEARCH r USING (COVERING )?INDEX \w+ \(device_id=\? AND id=\?\)/,
       expiring: /^SEARCH collections USING INDEX collections_open_expiry \(expires_at<\?\)$/,
       toWake: /^SEARCH t USING INDEX collection_targets_open \(device=\?\)\|SEARCH c USING INDEX \w+ \(id=\?\)$/,
       standingOf: /^SEARCH devices USING INDEX \w+ \(id=\?\)$/,
@@ -95,6 +116,14 @@ test(
         targetsInState: /Index Scan Backward using collection_targets_collection on collection_targets/,
         openRequests: /Index Scan using collection_targets_open on collection_targets/,
         counts: /(Index Only Scan|Bitmap Index Scan|Index Scan) (using|on) collection_targets_(collection|page)/,
+        // A non-admin's page: the collection's targets by its index, joined to the owner's devices
+        // (by their id, or read by the owner's index and hashed), sorted when that is cheaper.
+        ownTargets: /(Index Scan Backward using|Bitmap Index Scan on) collection_targets_page/,
+        ownTargetsInState: /(Index Scan Backward using|Bitmap Index Scan on) collection_targets_collection/,
+        ownCounts: /(Index Only Scan|Bitmap Index Scan|Index Scan) (using|on) collection_targets_(collection|page)/,
+        cancelOwn: /(Index Scan|Bitmap Index Scan) (using|on) collection_targets_(collection|page)/,
+        markCancelled: /Index Scan using collections_id_key on collections/,
+        requestAndRun: /Index (Only )?Scan using \w+ on runs r/,
         expiring: /Index Scan using collections_open_expiry on collections/,
         // The held devices' open targets; those of them revoked (a partial index of revoked devices, or by id).
         toWake: /collection_targets_open/,

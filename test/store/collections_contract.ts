@@ -3,6 +3,7 @@
  * passes these, each test on a fresh store. Run by sqlite.test.ts and postgres.test.ts.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Labels } from '../../src/domain/labels.ts';
 import type { PrivacyLevel } from '../../src/domain/privacy.ts';
@@ -65,7 +66,7 @@ export function collectionsContract(name: string, open: () => Promise<Store>): v
       assert.equal(c.counts.pending, 1);
       assert.equal(c.counts.skipped, 2);
       assert.equal(c.closedAt, null);
-      const targets = (await store.collectionTargets(c.id, { limit: 10 })).items;
+      const targets = (await store.collectionTargets(admin, c.id, { limit: 10 })).items;
       assert.deepEqual(targets.map((t) => [t.device, t.state, t.reason]).sort(), [
         ['a1', 'pending', null],
         ['a2', 'skipped', 'ceiling'],
@@ -86,7 +87,7 @@ export function collectionsContract(name: string, open: () => Promise<Store>): v
       for (let i = 0; i < 5; i++) await store.createCollection(admin, collection(), { devices: ['l1'] });
       const c = await store.createCollection(admin, collection(), { filter });
       assert.equal(c.counts.pending, 3);
-      const busy = (await store.collectionTargets(c.id, { limit: 10 }, 'skipped')).items;
+      const busy = (await store.collectionTargets(admin, c.id, { limit: 10 }, 'skipped')).items;
       assert.deepEqual(
         busy.map((t) => [t.device, t.reason]),
         [['l1', 'busy']],
@@ -160,14 +161,14 @@ export function collectionsContract(name: string, open: () => Promise<Store>): v
       const [forE] = await store.takeRequests('e', 2100, 5);
       assert.ok(forD && forE);
       assert.deepEqual(
-        await store.fulfilRequest('e', forD.id, 'run-1', 2200),
-        { outcome: 'unknown' },
+        await store.fulfilRequest('e', forD, 'run-1', 2200),
+        { outcome: 'not-open' },
         "another device's",
       );
-      const done = await store.fulfilRequest('d', forD.id, 'run-1', 2200);
+      const done = await store.fulfilRequest('d', forD, 'run-1', 2200);
       assert.equal(done.outcome, 'fulfilled');
       assert.equal(done.outcome === 'fulfilled' && done.closed, undefined, 'e is still open');
-      assert.deepEqual(await store.fulfilRequest('d', forD.id, 'run-2', 2201), { outcome: 'not-open' });
+      assert.deepEqual(await store.fulfilRequest('d', forD, 'run-2', 2201), { outcome: 'not-open' });
       assert.equal((await store.requestOf('d', forD.id))?.run, 'run-1');
       const declined = await store.declineRequest('e', forE.id, 'user said no', 2300);
       assert.equal(declined.outcome, 'declined');
@@ -175,6 +176,37 @@ export function collectionsContract(name: string, open: () => Promise<Store>): v
       assert.equal(closed?.closedAt, 2300);
       assert.deepEqual([closed?.counts.fulfilled, closed?.counts.declined], [1, 1]);
       assert.deepEqual(await store.declineRequest('e', forE.id, 'again', 2301), { outcome: 'not-open' });
+    });
+
+    test('requestOf reads a request with the level of a run stored under an id; fulfil never by a run more revealing than asked', async () => {
+      await device('oidc:ann', 'd');
+      await store.createCollection(admin, collection({ privacy: 'redacted' }), { devices: ['d'] });
+      const [r] = await store.takeRequests('d', 2100, 5);
+      assert.ok(r);
+      const put = (id: string, privacy: PrivacyLevel) => {
+        const body = new TextEncoder().encode(id);
+        const sha256 = createHash('sha256').update(body).digest('hex');
+        return store.putRun({
+          device: 'd',
+          id,
+          contentType: 'text/plain',
+          privacy,
+          size: 2,
+          uploadedAt: 2150,
+          body,
+          sha256,
+        });
+      };
+      assert.equal(await put('all', 'full'), 'stored');
+      assert.equal(await put('less', 'minimal'), 'stored');
+      assert.equal((await store.requestOf('d', r.id, 'all'))?.stored, 'full');
+      assert.equal((await store.requestOf('d', r.id, 'less'))?.stored, 'minimal');
+      assert.equal((await store.requestOf('d', r.id, 'none'))?.stored, null);
+      assert.equal((await store.requestOf('d', r.id))?.stored, null);
+      // Issue 42: a full run never fulfils a redacted request, whatever the caller checked before.
+      assert.deepEqual(await store.fulfilRequest('d', r, 'all', 2200), { outcome: 'not-open' });
+      assert.equal((await store.requestOf('d', r.id))?.state, 'delivered');
+      assert.equal((await store.fulfilRequest('d', r, 'less', 2200)).outcome, 'fulfilled');
     });
 
     test('cancel: the creator or an admin; open targets only; expiry by the sweeper; a revoked device cancelled', async () => {

@@ -13,6 +13,8 @@ const admin = { subject: 'local:admin', admin: true };
 const bob = { subject: 'oidc:bob', admin: false };
 const MINUTE = 60_000;
 const ENROLLED = 1_000;
+/** How long a replaced credential's hash is kept in these tests. */
+const KEEP = 60 * MINUTE;
 
 export function credentialsContract(name: string, open: () => Promise<Store>): void {
   describe(`store credentials: ${name}`, () => {
@@ -47,6 +49,7 @@ export function credentialsContract(name: string, open: () => Promise<Store>): v
       salt: `salt-${hash}`,
       at,
       until: at + 10 * MINUTE,
+      keepUntil: at + KEEP,
     });
 
     test('the enrollment credential, then a rotation: the old one works until the new one is first used, or 10 minutes', async () => {
@@ -155,6 +158,78 @@ export function credentialsContract(name: string, open: () => Promise<Store>): v
       assert.equal(await store.rotateCredential(rotation('d4', 'c0-d4', 'c1-d4', 10_000)), true);
       assert.equal((await store.deviceCredential('d4'))?.expiredAt, null);
       assert.equal(await store.noteCredentialExpired('d4', 11_000), true);
+    });
+
+    test('reuse is theft: a replaced credential is kept until keepUntil, its reuse makes the device pending once, and the sweep forgets it', async () => {
+      await device('d1');
+      assert.equal(await store.replacedCredential('c0-d1', 2_000), undefined, 'the current one is not a replaced one');
+      assert.equal(await store.rotateCredential(rotation('d1', 'c0-d1', 'c1-d1', 5_000)), true);
+      // Kept from the rotation on, through the overlap and after it; never the new one.
+      for (const at of [5_000, 5_001, 5_000 + 10 * MINUTE, 5_000 + KEEP - 1])
+        assert.deepEqual(await store.replacedCredential('c0-d1', at), {
+          device: 'd1',
+          owner: 'oidc:ann',
+          replacedAt: 5_000,
+          overlapUntil: 5_000 + 10 * MINUTE,
+          pendingSince: null,
+          revokedAt: null,
+        });
+      assert.equal(await store.replacedCredential('c0-d1', 5_000 + KEEP), undefined, 'kept until keepUntil');
+      assert.equal(await store.replacedCredential('c1-d1', 6_000), undefined);
+      // A rotation that replaces nothing keeps nothing.
+      assert.equal(await store.rotateCredential(rotation('d1', 'c-other', 'c9-d1', 5_500)), false);
+      assert.equal(await store.replacedCredential('c-other', 6_000), undefined);
+
+      // A rotation asked again in its overlap is audited once, however many ask at once.
+      const reissued = await Promise.all(Array.from({ length: 8 }, () => store.noteCredentialReissued('c0-d1', 5_100)));
+      assert.equal(reissued.filter(Boolean).length, 1, `one reissue recorded: ${reissued.join(',')}`);
+      assert.equal(await store.noteCredentialReissued('c0-d1', 5_200), false);
+      assert.equal(await store.noteCredentialReissued('c-never-replaced', 5_200), false);
+
+      const before = (await store.deviceByCredential('c1-d1', 700_000))?.version ?? -1;
+      // Many at once (a thief's flood): one transition, one note.
+      const made = await Promise.all(Array.from({ length: 8 }, () => store.noteCredentialReused('d1', 700_001)));
+      assert.equal(made.filter(Boolean).length, 1, `one transition: ${made.join(',')}`);
+      const pending = await store.deviceByCredential('c1-d1', 700_002);
+      assert.equal(pending?.pendingSince, 700_001);
+      assert.equal(pending?.pendingReason, 'credential reused');
+      assert.ok((pending?.version ?? -1) > before, 'the version changes: no remembered lookup outlives it');
+      assert.equal((await store.replacedCredential('c0-d1', 700_003))?.pendingSince, 700_001);
+      const shown = await store.deviceVisibleTo(admin, 'd1');
+      assert.equal(shown?.pendingReason, 'credential reused');
+      const listed = await store.devicesVisibleTo(admin, { limit: 10 }, { status: 'pending', staleBefore: 0 });
+      assert.deepEqual(
+        listed.items.map((d) => [d.id, d.pendingReason]),
+        [['d1', 'credential reused']],
+      );
+
+      // Approval keeps the current credential and clears the reason; a new reuse makes it pending again.
+      assert.equal(await store.approveDevice(admin, 'd1'), true);
+      const approved = await store.deviceByCredential('c1-d1', 700_004);
+      assert.equal(approved?.pendingSince, null);
+      assert.equal(approved?.pendingReason, null);
+      assert.equal(await store.noteCredentialReused('d1', 700_005), true);
+      assert.equal(await store.rejectDevice(admin, 'd1', 700_006), true, 'rejected: revoked');
+      assert.equal(await store.noteCredentialReused('d1', 700_007), false, 'a revoked device is never made pending');
+      assert.equal((await store.replacedCredential('c0-d1', 700_008))?.revokedAt, 700_006);
+
+      // An enrollment's wait has no reason.
+      await device('d2');
+      assert.equal((await store.deviceByCredential('c0-d2', 2_000))?.pendingReason, null);
+
+      // The new credential's first use ends the replaced one's overlap then, as its row says.
+      assert.equal(await store.rotateCredential(rotation('d2', 'c0-d2', 'c1-d2', 6_000)), true);
+      assert.equal((await store.replacedCredential('c0-d2', 6_500))?.overlapUntil, 6_000 + 10 * MINUTE);
+      assert.equal((await store.deviceByCredential('c1-d2', 7_000))?.id, 'd2');
+      assert.equal((await store.replacedCredential('c0-d2', 7_500))?.overlapUntil, 7_000);
+      assert.equal((await store.deviceByCredential('c1-d2', 8_000))?.id, 'd2');
+      assert.equal((await store.replacedCredential('c0-d2', 8_500))?.overlapUntil, 7_000, 'once');
+
+      // The sweep forgets those kept until now or before, by batches.
+      assert.equal(await store.endReplaced(5_000 + KEEP - 1, 500), 0);
+      assert.equal(await store.endReplaced(6_000 + KEEP, 1), 1);
+      assert.equal(await store.endReplaced(6_000 + KEEP, 500), 1);
+      assert.equal(await store.endReplaced(6_000 + KEEP, 500), 0, 'nothing left');
     });
 
     test('an upload is stored only while the credential version its lookup read holds', async () => {

@@ -160,5 +160,17 @@ export function sessionsContract(name: string, open: () => Promise<Store>): void
       assert.equal(found?.scope, 'read');
       assert.deepEqual(found?.account, { admin: false, disabledAt: 5, lastSignInAt: 4 });
     });
+
+    test('sign-in states (section 23): each comes back once, to one of many racing; expired ones are swept', async () => {
+      assert.equal(await store.oidcStateCameBack('state-a', 10 * MINUTE), true, 'the first time');
+      assert.equal(await store.oidcStateCameBack('state-a', 10 * MINUTE), false, 'came back already: a replay');
+      assert.equal(await store.oidcStateCameBack('state-b', 11 * MINUTE), true, 'another state');
+      const raced = await Promise.all(Array.from({ length: 8 }, () => store.oidcStateCameBack('state-c', 11 * MINUTE)));
+      assert.equal(raced.filter(Boolean).length, 1, 'one of eight callbacks at once wins');
+      assert.equal(await store.pruneOidcStates(10 * MINUTE - 1, 100), 0, 'none expired yet');
+      assert.equal(await store.pruneOidcStates(10 * MINUTE, 100), 1, 'state-a, at its time');
+      assert.equal(await store.pruneOidcStates(11 * MINUTE, 100), 2, 'state-b and state-c');
+      assert.equal(await store.pruneOidcStates(11 * MINUTE, 100), 0);
+    });
   });
 }

@@ -93,7 +93,7 @@ test('runs past their level retention go in bounded batches, oldest first; one a
   await store.close();
 });
 
-test('with no retention set nothing is swept, no lease taken, no timer started', async () => {
+test('with no retention set nothing is swept, no lease taken, nothing written (its timer still runs: test/unit/sweep_gauge)', async () => {
   const store = openSqliteStore(':memory:');
   const clock = fakeClock();
   await fleet(store, clock.now());

@@ -49,15 +49,39 @@ test('audit records older than the retention are pruned, a bounded number per ru
     batches: 3,
   });
   // Records 11 to 29 days old are past retention: 19, of which one run removes 3 batches of 4.
-  assert.deepEqual(await sweep.sweep(), { pruned: 12, stale: 0, revoked: 0, expired: 0, overlaps: 0 });
-  assert.deepEqual(await sweep.sweep(), { pruned: 7, stale: 0, revoked: 0, expired: 0, overlaps: 0 });
-  assert.deepEqual(await sweep.sweep(), { pruned: 0, stale: 0, revoked: 0, expired: 0, overlaps: 0 });
+  assert.deepEqual(await sweep.sweep(), {
+    pruned: 12,
+    stale: 0,
+    revoked: 0,
+    expired: 0,
+    overlaps: 0,
+    states: 0,
+    replaced: 0,
+  });
+  assert.deepEqual(await sweep.sweep(), {
+    pruned: 7,
+    stale: 0,
+    revoked: 0,
+    expired: 0,
+    overlaps: 0,
+    states: 0,
+    replaced: 0,
+  });
+  assert.deepEqual(await sweep.sweep(), {
+    pruned: 0,
+    stale: 0,
+    revoked: 0,
+    expired: 0,
+    overlaps: 0,
+    states: 0,
+    replaced: 0,
+  });
   const left = (await store.auditPage({}, { limit: 100 })).items.map((r) => (start - r.at) / DAY);
   assert.deepEqual(left, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   clock.advance(DAY);
   assert.deepEqual(
     await sweep.sweep(),
-    { pruned: 1, stale: 0, revoked: 0, expired: 0, overlaps: 0 },
+    { pruned: 1, stale: 0, revoked: 0, expired: 0, overlaps: 0, states: 0, replaced: 0 },
     'the clock decides what is old',
   );
   assert.deepEqual(logs.records, []);
@@ -73,7 +97,11 @@ test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in 
   const memory = memoryLogger();
   const logger = auditLogger(memory, store, clock);
   const off = sweeper({ store, logger, clock, auditRetentionMs: parseDuration('365d'), revokeStaleAfterMs: undefined });
-  assert.deepEqual(await off.sweep(), { pruned: 0, stale: 0, revoked: 0, expired: 0, overlaps: 0 }, 'off by default');
+  assert.deepEqual(
+    await off.sweep(),
+    { pruned: 0, stale: 0, revoked: 0, expired: 0, overlaps: 0, states: 0, replaced: 0 },
+    'off by default',
+  );
   const on = sweeper({
     store,
     logger,
@@ -83,9 +111,33 @@ test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in 
     batch: 2,
     batches: 2,
   });
-  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 4, expired: 0, overlaps: 0 });
-  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 3, expired: 0, overlaps: 0 });
-  assert.deepEqual(await on.sweep(), { pruned: 0, stale: 0, revoked: 0, expired: 0, overlaps: 0 });
+  assert.deepEqual(await on.sweep(), {
+    pruned: 0,
+    stale: 0,
+    revoked: 4,
+    expired: 0,
+    overlaps: 0,
+    states: 0,
+    replaced: 0,
+  });
+  assert.deepEqual(await on.sweep(), {
+    pruned: 0,
+    stale: 0,
+    revoked: 3,
+    expired: 0,
+    overlaps: 0,
+    states: 0,
+    replaced: 0,
+  });
+  assert.deepEqual(await on.sweep(), {
+    pruned: 0,
+    stale: 0,
+    revoked: 0,
+    expired: 0,
+    overlaps: 0,
+    states: 0,
+    replaced: 0,
+  });
   const admin = { subject: 'local:admin', admin: true };
   assert.equal((await store.deviceVisibleTo(admin, 'recent'))?.revokedAt, null);
   assert.equal((await store.deviceVisibleTo(admin, 'old3'))?.revokedAt, now);
@@ -116,7 +168,7 @@ test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in 
   clock.advance(26 * DAY);
   assert.deepEqual(
     await on.sweep(),
-    { pruned: 0, stale: 0, revoked: 1, expired: 0, overlaps: 0 },
+    { pruned: 0, stale: 0, revoked: 1, expired: 0, overlaps: 0, states: 0, replaced: 0 },
     'the recent one, once 30 days unseen',
   );
   await store.close();
@@ -133,9 +185,19 @@ test('a failing store is logged and the run goes on; start and stop leave no tim
     expireCollections: () => Promise.resolve([]),
     enqueue: () => Promise.resolve(),
     endOverlaps: () => Promise.resolve(0),
+    pruneOidcStates: () => Promise.resolve(0),
+    endReplaced: () => Promise.resolve(0),
   };
   const sweep = sweeper({ store: failing, logger: logs, clock, auditRetentionMs: DAY, revokeStaleAfterMs: DAY });
-  assert.deepEqual(await sweep.sweep(), { pruned: 0, stale: 0, revoked: 1, expired: 0, overlaps: 0 });
+  assert.deepEqual(await sweep.sweep(), {
+    pruned: 0,
+    stale: 0,
+    revoked: 1,
+    expired: 0,
+    overlaps: 0,
+    states: 0,
+    replaced: 0,
+  });
   assert.deepEqual(logs.records[0], {
     level: 'error',
     event: 'sweeper.failed',
@@ -151,6 +213,8 @@ test('a failing store is logged and the run goes on; start and stop leave no tim
       expireCollections: async () => [],
       enqueue: async () => undefined,
       endOverlaps: async () => 0,
+      pruneOidcStates: async () => 0,
+      endReplaced: async () => 0,
     },
     logger: logs,
     clock,
@@ -209,6 +273,8 @@ test('finishedAt says when the last run finished (the stalled-sweep gauge): none
       expireCollections: async () => [],
       enqueue: async () => undefined,
       endOverlaps: async () => 0,
+      pruneOidcStates: async () => 0,
+      endReplaced: async () => 0,
     },
     logger: memoryLogger(),
     clock,
@@ -229,4 +295,26 @@ test('finishedAt says when the last run finished (the stalled-sweep gauge): none
   release();
   await stuck;
   assert.equal(sweep.finishedAt(), clock.now());
+});
+
+test('sign-in states that came back are swept past their 600 s (and 60 s), a batch per run; live ones stay (docs/contract.md section 23)', async () => {
+  const store = openSqliteStore(':memory:');
+  const clock = fakeClock();
+  const now = clock.now();
+  for (let i = 0; i < 7; i++) assert.ok(await store.oidcStateCameBack(`expired-${i}`, now - 1_000 - i));
+  assert.ok(await store.oidcStateCameBack('live', now + 660_000));
+  const sweep = sweeper({
+    store,
+    logger: memoryLogger(),
+    clock,
+    auditRetentionMs: DAY,
+    revokeStaleAfterMs: undefined,
+    batch: 4,
+  });
+  assert.equal((await sweep.sweep()).states, 4);
+  assert.equal((await sweep.sweep()).states, 3);
+  assert.equal((await sweep.sweep()).states, 0);
+  assert.equal(await store.oidcStateCameBack('live', now + 660_000), false, 'the live one was kept');
+  assert.equal(await store.oidcStateCameBack('expired-0', now + 660_000), true, 'an expired one was not');
+  await store.close();
 });

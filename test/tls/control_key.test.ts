@@ -2,12 +2,18 @@
 // start, added to a store made before them without changing its pin, rotated (the next key becomes
 // current, a new next key is made), and kept consistent when instances change the row at once.
 import assert from 'node:assert/strict';
-import { X509Certificate } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { CONTROL_TLS_SETTING, loadControlIdentity, rotateControlKey } from '../../src/tls/control_identity.ts';
+import {
+  CONTROL_TLS_SETTING,
+  loadControlIdentity,
+  replaceControlKeys,
+  rotateControlKey,
+} from '../../src/tls/control_identity.ts';
+import { isSealed, sealedSettings, settingsKey } from '../../src/store/sealed_settings.ts';
 import { certificatePin, generateSelfSignedCertificate, keyPin } from '../../src/tls/self_signed.ts';
 import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 
@@ -130,6 +136,34 @@ for (const backend of backends) {
         assert.equal(chain[0]?.retired, before.pin);
         assert.equal(chain[1]?.retired, chain[0]?.identity.pin, 'the second rotation retired the first one’s key');
         assert.deepEqual(after.pins, chain[1]?.identity.pins);
+      } finally {
+        await db.close();
+      }
+    });
+
+    test('sealed (issue 42): a compromised rotation racing a rotation replaces both keys; no old pin survives', async () => {
+      const db = await backend.open(2);
+      try {
+        const key = settingsKey(randomBytes(32));
+        const [a, b] = db.stores.map((s) => sealedSettings(s, key)) as [Store, Store];
+        const before = await loadControlIdentity(a, HOST, now);
+        const [rotated, replaced] = await Promise.all([
+          rotateControlKey(a, HOST, now),
+          replaceControlKeys(b, HOST, now),
+        ]);
+        const after = await loadControlIdentity(a, HOST, now);
+        assert.ok(isSealed((await db.stores[0]?.getSetting(CONTROL_TLS_SETTING)) ?? ''), 'stored sealed');
+        // Whichever landed last, the compromised replacement left neither of the pins it found.
+        assert.equal(replaced.retired.length, 2);
+        for (const pin of replaced.retired) assert.ok(!replaced.identity.pins.includes(pin));
+        assert.ok(
+          replaced.retired.includes(before.pin) || replaced.retired.includes(rotated.identity.pin),
+          'it replaced the pair it read',
+        );
+        const last = after.pins[0] === replaced.identity.pins[0] ? replaced.identity : rotated.identity;
+        assert.deepEqual(after.pins, last.pins);
+        if (last === rotated.identity) assert.equal(rotated.retired, replaced.identity.pin, 'the rotation came second');
+        else assert.ok(!before.pins.some((pin) => after.pins.includes(pin)), 'no pin of before survives');
       } finally {
         await db.close();
       }

@@ -98,6 +98,25 @@ for (const { name, req, read, expected } of scenarios) {
   });
 }
 
+// Issue 42 (docs/contract.md section 23): 2,000 stalled bodies each declaring 64 KiB cost their
+// declared length at once. A body's buffer grows with the bytes that arrived, never its declaration.
+test('finding: a body declaring 256 MiB and sending 5 bytes holds 5 bytes, not its declared length', async () => {
+  const declared = 256 * 2 ** 20;
+  const stalled = put(body(['12345'], false), declared);
+  const before = process.memoryUsage().arrayBuffers;
+  const read = outcome(stalled, { limit: declared, minRate: { graceMs: 300, bytesPerSecond: 1024 } });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const during = process.memoryUsage().arrayBuffers - before;
+  assert.equal(await read, 'too-slow');
+  assert.ok(during < 2 ** 20, `${(during / 2 ** 20).toFixed(1)} MiB held for 5 bytes`);
+});
+
+test('a long declared body whole in many chunks is joined in order, and one short by a byte is cut short', async () => {
+  const parts = Array.from({ length: 40 }, (_, i) => String.fromCharCode(97 + (i % 26)).repeat(100));
+  assert.equal(await outcome(put(body(parts, true), 4000)), parts.join(''));
+  assert.equal(await outcome(put(body(parts, true), 4001)), 'cut-short');
+});
+
 test('a route may ask for a stricter rate than every body gets, never a looser one (a TypeError)', async () => {
   for (const minRate of [
     { ...MIN_BODY_RATE, graceMs: MIN_BODY_RATE.graceMs + 1 },

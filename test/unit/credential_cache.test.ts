@@ -28,6 +28,7 @@ function fixture() {
       enrollNote: '',
       maxPrivacy: 'full',
       pendingSince: null,
+      pendingReason: null,
       credentialHash: `h-${id}`,
       credential: { issuedAt: 0, rotatedAt: null, rotationAskedAt: null, previousUntil, expiredAt: null },
       superseded: previousUntil !== null,

@@ -712,6 +712,43 @@ export const migrations: readonly Migration[] = [
     WHERE previous_credential_until IS NOT NULL;
   `,
   },
+  {
+    name: 'oidc-states',
+    sql: `
+  -- docs/contract.md section 23: the sign-in states that came back to the callback, by the hash of
+  -- each, until they could no longer be taken (their 600 s, and 60 s for the clocks of instances).
+  -- /auth/start writes nothing (a state carries its issue time and a MAC); the callback inserts the
+  -- state here before it calls the provider's token endpoint, and a conflict is a replay.
+  CREATE TABLE oidc_states (state_hash TEXT PRIMARY KEY, expires_at BIGINT NOT NULL);
+  -- The minute sweep deletes the expired ones.
+  CREATE INDEX oidc_states_expires_at ON oidc_states (expires_at);
+  `,
+  },
+  {
+    name: 'credential-reuse',
+    sql: `
+  -- docs/contract.md section 16, reuse is theft: the hash of every credential a rotation replaced,
+  -- kept until PADDOCK_CREDENTIAL_MAX_AGE (or 90 days) after its replacement. Presented after its
+  -- overlap, it makes its device pending with pending_reason 'credential reused' (NULL for a
+  -- device that waits since its enrollment). The overlap's own columns are still cleared by the
+  -- minute sweep (rotation-overlap-sweep): only the hash is kept here, never the salt.
+  -- overlap_until: when its overlap ended (the new credential's first use) or ends (10 minutes),
+  -- so that a request presented before then and judged again later is not taken for a reuse.
+  CREATE TABLE replaced_credentials (
+    hash TEXT PRIMARY KEY,
+    device TEXT NOT NULL,
+    replaced_at BIGINT NOT NULL,
+    overlap_until BIGINT NOT NULL,
+    keep_until BIGINT NOT NULL,
+    -- When a rotation asked again with this credential, in its overlap, was first answered (the
+    -- new credential derived again) and audited: once a rotation (device.credential_reissued).
+    reissued_at BIGINT
+  );
+  -- The minute sweep deletes the ones kept long enough.
+  CREATE INDEX replaced_credentials_keep_until ON replaced_credentials (keep_until);
+  ALTER TABLE devices ADD COLUMN pending_reason TEXT;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

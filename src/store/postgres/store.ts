@@ -20,6 +20,7 @@ import { webhooksStore } from '../webhooks.ts';
 import { collectionsStore } from '../collections.ts';
 import { factsStore } from '../facts.ts';
 import { credentialsStore } from '../credentials.ts';
+import { oidcStatesStore } from '../oidc_states.ts';
 import { pgWakeups } from './listen.ts';
 import { openPgDb } from './db.ts';
 import { pgDeviceTransactions } from './devices.ts';
@@ -47,6 +48,7 @@ export async function openPostgresStore(url: string, opts: PgOptions = {}): Prom
     ...collectionsStore(db.sql, wakeups),
     ...factsStore(db.sql),
     ...credentialsStore(db.sql),
+    ...oidcStatesStore(db.sql),
     close: async () => {
       await wakeups.close();
       await db.end();

@@ -18,6 +18,7 @@ import { webhooksStore } from '../webhooks.ts';
 import { collectionsStore } from '../collections.ts';
 import { factsStore } from '../facts.ts';
 import { credentialsStore } from '../credentials.ts';
+import { oidcStatesStore } from '../oidc_states.ts';
 import { localWakeups } from '../wakeups.ts';
 import { openDb } from './db.ts';
 import { sqliteDeviceTransactions } from './devices.ts';
@@ -46,6 +47,7 @@ export function openSqliteStore(dataDir: string | ':memory:'): Store {
     ...collectionsStore(sql, wakeups),
     ...factsStore(sql),
     ...credentialsStore(sql),
+    ...oidcStatesStore(sql),
     async close() {
       await wakeups.close();
       db.close();
