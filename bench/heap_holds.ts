@@ -29,6 +29,7 @@ import { openSqliteStore } from '../src/store/sqlite/store.ts';
 import { rssMiB } from './load.ts';
 import { writeSection } from './report.ts';
 import { SERVER_FLAGS, startPaddock } from './server.ts';
+import { type StallKind, stall } from './stall.ts';
 import { heapAfterCollection } from './young_generation.ts';
 
 const { values } = parseArgs({
@@ -47,20 +48,8 @@ const STALLED = Number(values.stalled ?? (quick ? 2_000 : 5_000));
 const ROUNDS = Number(values.rounds ?? (quick ? 1 : 3));
 const SMALL_HEAP = ['--max-semi-space-size=8', '--max-old-space-size=64'];
 const PASSWORD = 'bench heap password';
-// The test suite's staller and fake OpenID provider, each in a process of its own (bench/ imports
-// nothing from test/): the connections' file descriptors and memory are not the server's.
-const STALLER = new URL('../test/hostile/stall_bodies.ts', import.meta.url).pathname;
+// The test suite's fake OpenID provider, in a process of its own (bench/ imports nothing from test/).
 const PROVIDER = new URL('../test/support/fake_oidc_provider.ts', import.meta.url).pathname;
-
-/** test/hostile/stall_bodies.ts's argument. */
-type StallKind = 'idle' | 'held' | 'enroll' | 'login' | 'backchannel';
-interface StallSetup {
-  port: number;
-  addresses: number;
-  sent?: number;
-  groups: Array<{ kind: StallKind; count: number }>;
-  credentials?: string[];
-}
 
 /** The fake provider in a child process: its issuer and client, until `stop`. */
 async function startProvider() {
@@ -130,29 +119,6 @@ async function heapLimit(flags: readonly string[]): Promise<number> {
   child.stdout.on('data', (d: Buffer) => (out += d));
   await once(child, 'exit');
   return Number(out);
-}
-
-interface Staller {
-  report(): Promise<{ opened: number; open: number; answered: Record<string, number> }>;
-  stop(): Promise<void>;
-}
-
-/** Opens the connections of `setup` from a child process; resolves once all were opened. */
-async function stall(setup: StallSetup): Promise<Staller> {
-  const child = spawn(process.execPath, [STALLER, JSON.stringify(setup)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const next = async () => JSON.parse(String((await lines.next()).value)) as Awaited<ReturnType<Staller['report']>>;
-  await next();
-  return {
-    report: () => {
-      child.stdin.write('report\n');
-      return next();
-    },
-    async stop() {
-      child.stdin.end();
-      if (child.exitCode === null) await once(child, 'exit');
-    },
-  };
 }
 
 /** One request over a connection of its own: its status and time in ms (0 when the connection failed). */

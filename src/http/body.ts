@@ -76,8 +76,8 @@ export async function readBody(req: Request, read: BodyRead): Promise<Uint8Array
   // at most a second past the grace. A longer one is read chunk by chunk, each chunk held to the rule.
   if (length !== undefined && length <= rate.bytesPerSecond) return readWhole(req, length, started, rate, read.take);
   const message = messageOf(req);
-  if (message) return readMessage(message, read.limit, length, started, rate, read.take);
-  return readChunks(req, read.limit, length, started, rate, read.take);
+  const rule: ChunkRule = { limit: read.limit, length, started, rate, take: read.take };
+  return message ? readMessage(message, rule) : readChunks(req, rule);
 }
 
 /** The Content-Length, when present and well-formed. */
@@ -101,42 +101,58 @@ async function readWhole(
   return bytes;
 }
 
+/** What a body read chunk by chunk is held to: the route's limit, its declared length, its rate and budget. */
+interface ChunkRule {
+  limit: number;
+  length: number | undefined;
+  /** When the body was asked for, the start of its minimum rate. */
+  started: number;
+  rate: MinRate;
+  take: BodyRead['take'];
+}
+
+/** Why the chunk of `bytes` that brings a body to `size` is refused, or undefined when it is kept. */
+function refusal(rule: ChunkRule, size: number, bytes: number): BodyFailure | undefined {
+  if (size > rule.limit || (rule.length !== undefined && size > rule.length)) return 'too-large';
+  if (rule.take && !rule.take(bytes)) return 'over-budget';
+  return undefined;
+}
+
+/**
+ * The chunks as one body. The joined copy and the chunks coexist only for the synchronous copy
+ * itself, so one body at a time in the whole process: at most one run's size above the budget, for
+ * microseconds.
+ */
+function joined(chunks: Uint8Array[], size: number): Uint8Array {
+  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, size);
+}
+
 /**
  * Reads the body chunk by chunk as it arrives: each chunk's bytes are taken from `take` before it
  * is kept, and only what arrived is held (docs/contract.md section 23: never the declared
  * Content-Length, which costs a sender nothing to declare and a stalled sender nothing to leave
  * unsent). Joins the chunks into one buffer at the end.
  */
-async function readChunks(
-  req: Request,
-  limit: number,
-  length: number | undefined,
-  started: number,
-  rate: MinRate,
-  take: BodyRead['take'],
-): Promise<Uint8Array> {
+async function readChunks(req: Request, rule: ChunkRule): Promise<Uint8Array> {
   if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
     for (;;) {
-      const { done, value } = await within(reader.read(), deadline(started, size, rate));
+      const { done, value } = await within(reader.read(), deadline(rule.started, size, rule.rate));
       if (done) break;
       size += value.byteLength;
-      if (size > limit || (length !== undefined && size > length)) throw new BodyError('too-large');
-      if (take && !take(value.byteLength)) throw new BodyError('over-budget');
+      const refused = refusal(rule, size, value.byteLength);
+      if (refused) throw new BodyError(refused);
       chunks.push(value);
     }
   } catch (err) {
     await reader.cancel().catch(() => undefined);
     throw err;
   }
-  if (length !== undefined && size !== length) throw new BodyError('cut-short');
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  // The joined copy and the chunks coexist only for the synchronous copy itself, so one body at a
-  // time in the whole process: at most one run's size above the budget, for microseconds.
-  return Buffer.concat(chunks, size);
+  if (rule.length !== undefined && size !== rule.length) throw new BodyError('cut-short');
+  return joined(chunks, size);
 }
 
 /**
@@ -145,14 +161,7 @@ async function readChunks(
  * arrived. A body abandoned (too slow, too large, over budget) is left paused: the adapter drains
  * what follows after the answer and closes the connection within half a second.
  */
-function readMessage(
-  message: IncomingMessage,
-  limit: number,
-  length: number | undefined,
-  started: number,
-  rate: MinRate,
-  take: BodyRead['take'],
-): Promise<Uint8Array> {
+function readMessage(message: IncomingMessage, rule: ChunkRule): Promise<Uint8Array> {
   if (message.readableEnded || message.readableDidRead) return Promise.reject(new BodyError('unreadable'));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -162,7 +171,7 @@ function readMessage(
       clearTimeout(timer);
       timer = setTimeout(
         () => fail(new BodyError('too-slow')),
-        Math.max(0, deadline(started, size, rate) - Date.now()),
+        Math.max(0, deadline(rule.started, size, rule.rate) - Date.now()),
       );
     };
     const settle = () => {
@@ -176,16 +185,15 @@ function readMessage(
     };
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
-      if (size > limit || (length !== undefined && size > length)) return fail(new BodyError('too-large'));
-      if (take && !take(chunk.byteLength)) return fail(new BodyError('over-budget'));
+      const refused = refusal(rule, size, chunk.byteLength);
+      if (refused) return fail(new BodyError(refused));
       chunks.push(chunk);
       due();
     };
     const onEnd = () => {
       settle();
-      if (length !== undefined && size !== length) return reject(new BodyError('cut-short'));
-      // One body at a time in the whole process holds its chunks and their copy, for the copy itself.
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      if (rule.length !== undefined && size !== rule.length) return reject(new BodyError('cut-short'));
+      resolve(joined(chunks, size));
     };
     const onError = (err: Error) => fail(new BodyError('unreadable', { cause: err }));
     const onClose = () => fail(new BodyError('unreadable'));

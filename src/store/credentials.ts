@@ -83,8 +83,10 @@ export const credentialsSql = {
     WHERE seq IN (SELECT seq FROM devices WHERE previous_credential_until <= ? ORDER BY previous_credential_until LIMIT ?)`,
 } as const;
 
+/** A time column that may be NULL. */
+const at = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
 function stateFrom(r: Row): CredentialState {
-  const at = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
     issuedAt: Number(r.credential_issued_at),
     rotatedAt: at(r.credential_rotated_at),
@@ -145,7 +147,6 @@ export function credentialsStore(db: Sql): CredentialsStore {
     async replacedCredential(hash, now) {
       const r = await db.get(credentialsSql.replaced, hash, now);
       if (!r) return undefined;
-      const at = (v: unknown) => (v === null || v === undefined ? null : Number(v));
       return {
         device: r.device as string,
         owner: r.owner as string,

@@ -4,25 +4,18 @@
 // into a new database is served by a fresh `paddock serve`.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { consoleClient } from '../multi/client.ts';
 import { databaseUrl, dropDatabase, freshDatabase, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 import { type PaddockProcess, paddock } from '../support/process.ts';
+import { workspaces } from '../support/workspace.ts';
 
 const PASSWORD = 'a backup test password';
 const { signIn, device, upload } = consoleClient(() => PASSWORD);
-const dirs: string[] = [];
-after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
-
-async function workspace() {
-  const dir = await mkdtemp(join(tmpdir(), 'paddock-backup-'));
-  dirs.push(dir);
-  return dir;
-}
+const workspace = workspaces('paddock-backup-');
 
 async function serve(env: Record<string, string>): Promise<{ p: PaddockProcess; base: string }> {
   const p = paddock(['serve'], {

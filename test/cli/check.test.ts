@@ -11,7 +11,7 @@ import { after, test } from 'node:test';
 import { generateSelfSignedCertificate } from '../../src/tls/self_signed.ts';
 import { startFakeProvider } from '../support/fake_oidc_provider.ts';
 import { databaseUrl, dropDatabase, freshDatabase, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
-import { paddock } from '../support/process.ts';
+import { paddock, serveOnce } from '../support/process.ts';
 import { freePort, tlsFixture } from '../support/tls_fixture.ts';
 
 const dirs: string[] = [];
@@ -55,11 +55,7 @@ test('a served store, a reachable provider and valid certificates: ok with what 
   const provider = await startFakeProvider();
   try {
     const data = join(fx.dir, 'data');
-    // A store as a server leaves it.
-    const serve = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: data });
-    await serve.waitFor(/serving on/);
-    serve.child.kill('SIGTERM');
-    await serve.exited;
+    await serveOnce({ PADDOCK_DATA_DIR: data });
     const r = await check({
       PADDOCK_DATA_DIR: data,
       PADDOCK_BASE_URL: 'https://admin.test:8443',
@@ -92,10 +88,7 @@ test('an invalid setting: exit 2 with one line naming it, nothing else checked',
 test('an unreachable provider, a newer schema and an expired certificate each fail: exit 1', async () => {
   const dir = await workspace();
   const data = join(dir, 'data');
-  const serve = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: data });
-  await serve.waitFor(/serving on/);
-  serve.child.kill('SIGTERM');
-  await serve.exited;
+  await serveOnce({ PADDOCK_DATA_DIR: data });
   const db = new DatabaseSync(join(data, 'paddock.db'));
   db.prepare("INSERT INTO migrations (name, applied_at) VALUES ('from-the-future', 0)").run();
   db.close();
@@ -132,13 +125,7 @@ test('the control certificate: its days left, and a name that is not the control
   const fx = await tlsFixture();
   dirs.push(fx.dir);
   const data = join(fx.dir, 'data');
-  const serveOnce = async (env: Record<string, string>) => {
-    const serve = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: data, ...env });
-    await serve.waitFor(/serving on/);
-    serve.child.kill('SIGTERM');
-    await serve.exited;
-  };
-  await serveOnce({});
+  await serveOnce({ PADDOCK_DATA_DIR: data });
   const plain = await check({ PADDOCK_DATA_DIR: data });
   assert.equal(plain.code, 0, plain.stdout);
   assert.match(plain.stdout, /^ok {3}seal key: .*seal\.key opens the store's secrets$/m);
@@ -160,7 +147,7 @@ test('the control certificate: its days left, and a name that is not the control
     before.stdout,
     /^ok {3}control certificate: generated, IP Address:127\.0\.0\.1, .*; it does not name control\.test: the next start reissues it with the same key$/m,
   );
-  await serveOnce(tls);
+  await serveOnce({ PADDOCK_DATA_DIR: data, ...tls });
   const after = await check({ PADDOCK_DATA_DIR: data, ...tls });
   assert.match(
     after.stdout,
@@ -176,10 +163,7 @@ test('the control certificate: its days left, and a name that is not the control
 test("a seal key that is missing or not the store's: exit 2, and the control certificate is not read", async () => {
   const dir = await workspace();
   const data = join(dir, 'data');
-  const serve = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', PADDOCK_DATA_DIR: data });
-  await serve.waitFor(/serving on/);
-  serve.child.kill('SIGTERM');
-  await serve.exited;
+  await serveOnce({ PADDOCK_DATA_DIR: data });
   const key = join(data, 'seal.key');
   await rename(key, join(dir, 'kept.key'));
   const missing = await check({ PADDOCK_DATA_DIR: data });
@@ -216,10 +200,7 @@ test(
         empty.stdout,
         /^ok {3}store: PostgreSQL 127\.0\.0\.1:5432, schema version 0; the next start migrates it to \d+$/m,
       );
-      const serve = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', ...env });
-      await serve.waitFor(/serving on/);
-      serve.child.kill('SIGTERM');
-      await serve.exited;
+      await serveOnce(env);
       const served = await check(env);
       assert.match(served.stdout, /^ok {3}store: PostgreSQL 127\.0\.0\.1:5432, schema version \d+$/m);
       const port = await freePort();

@@ -18,14 +18,7 @@ import {
   postgresAvailable,
   SKIP_REASON,
 } from '../support/postgres.ts';
-import { paddock } from '../support/process.ts';
-
-async function serveOnce(env: Record<string, string>) {
-  const p = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', ...env });
-  await p.waitFor(/serving on/);
-  p.child.kill('SIGTERM');
-  assert.equal(await p.exited, 0);
-}
+import { paddock, serveOnce } from '../support/process.ts';
 
 async function refused(env: Record<string, string>) {
   const p = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', ...env });
@@ -39,7 +32,7 @@ test('SQLite: a store migrated by a newer Paddock is refused with exit 2, one li
   const dir = await mkdtemp(join(tmpdir(), 'paddock-schema-'));
   try {
     const env = { PADDOCK_DATA_DIR: join(dir, 'data') };
-    await serveOnce(env);
+    assert.equal(await serveOnce(env), 0);
     const file = join(dir, 'data', 'paddock.db');
     const db = new DatabaseSync(file);
     assert.equal((db.prepare('SELECT count(*) AS n FROM migrations').get() as { n: number }).n, known);
@@ -77,7 +70,7 @@ test(
     const name = await freshDatabase();
     try {
       const env = { PADDOCK_DATA_DIR: join(dir, 'data'), PADDOCK_DATABASE_URL: databaseUrl(name) };
-      await serveOnce(env);
+      assert.equal(await serveOnce(env), 0);
       await admin((c) => c.query("INSERT INTO migrations (name, applied_at) VALUES ('from-the-future', 0)"), name);
       const r = await refused(env);
       assert.equal(r.code, 2);

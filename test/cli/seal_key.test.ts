@@ -4,24 +4,17 @@
 // sealing is sealed at its first start and keeps its pins and sessions.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { readSealKey } from '../../src/crypto/seal_key.ts';
 import { isSealed, openSetting, SEAL_CHECK_SETTING, settingsKey } from '../../src/store/sealed_settings.ts';
 import { paddock } from '../support/process.ts';
+import { workspaces } from '../support/workspace.ts';
 
 const PASSWORD = 'a sealed store password';
-const dirs: string[] = [];
-after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
-
-async function workspace() {
-  const dir = await mkdtemp(join(tmpdir(), 'paddock-seal-'));
-  dirs.push(dir);
-  return dir;
-}
+const workspace = workspaces('paddock-seal-');
 
 /** Serves until `work` is done, then stops with SIGTERM. */
 async function serving<T>(dataDir: string, work: (base: string) => Promise<T>): Promise<T> {

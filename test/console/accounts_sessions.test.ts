@@ -6,13 +6,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { hashPassword } from '../../src/crypto/password.ts';
-import { openPostgresStore } from '../../src/store/postgres/store.ts';
-import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { fakeClock } from '../support/fake_clock.ts';
 import { clientFor, type FakeProvider, startFakeProvider } from '../support/fake_oidc_provider.ts';
 import { ADMIN_PASSWORD, form, harness, type Harness, shownAccessToken } from '../support/harness.ts';
-import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import { onBothStores } from '../support/both_stores.ts';
 import { assertEvents } from '../support/scenario.ts';
 
 const DAY = 86_400_000;
@@ -407,7 +405,4 @@ function suite(name: string, open: () => Promise<Store>, skip: string | false) {
   });
 }
 
-suite('sqlite', async () => openSqliteStore(':memory:'), false);
-const available = await postgresAvailable();
-after(() => (available ? dropSchemas() : undefined));
-suite('postgres', async () => openPostgresStore(PG_URL, { schema: freshSchema() }), !available && SKIP_REASON);
+await onBothStores(suite);

@@ -4,14 +4,12 @@
 // console's page and cancel, the API's collection, targets, list and cancel) shows and acts on the
 // targets of the viewer's own devices only, as the device list does; an admin's view is unchanged.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createCollection } from '../../src/actions/collections.ts';
-import { openPostgresStore } from '../../src/store/postgres/store.ts';
-import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { apiToken } from '../support/api_table.ts';
 import { form, harness, type Harness } from '../support/harness.ts';
-import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import { onBothStores } from '../support/both_stores.ts';
 import { ACCOUNTS } from '../support/scenario.ts';
 
 const USER = ACCOUNTS.user.subject;
@@ -159,7 +157,4 @@ function suite(name: string, open: () => Promise<Store>, skip: string | false) {
   });
 }
 
-suite('sqlite', async () => openSqliteStore(':memory:'), false);
-const available = await postgresAvailable();
-after(() => (available ? dropSchemas() : undefined));
-suite('postgres', async () => openPostgresStore(PG_URL, { schema: freshSchema() }), !available && SKIP_REASON);
+await onBothStores(suite);

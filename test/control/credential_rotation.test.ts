@@ -58,6 +58,22 @@ function suite(name: string, open: Open, skip: string | false) {
   const world = async (rules?: CredentialRules) => {
     return harness({ store: (await open()).store, credentialRules: rules });
   };
+  /** A harness on one store (A), and B: a second control door on another store of the same database. */
+  const twoInstances = async () => {
+    const opened = await open();
+    const b = await opened.another();
+    const h = await harness({ store: opened.store });
+    const other = createControlApp({ store: b, logger: memoryLogger(), clock: h.clock });
+    const onB = { control: (path: string, init?: RequestInit) => Promise.resolve(other.request(path, init)) };
+    return {
+      h,
+      onB: onB as Harness,
+      async close() {
+        await h.close();
+        if (b !== opened.store) await b.close();
+      },
+    };
+  };
 
   describe(`credential rotation, the device's side: ${name}`, { skip }, () => {
     test('a new credential: the old one works until the new one is first used, then never again; audited once', async () => {
@@ -170,45 +186,39 @@ function suite(name: string, open: Open, skip: string | false) {
     });
 
     test('two instances: a remembered lookup of the old credential ends with the new one’s first use elsewhere', async () => {
-      const opened = await open();
-      const a = opened.store;
-      const b = await opened.another();
-      const h = await harness({ store: a });
-      const other = createControlApp({ store: b, logger: memoryLogger(), clock: h.clock });
-      const onB = { control: (path: string, init?: RequestInit) => Promise.resolve(other.request(path, init)) };
+      const { h, onB, close } = await twoInstances();
       try {
         const d = await enrollDevice(h, 'oidc:ann');
-        assert.equal((await upload(onB as Harness, d.credential, 'b1', 'a')).status, 201, 'B remembers the lookup');
+        assert.equal((await upload(onB, d.credential, 'b1', 'a')).status, 201, 'B remembers the lookup');
         const fresh = await rotated(h, d.credential);
-        assert.equal((await upload(onB as Harness, d.credential, 'b2', 'b')).status, 201, 'the overlap, on B too');
+        assert.equal((await upload(onB, d.credential, 'b2', 'b')).status, 201, 'the overlap, on B too');
         assert.equal((await upload(h, fresh, 'a1', 'c')).status, 201, 'first used on A');
-        const early = await upload(onB as Harness, d.credential, 'bad id!', 'd');
+        const early = await upload(onB, d.credential, 'bad id!', 'd');
         assert.equal(early.status, 401, 'a refusal before the write asks the store again: 401, not 400');
-        assert.equal((await upload(onB as Harness, d.credential, 'b2', 'b')).status, 401);
-        const refused = await upload(onB as Harness, d.credential, 'b3', 'd');
+        assert.equal((await upload(onB, d.credential, 'b2', 'b')).status, 401);
+        const refused = await upload(onB, d.credential, 'b3', 'd');
         assert.equal(refused.status, 401, 'refused on B at once, within its minute of memory');
         // Seen on B after its overlap, the replaced credential made the device pending, for both instances.
-        assert.equal((await upload(onB as Harness, fresh, 'b4', 'e')).status, 403);
+        assert.equal((await upload(onB, fresh, 'b4', 'e')).status, 403);
         assert.equal((await upload(h, fresh, 'a2', 'e')).status, 403);
         assert.equal((await trail(h, 'device.credential_reused')).length, 0, "B's logger: not A's trail");
         assert.equal(await approveDevice(h, ADMIN, d.device), 'done');
-        assert.equal((await upload(onB as Harness, fresh, 'b4', 'e')).status, 201);
+        assert.equal((await upload(onB, fresh, 'b4', 'e')).status, 201);
         // An administrator's ask, on A: B's next answer carries it, though B remembers the lookup (a
         // minute after the rotation: within it an ask waits, as a rotation would answer the same credential).
         h.clock.advance(MINUTE);
-        assert.equal((await upload(onB as Harness, fresh, 'b4', 'e')).status, 200, 'B remembers the lookup again');
+        assert.equal((await upload(onB, fresh, 'b4', 'e')).status, 200, 'B remembers the lookup again');
         assert.equal(await askRotation(h, ADMIN, d.device), 'asked');
-        const badId = await upload(onB as Harness, fresh, 'bad id!', 'f');
+        const badId = await upload(onB, fresh, 'bad id!', 'f');
         assert.equal(badId.status, 400);
         assert.equal(badId.headers.get('paddock-rotate'), 'credential', 'a refusal carries the ask at once too');
-        const asked = await upload(onB as Harness, fresh, 'b5', 'f');
+        const asked = await upload(onB, fresh, 'b5', 'f');
         assert.equal(asked.status, 201);
         assert.equal(asked.headers.get('paddock-rotate'), 'credential');
         const runs = await h.store.runsVisibleTo(ADMIN, { limit: 10 }, { device: d.device });
         assert.deepEqual(runs.items.map((r) => r.id).sort(), ['a1', 'b1', 'b2', 'b4', 'b5']);
       } finally {
-        await h.close();
-        if (b !== a) await b.close();
+        await close();
       }
     });
 
@@ -374,22 +384,17 @@ function suite(name: string, open: Open, skip: string | false) {
     });
 
     test('two instances: the reuse seen on A refuses the thief’s credential that B remembers, at once', async () => {
-      const opened = await open();
-      const a = opened.store;
-      const b = await opened.another();
-      const h = await harness({ store: a });
-      const other = createControlApp({ store: b, logger: memoryLogger(), clock: h.clock });
-      const onB = { control: (path: string, init?: RequestInit) => Promise.resolve(other.request(path, init)) };
+      const { h, onB, close } = await twoInstances();
       try {
         const d = await enrollDevice(h, 'oidc:ann');
-        const thief = await rotated(onB as Harness, d.credential);
-        assert.equal((await upload(onB as Harness, thief, 'b1', 'a')).status, 201, 'B remembers the lookup');
-        assert.equal((await upload(onB as Harness, thief, 'b1', 'a')).status, 200);
+        const thief = await rotated(onB, d.credential);
+        assert.equal((await upload(onB, thief, 'b1', 'a')).status, 201, 'B remembers the lookup');
+        assert.equal((await upload(onB, thief, 'b1', 'a')).status, 200);
         h.clock.advance(MINUTE);
         assert.equal((await upload(h, d.credential, 'a1', 'b')).status, 401, 'the real device, on A');
-        const refused = await upload(onB as Harness, thief, 'b2', 'c');
+        const refused = await upload(onB, thief, 'b2', 'c');
         assert.equal(refused.status, 403, 'within the minute B remembers the lookup');
-        assert.equal((await upload(onB as Harness, thief, 'b1', 'a')).status, 403, 'a retry too');
+        assert.equal((await upload(onB, thief, 'b1', 'a')).status, 403, 'a retry too');
         assert.deepEqual(
           (await trail(h, 'device.credential_reused')).map((x) => x.device),
           [d.device],
@@ -400,8 +405,7 @@ function suite(name: string, open: Open, skip: string | false) {
           ['b1'],
         );
       } finally {
-        await h.close();
-        if (b !== a) await b.close();
+        await close();
       }
     });
 

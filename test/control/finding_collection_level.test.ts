@@ -4,14 +4,12 @@
 // and fulfilled a `minimal` request with a `full` run. Now: 403 when the stored run is more
 // revealing than the request, 409 when it is at another level than the header; nothing fulfilled.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createCollection } from '../../src/actions/collections.ts';
 import type { Actor } from '../../src/domain/accounts.ts';
-import { openPostgresStore } from '../../src/store/postgres/store.ts';
-import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { enrollDevice, harness, type Harness } from '../support/harness.ts';
-import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import { onBothStores } from '../support/both_stores.ts';
 
 const admin: Actor = { subject: 'local:admin', admin: true, client: '192.0.2.1' };
 
@@ -105,7 +103,4 @@ function suite(name: string, open: () => Promise<Store>, skip: string | false) {
   });
 }
 
-suite('sqlite', async () => openSqliteStore(':memory:'), false);
-const available = await postgresAvailable();
-after(() => (available ? dropSchemas() : undefined));
-suite('postgres', async () => openPostgresStore(PG_URL, { schema: freshSchema() }), !available && SKIP_REASON);
+await onBothStores(suite);

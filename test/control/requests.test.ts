@@ -2,14 +2,12 @@
 // /v1/requests with and without `wait`, X-Collection on uploads, POST /v1/requests/{id}/decline,
 // and each bad input's precise answer with nothing changed.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createCollection } from '../../src/actions/collections.ts';
 import type { Actor } from '../../src/domain/accounts.ts';
-import { openPostgresStore } from '../../src/store/postgres/store.ts';
-import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { enrollDevice, harness, type Harness } from '../support/harness.ts';
-import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import { onBothStores } from '../support/both_stores.ts';
 
 const admin: Actor = { subject: 'local:admin', admin: true, client: '192.0.2.1' };
 
@@ -259,7 +257,4 @@ function suite(name: string, open: () => Promise<Store>, skip: string | false) {
   });
 }
 
-suite('sqlite', async () => openSqliteStore(':memory:'), false);
-const available = await postgresAvailable();
-after(() => (available ? dropSchemas() : undefined));
-suite('postgres', async () => openPostgresStore(PG_URL, { schema: freshSchema() }), !available && SKIP_REASON);
+await onBothStores(suite);

@@ -25,6 +25,7 @@ import {
   dropDatabase,
   freshDatabase,
   postgresAvailable,
+  sharedDatabaseEnv,
   SKIP_REASON,
 } from '../support/postgres.ts';
 import { paddock, type PaddockProcess } from '../support/process.ts';
@@ -175,9 +176,7 @@ if (!haproxyFound && process.env.CI !== 'true') {
         PADDOCK_TLS_CERT: fx.admin.certFile,
         PADDOCK_TLS_KEY: fx.admin.keyFile,
         PADDOCK_DATA_DIR: join(dir, name),
-        PADDOCK_DATABASE_URL: databaseUrl(database),
-        // One seal key file for every instance on the database (docs/contract.md section 23).
-        PADDOCK_SEAL_KEY_FILE: join(dir, 'seal.key'),
+        ...sharedDatabaseEnv(databaseUrl(database), dir),
         PADDOCK_ADMIN_PASSWORD: PASSWORD,
         // HAProxy connects to the instances from loopback's first address; the clients use others.
         PADDOCK_PROXY_PROTOCOL_FROM: '127.0.0.1',

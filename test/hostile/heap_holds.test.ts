@@ -5,59 +5,21 @@
 // address alone. The review ended such a process at 1,105. Here it stays up, an enrolled device's
 // uploads are stored and the break-glass admin signs in throughout; the lone address is told 429.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { type Staller, stall } from '../../bench/stall.ts';
 import { openFileLimit } from '../../src/server/connections.ts';
 import { OPEN_BODIES_PER_CLIENT } from '../../src/server/open_bodies.ts';
 import { startFakeProvider } from '../support/fake_oidc_provider.ts';
 import { paddock } from '../support/process.ts';
+import { freePort } from '../support/tls_fixture.ts';
 import { PROCESS_PASSWORD, serveEnv, signInAndEnroll } from './process_load.ts';
-import type { StallSetup } from './stall_bodies.ts';
 
-const STALLER = fileURLToPath(new URL('./stall_bodies.ts', import.meta.url));
 const STALLED = 5_000;
 const LONE = 400;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-interface Report {
-  opened: number;
-  open: number;
-  answered: Record<string, number>;
-}
-
-/** Opens the connections of `setup` from a child process; resolves once all were opened. */
-async function stall(setup: StallSetup) {
-  const child = spawn(process.execPath, [STALLER, JSON.stringify(setup)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const next = async () => JSON.parse(String((await lines.next()).value)) as Report;
-  const first = await next();
-  return {
-    first,
-    report: () => {
-      child.stdin.write('report\n');
-      return next();
-    },
-    async stop() {
-      child.stdin.end();
-      if (child.exitCode === null) await once(child, 'exit');
-    },
-  };
-}
 
 /** One request over a connection of its own: status, headers; status 0 when the connection failed. */
 function fresh(port: number, path: string, method: string, headers: Record<string, string>, body?: string) {
@@ -91,7 +53,7 @@ test(
       PADDOCK_OIDC_CLIENT_ID: provider.clientId,
       PADDOCK_OIDC_CLIENT_SECRET: provider.clientSecret,
     });
-    const stallers: Array<Awaited<ReturnType<typeof stall>>> = [];
+    const stallers: Staller[] = [];
     try {
       await p.waitFor(/serving on/);
       const { credential, view } = await signInAndEnroll(port);

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -15,17 +14,10 @@ import { randomToken, secretHash } from '../../src/crypto/random.ts';
 import { memoryLogger } from '../../src/log/logger.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { paddock } from '../support/process.ts';
+import { freePort } from '../support/tls_fixture.ts';
 import { exchange, statuses } from '../support/live.ts';
 
 const METRICS = 'a-metrics-token-for-the-held-requests-test';
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** A token for `uses` devices, written to the store before the server starts. */
 async function seedToken(dataDir: string, uses: number): Promise<string> {

@@ -2,21 +2,13 @@
 // acknowledged upload kept, and kill -9 during uploads loses nothing that was acknowledged.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { paddock } from '../support/process.ts';
+import { freePort } from '../support/tls_fixture.ts';
 import { uploadLoad, serveEnv, signInAndEnroll } from './process_load.ts';
-
-/** A port free a moment ago, so a test can knock before the server has bound it. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 test('readiness: no request that follows the first 200 from /healthz gets 503 (OIDC configured)', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'paddock-ready-'));

@@ -4,11 +4,11 @@
 // its uploads is answered.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { paddock } from '../support/process.ts';
+import { freePort } from '../support/tls_fixture.ts';
 import {
   admin,
   databaseUrl,
@@ -20,14 +20,6 @@ import {
 import { serveEnv, signInAndEnroll, uploadLoad } from './process_load.ts';
 
 const available = await postgresAvailable();
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 test(
   'PostgreSQL group commit: kill -9 during uploads of eight devices, three times in a row, loses no acknowledged upload',

@@ -4,11 +4,10 @@
 // keeps serving. On PostgreSQL, an instance started on the shared database without the file stops
 // the same way and changes nothing the running instance uses.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { isSealed, SECRET_SETTINGS } from '../../src/store/sealed_settings.ts';
 import { live } from '../support/live.ts';
 import {
@@ -17,13 +16,14 @@ import {
   dropDatabase,
   freshDatabase,
   postgresAvailable,
+  sharedDatabaseEnv,
   SKIP_REASON,
 } from '../support/postgres.ts';
 import { paddock } from '../support/process.ts';
+import { workspaces } from '../support/workspace.ts';
 
 const available = await postgresAvailable();
-const dirs: string[] = [];
-after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+const workspace = workspaces('paddock-thief-');
 
 /** Every way a thief would try to read a value: as it is, and decoded from base64 and base64url. */
 const readings = (value: string) => [
@@ -38,8 +38,7 @@ test('a database copied without its seal key: no secret in it, a server on it st
   try {
     const { cookie } = await l.signIn();
     await l.enroll('lab-1');
-    const dir = await mkdtemp(join(tmpdir(), 'paddock-thief-'));
-    dirs.push(dir);
+    const dir = await workspace();
     const stolen = join(dir, 'data');
     await mkdir(stolen, { mode: 0o700 });
     // An online copy, as `paddock backup` or a file-level snapshot makes one.
@@ -84,10 +83,9 @@ test(
   { skip: available ? false : SKIP_REASON },
   async () => {
     const database = await freshDatabase();
-    const dir = await mkdtemp(join(tmpdir(), 'paddock-thief-pg-'));
-    dirs.push(dir);
+    const dir = await workspace();
     try {
-      const env = { PADDOCK_DATABASE_URL: databaseUrl(database), PADDOCK_SEAL_KEY_FILE: join(dir, 'a', 'seal.key') };
+      const env = sharedDatabaseEnv(databaseUrl(database), join(dir, 'a'));
       const a = await live(env);
       try {
         const { cookie } = await a.signIn();

@@ -16,20 +16,7 @@ import { readFileSync } from 'node:fs';
 import { connect as tcp, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { connect as tls, TLSSocket } from 'node:tls';
-
-export type StallKind = 'idle' | 'held' | 'enroll' | 'login' | 'backchannel';
-
-export interface StallSetup {
-  port: number;
-  /** Client addresses to spread over: 127.0.0.`from`, the next, … (`from` 2 by default). */
-  addresses: number;
-  from?: number;
-  /** Body bytes sent before stalling (16 KiB by default), of the 64 KiB each body declares. */
-  sent?: number;
-  groups: Array<{ kind: StallKind; count: number }>;
-  /** Device credentials for `held` (a device holds at most two requests). */
-  credentials?: string[];
-}
+import type { StallKind, StallSetup } from '../../bench/stall.ts';
 
 const DECLARED = 65_536;
 

@@ -11,7 +11,14 @@ import { after, before, describe, test } from 'node:test';
 import { CLIENT, paddockClient, type StartedProvider, startProvider } from '../e2e/provider.ts';
 import { ProviderUser } from '../e2e/provider_user.ts';
 import { type PaddockProcess, paddock } from '../support/process.ts';
-import { databaseUrl, dropDatabase, freshDatabase, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import {
+  databaseUrl,
+  dropDatabase,
+  freshDatabase,
+  postgresAvailable,
+  sharedDatabaseEnv,
+  SKIP_REASON,
+} from '../support/postgres.ts';
 import { freePort } from '../support/tls_fixture.ts';
 import { consoleClient } from './client.ts';
 
@@ -51,9 +58,7 @@ if (!available) {
           PADDOCK_LISTEN: `127.0.0.1:${port}`,
           PADDOCK_BASE_URL: base,
           PADDOCK_DATA_DIR: join(dir, name),
-          PADDOCK_DATABASE_URL: databaseUrl(database),
-          // One seal key file for every instance on the database (docs/contract.md section 23).
-          PADDOCK_SEAL_KEY_FILE: join(dir, 'seal.key'),
+          ...sharedDatabaseEnv(databaseUrl(database), dir),
           PADDOCK_ADMIN_PASSWORD: PASSWORD,
           PADDOCK_OIDC_ISSUER: provider.issuer,
           PADDOCK_OIDC_CLIENT_ID: CLIENT.id,

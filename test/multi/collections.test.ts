@@ -11,7 +11,14 @@ import { newAccessToken } from '../../src/domain/access_tokens.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { paddock, type PaddockProcess } from '../support/process.ts';
-import { databaseUrl, dropDatabase, freshDatabase, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import {
+  databaseUrl,
+  dropDatabase,
+  freshDatabase,
+  postgresAvailable,
+  sharedDatabaseEnv,
+  SKIP_REASON,
+} from '../support/postgres.ts';
 
 const available = await postgresAvailable();
 const admin = { subject: 'local:admin', admin: true, client: null };
@@ -32,9 +39,7 @@ if (!available) {
         const p = paddock(['serve'], {
           PADDOCK_LISTEN: '127.0.0.1:0',
           PADDOCK_DATA_DIR: join(dir, name),
-          PADDOCK_DATABASE_URL: databaseUrl(database),
-          // One seal key file for every instance on the database (docs/contract.md section 23).
-          PADDOCK_SEAL_KEY_FILE: join(dir, 'seal.key'),
+          ...sharedDatabaseEnv(databaseUrl(database), dir),
           PADDOCK_ADMIN_PASSWORD: 'collections across instances',
         });
         const base = (await p.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';

@@ -18,6 +18,7 @@ import {
   freshDatabase,
   postgresAvailable,
   serverAddress,
+  sharedDatabaseEnv,
   SKIP_REASON,
   terminateSessions,
 } from '../support/postgres.ts';
@@ -53,9 +54,7 @@ if (!available) {
         PADDOCK_LISTEN: '127.0.0.1:0',
         PADDOCK_BASE_URL: 'http://127.0.0.1:8080',
         PADDOCK_DATA_DIR: join(dir, name),
-        PADDOCK_DATABASE_URL: url,
-        // One seal key file for every instance on the database (docs/contract.md section 23).
-        PADDOCK_SEAL_KEY_FILE: join(dir, 'seal.key'),
+        ...sharedDatabaseEnv(url, dir),
         PADDOCK_ADMIN_PASSWORD: password,
       });
       return { p, base: (await p.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '' };
@@ -239,7 +238,7 @@ if (!available) {
       const next = 'a new shared password';
       const set = paddock(
         ['set-admin-password'],
-        { PADDOCK_DATABASE_URL: url, PADDOCK_DATA_DIR: join(dir, 'cli'), PADDOCK_SEAL_KEY_FILE: join(dir, 'seal.key') },
+        { ...sharedDatabaseEnv(url, dir), PADDOCK_DATA_DIR: join(dir, 'cli') },
         `${next}\n`,
       );
       assert.equal(await set.exited, 0, set.output().stderr);

@@ -14,6 +14,7 @@ import {
   dropDatabase,
   freshDatabase,
   postgresAvailable,
+  sharedDatabaseEnv,
   SKIP_REASON,
 } from '../support/postgres.ts';
 import { consoleClient } from './client.ts';
@@ -38,9 +39,7 @@ test(
           PADDOCK_LISTEN: '127.0.0.1:0',
           PADDOCK_BASE_URL: 'http://127.0.0.1:8080',
           PADDOCK_DATA_DIR: join(dir, name),
-          PADDOCK_DATABASE_URL: databaseUrl(database),
-          // One seal key file for every instance on the database (docs/contract.md section 23).
-          PADDOCK_SEAL_KEY_FILE: join(dir, 'seal.key'),
+          ...sharedDatabaseEnv(databaseUrl(database), dir),
           PADDOCK_ADMIN_PASSWORD: password,
           PADDOCK_RETENTION_FULL: '2s',
           PADDOCK_SWEEP_INTERVAL: '1s',

@@ -20,6 +20,7 @@ import {
   dropDatabase,
   freshDatabase,
   postgresAvailable,
+  sharedDatabaseEnv,
   SKIP_REASON,
 } from '../support/postgres.ts';
 import { freePort } from '../support/tls_fixture.ts';
@@ -68,9 +69,8 @@ if (!available) {
           PADDOCK_LISTEN: `127.0.0.1:${port}`,
           PADDOCK_BASE_URL: base,
           PADDOCK_DATA_DIR: join(dir, name),
-          // Instances sharing PostgreSQL share the seal key (docs/contract.md section 23): A makes it.
-          PADDOCK_SEAL_KEY_FILE: join(dir, 'seal.key'),
-          PADDOCK_DATABASE_URL: databaseUrl(database),
+          // A makes the seal key both are given.
+          ...sharedDatabaseEnv(databaseUrl(database), dir),
           PADDOCK_ADMIN_PASSWORD: 'sign-in state instances password',
           PADDOCK_OIDC_ISSUER: provider.issuer,
           PADDOCK_OIDC_CLIENT_ID: CLIENT.id,

@@ -5,8 +5,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BACKCHANNEL_LOGOUT_EVENT } from '../../src/oidc/logout_token.ts';
-import { openPostgresStore } from '../../src/store/postgres/store.ts';
-import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import {
   clientFor,
@@ -17,7 +15,7 @@ import {
 } from '../support/fake_oidc_provider.ts';
 import { fakeClock } from '../support/fake_clock.ts';
 import { harness, type Harness } from '../support/harness.ts';
-import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import { onBothStores } from '../support/both_stores.ts';
 
 const clock = fakeClock();
 let provider: FakeProvider;
@@ -233,7 +231,4 @@ test('501 when OIDC is unavailable; GET is 405', async () => {
   }
 });
 
-suite('sqlite', async () => openSqliteStore(':memory:'), false);
-const available = await postgresAvailable();
-after(() => (available ? dropSchemas() : undefined));
-suite('postgres', async () => openPostgresStore(PG_URL, { schema: freshSchema() }), !available && SKIP_REASON);
+await onBothStores(suite);

@@ -14,7 +14,14 @@ import { pinsDigest } from '../../src/domain/pins.ts';
 import { CONTROL_RELOAD_MS } from '../../src/server/serve.ts';
 import { type Live, live } from '../support/live.ts';
 import { paddock } from '../support/process.ts';
-import { databaseUrl, dropDatabase, freshDatabase, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import {
+  databaseUrl,
+  dropDatabase,
+  freshDatabase,
+  postgresAvailable,
+  sharedDatabaseEnv,
+  SKIP_REASON,
+} from '../support/postgres.ts';
 
 const available = await postgresAvailable();
 const RELOAD = { controlReloadMs: 200 };
@@ -105,9 +112,9 @@ describe('postgres: two instances on one database', { skip: available ? false : 
 
   test('both serve the rotated key, answer the same pins and the same Paddock-Pins', async () => {
     database = await freshDatabase();
-    // One seal key file for every instance and the command (docs/contract.md section 23).
+    // One seal key file for every instance and the command.
     const keys = await mkdtemp(join(tmpdir(), 'paddock-seal-'));
-    const env = { PADDOCK_DATABASE_URL: databaseUrl(database), PADDOCK_SEAL_KEY_FILE: join(keys, 'seal.key') };
+    const env = sharedDatabaseEnv(databaseUrl(database), keys);
     const a = await live(env, RELOAD);
     const b = await live(env, RELOAD);
     try {

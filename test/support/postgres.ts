@@ -4,6 +4,7 @@
  * Without a server, the tests fail on CI and are skipped elsewhere.
  */
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import pg from 'pg';
 
 export const PG_URL = process.env.PADDOCK_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -78,6 +79,14 @@ export function databaseUrl(name: string, port?: number): string {
     url.port = String(port);
   }
   return url.toString();
+}
+
+/**
+ * The settings that put an instance, or a command, on a database other instances share: its URL,
+ * and the one seal key file, in `dir`, that every one of them is given (docs/contract.md section 23).
+ */
+export function sharedDatabaseEnv(url: string, dir: string) {
+  return { PADDOCK_DATABASE_URL: url, PADDOCK_SEAL_KEY_FILE: join(dir, 'seal.key') };
 }
 
 /** Where PG_URL points, for a proxy in front of it. */

@@ -37,3 +37,11 @@ export function paddock(args: string[], env: Record<string, string>, input?: str
   };
   return { child, exited, output, waitFor };
 }
+
+/** Starts `paddock serve` and stops it (SIGTERM) once it serves, its store left as a server leaves it: its exit code. */
+export async function serveOnce(env: Record<string, string>): Promise<number | null> {
+  const p = paddock(['serve'], { PADDOCK_LISTEN: '127.0.0.1:0', ...env });
+  await p.waitFor(/serving on/);
+  p.child.kill('SIGTERM');
+  return p.exited;
+}

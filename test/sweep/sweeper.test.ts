@@ -6,12 +6,38 @@ import { test } from 'node:test';
 import { auditLogger } from '../../src/audit/audit_logger.ts';
 import { parseDuration } from '../../src/config/parse.ts';
 import { memoryLogger } from '../../src/log/logger.ts';
-import { sweeper } from '../../src/sweep/sweeper.ts';
+import { type Sweeper, sweeper, type SweeperOptions } from '../../src/sweep/sweeper.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { fakeClock } from '../support/fake_clock.ts';
 
 const DAY = 86_400_000;
+
+/** What one run did: nothing but `done`. */
+const did = (done: Partial<Awaited<ReturnType<Sweeper['sweep']>>>) => ({
+  pruned: 0,
+  stale: 0,
+  revoked: 0,
+  expired: 0,
+  overlaps: 0,
+  states: 0,
+  replaced: 0,
+  ...done,
+});
+
+/** A store with nothing to sweep, but for the methods in `over`. */
+const idleStore = (over: Partial<SweeperOptions['store']>): SweeperOptions['store'] => ({
+  pruneAudit: async () => 0,
+  revokeStale: async () => [],
+  markStale: async () => [],
+  cancelDeviceRequests: async () => [],
+  expireCollections: async () => [],
+  enqueue: async () => undefined,
+  endOverlaps: async () => 0,
+  pruneOidcStates: async () => 0,
+  endReplaced: async () => 0,
+  ...over,
+});
 
 async function enroll(store: Store, id: string, at: number) {
   await store.createEnrollToken({
@@ -49,41 +75,13 @@ test('audit records older than the retention are pruned, a bounded number per ru
     batches: 3,
   });
   // Records 11 to 29 days old are past retention: 19, of which one run removes 3 batches of 4.
-  assert.deepEqual(await sweep.sweep(), {
-    pruned: 12,
-    stale: 0,
-    revoked: 0,
-    expired: 0,
-    overlaps: 0,
-    states: 0,
-    replaced: 0,
-  });
-  assert.deepEqual(await sweep.sweep(), {
-    pruned: 7,
-    stale: 0,
-    revoked: 0,
-    expired: 0,
-    overlaps: 0,
-    states: 0,
-    replaced: 0,
-  });
-  assert.deepEqual(await sweep.sweep(), {
-    pruned: 0,
-    stale: 0,
-    revoked: 0,
-    expired: 0,
-    overlaps: 0,
-    states: 0,
-    replaced: 0,
-  });
+  assert.deepEqual(await sweep.sweep(), did({ pruned: 12 }));
+  assert.deepEqual(await sweep.sweep(), did({ pruned: 7 }));
+  assert.deepEqual(await sweep.sweep(), did({}));
   const left = (await store.auditPage({}, { limit: 100 })).items.map((r) => (start - r.at) / DAY);
   assert.deepEqual(left, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   clock.advance(DAY);
-  assert.deepEqual(
-    await sweep.sweep(),
-    { pruned: 1, stale: 0, revoked: 0, expired: 0, overlaps: 0, states: 0, replaced: 0 },
-    'the clock decides what is old',
-  );
+  assert.deepEqual(await sweep.sweep(), did({ pruned: 1 }), 'the clock decides what is old');
   assert.deepEqual(logs.records, []);
   await store.close();
 });
@@ -97,11 +95,7 @@ test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in 
   const memory = memoryLogger();
   const logger = auditLogger(memory, store, clock);
   const off = sweeper({ store, logger, clock, auditRetentionMs: parseDuration('365d'), revokeStaleAfterMs: undefined });
-  assert.deepEqual(
-    await off.sweep(),
-    { pruned: 0, stale: 0, revoked: 0, expired: 0, overlaps: 0, states: 0, replaced: 0 },
-    'off by default',
-  );
+  assert.deepEqual(await off.sweep(), did({}), 'off by default');
   const on = sweeper({
     store,
     logger,
@@ -111,33 +105,9 @@ test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in 
     batch: 2,
     batches: 2,
   });
-  assert.deepEqual(await on.sweep(), {
-    pruned: 0,
-    stale: 0,
-    revoked: 4,
-    expired: 0,
-    overlaps: 0,
-    states: 0,
-    replaced: 0,
-  });
-  assert.deepEqual(await on.sweep(), {
-    pruned: 0,
-    stale: 0,
-    revoked: 3,
-    expired: 0,
-    overlaps: 0,
-    states: 0,
-    replaced: 0,
-  });
-  assert.deepEqual(await on.sweep(), {
-    pruned: 0,
-    stale: 0,
-    revoked: 0,
-    expired: 0,
-    overlaps: 0,
-    states: 0,
-    replaced: 0,
-  });
+  assert.deepEqual(await on.sweep(), did({ revoked: 4 }));
+  assert.deepEqual(await on.sweep(), did({ revoked: 3 }));
+  assert.deepEqual(await on.sweep(), did({}));
   const admin = { subject: 'local:admin', admin: true };
   assert.equal((await store.deviceVisibleTo(admin, 'recent'))?.revokedAt, null);
   assert.equal((await store.deviceVisibleTo(admin, 'old3'))?.revokedAt, now);
@@ -166,38 +136,19 @@ test('stale devices are revoked only when PADDOCK_REVOKE_STALE_AFTER is set, in 
     },
   );
   clock.advance(26 * DAY);
-  assert.deepEqual(
-    await on.sweep(),
-    { pruned: 0, stale: 0, revoked: 1, expired: 0, overlaps: 0, states: 0, replaced: 0 },
-    'the recent one, once 30 days unseen',
-  );
+  assert.deepEqual(await on.sweep(), did({ revoked: 1 }), 'the recent one, once 30 days unseen');
   await store.close();
 });
 
 test('a failing store is logged and the run goes on; start and stop leave no timer behind', async () => {
   const logs = memoryLogger();
   const clock = fakeClock();
-  const failing = {
+  const failing = idleStore({
     pruneAudit: () => Promise.reject(new Error('store: unavailable')),
     revokeStale: () => Promise.resolve(['d9']),
-    markStale: () => Promise.resolve([]),
-    cancelDeviceRequests: () => Promise.resolve([]),
-    expireCollections: () => Promise.resolve([]),
-    enqueue: () => Promise.resolve(),
-    endOverlaps: () => Promise.resolve(0),
-    pruneOidcStates: () => Promise.resolve(0),
-    endReplaced: () => Promise.resolve(0),
-  };
-  const sweep = sweeper({ store: failing, logger: logs, clock, auditRetentionMs: DAY, revokeStaleAfterMs: DAY });
-  assert.deepEqual(await sweep.sweep(), {
-    pruned: 0,
-    stale: 0,
-    revoked: 1,
-    expired: 0,
-    overlaps: 0,
-    states: 0,
-    replaced: 0,
   });
+  const sweep = sweeper({ store: failing, logger: logs, clock, auditRetentionMs: DAY, revokeStaleAfterMs: DAY });
+  assert.deepEqual(await sweep.sweep(), did({ revoked: 1 }));
   assert.deepEqual(logs.records[0], {
     level: 'error',
     event: 'sweeper.failed',
@@ -205,17 +156,7 @@ test('a failing store is logged and the run goes on; start and stop leave no tim
   });
   let runs = 0;
   const counting = sweeper({
-    store: {
-      pruneAudit: async () => (runs++, 0),
-      revokeStale: async () => [],
-      markStale: async () => [],
-      cancelDeviceRequests: async () => [],
-      expireCollections: async () => [],
-      enqueue: async () => undefined,
-      endOverlaps: async () => 0,
-      pruneOidcStates: async () => 0,
-      endReplaced: async () => 0,
-    },
+    store: idleStore({ pruneAudit: async () => (runs++, 0) }),
     logger: logs,
     clock,
     auditRetentionMs: DAY,
@@ -264,18 +205,10 @@ test('finishedAt says when the last run finished (the stalled-sweep gauge): none
   let hang = false;
   let release: () => void = () => undefined;
   const sweep = sweeper({
-    store: {
+    store: idleStore({
       pruneAudit: () =>
         hang ? new Promise<number>((resolve) => (release = () => resolve(0))) : Promise.reject(new Error('down')),
-      revokeStale: async () => [],
-      markStale: async () => [],
-      cancelDeviceRequests: async () => [],
-      expireCollections: async () => [],
-      enqueue: async () => undefined,
-      endOverlaps: async () => 0,
-      pruneOidcStates: async () => 0,
-      endReplaced: async () => 0,
-    },
+    }),
     logger: memoryLogger(),
     clock,
     auditRetentionMs: DAY,

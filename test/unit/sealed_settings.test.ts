@@ -2,10 +2,9 @@
 // secret settings, on a store of settings in memory.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { makeSealKey, readSealKey, SealKeyError } from '../../src/crypto/seal_key.ts';
 import { StoreError } from '../../src/store/errors.ts';
 import {
@@ -18,15 +17,9 @@ import {
   settingsKey,
 } from '../../src/store/sealed_settings.ts';
 import type { SettingsStore } from '../../src/store/store.ts';
+import { workspaces } from '../support/workspace.ts';
 
-const dirs: string[] = [];
-after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
-
-async function workspace() {
-  const dir = await mkdtemp(join(tmpdir(), 'paddock-seal-'));
-  dirs.push(dir);
-  return dir;
-}
+const workspace = workspaces('paddock-seal-');
 
 /** A store's settings methods over a Map, as stored_settings.ts behaves. */
 function memorySettings() {
