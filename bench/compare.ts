@@ -158,12 +158,14 @@ export function comparer(ctx: {
       plainPath: string,
       c: string | undefined,
       target: { minRatio: number; maxP99?: number },
+      /** The other side as another account (its cookie), named in the goal: a member against an owner. */
+      plainAs?: { c: string; name: string },
     ) {
       if (!ctx.selected(name)) return;
       const plain = await load(`${name} (the plain list)`, {
         ...opts,
         url: `${ctx.base}${plainPath}`,
-        headers: headers(c),
+        headers: headers(plainAs?.c ?? c),
       });
       const result = await load(name, { ...opts, url: `${ctx.base}${path}`, headers: headers(c) });
       const ratio = result.requestsPerSecond / plain.requestsPerSecond;
@@ -173,7 +175,10 @@ export function comparer(ctx: {
         result.non2xx === 0 &&
         result.errors === 0 &&
         plain.non2xx === 0;
-      const goal = [`≥ ${target.minRatio} of ${plainPath}`, target.maxP99 && `p99 < ${target.maxP99} ms`]
+      const goal = [
+        `≥ ${target.minRatio} of ${plainPath}${plainAs ? ` as ${plainAs.name}` : ''}`,
+        target.maxP99 && `p99 < ${target.maxP99} ms`,
+      ]
         .filter(Boolean)
         .join(', ');
       ctx.rows.push({ ...result, baselineRps: plain.requestsPerSecond, ratio, goal, met });

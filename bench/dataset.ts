@@ -16,6 +16,10 @@ export interface DatasetSize {
 
 export interface Dataset {
   owner: string;
+  /** An account in GROUPS_PER_ACCOUNT groups (docs/contract.md section 19). */
+  member: string;
+  /** An account without groups that owns about as many devices as the member reaches. */
+  fleetOwner: string;
   ownerDevice: string;
   smallRun: { device: string; id: string };
   largeRun: { device: string; id: string };
@@ -86,6 +90,40 @@ export async function adminApiToken(store: Store): Promise<string> {
   return token;
 }
 
+/** One device in eleven belongs to a group (about as many as an account's), the others to accounts in turn. */
+export const GROUP_EVERY = 11;
+export const GROUPS_PER_ACCOUNT = 20;
+
+/** The number of groups: a tenth of the accounts (1,000 at 10,000 accounts), at least GROUPS_PER_ACCOUNT. */
+export function groupCount(size: DatasetSize): number {
+  return Math.max(GROUPS_PER_ACCOUNT, Math.floor(size.accounts / 10));
+}
+
+/**
+ * One device in FLEET_EVERY belongs to one account of its own, which so reaches about as many
+ * devices and runs as a member of GROUPS_PER_ACCOUNT groups: the member's pages are measured
+ * against its, the same rows on each, so that the ratio is what the groups cost.
+ */
+export const FLEET_EVERY = 500;
+export const FLEET_OWNER = 'oidc:fleet-owner';
+
+/** Device i's owner: the fleet owner, an account, or one in GROUP_EVERY a group. */
+export function benchOwner(i: number, size: DatasetSize): string {
+  if (i % FLEET_EVERY === FLEET_EVERY / 2) return FLEET_OWNER;
+  return i % GROUP_EVERY === GROUP_EVERY - 1
+    ? `group:team-${Math.floor(i / GROUP_EVERY) % groupCount(size)}`
+    : `oidc:account-${i % size.accounts}`;
+}
+
+/** Account a's groups: GROUPS_PER_ACCOUNT of them, spread so that each group has members. */
+export function accountGroups(a: number, size: DatasetSize): string[] {
+  const groups = groupCount(size);
+  return Array.from(
+    { length: GROUPS_PER_ACCOUNT },
+    (_, j) => `team-${(a + j * Math.floor(groups / GROUPS_PER_ACCOUNT)) % groups}`,
+  );
+}
+
 export async function buildDataset(
   store: Store,
   size: DatasetSize,
@@ -95,7 +133,7 @@ export async function buildDataset(
   const runsFrom = now - size.runs * RUN_EVERY_MS;
   const deviceIds: string[] = [];
   for (let i = 0; i < size.devices; i++) {
-    const owner = `oidc:account-${i % size.accounts}`;
+    const owner = benchOwner(i, size);
     const id = `d_bench${i}`;
     await store.createEnrollToken({
       hash: `bench-token-${i}`,
@@ -117,6 +155,10 @@ export async function buildDataset(
     deviceIds.push(id);
   }
   progress(`${size.devices} devices`);
+  // Every account but the owner measured as before groups (account-0) in GROUPS_PER_ACCOUNT groups
+  // (docs/contract.md section 19), as its sign-in records them.
+  for (let a = 1; a < size.accounts; a++) await store.setAccountGroups(`oidc:account-${a}`, accountGroups(a, size));
+  progress(`${size.accounts} accounts in ${GROUPS_PER_ACCOUNT} groups each`);
   const body = runText(1000, 7);
   const hash = sha(body);
   // Written in groups of concurrent uploads, as devices send them, so the store commits a group at once.
@@ -189,6 +231,9 @@ export async function buildDataset(
   }
   return {
     owner: 'oidc:account-0',
+    // An account in 20 groups, measured against an owner of as many devices without any.
+    member: 'oidc:account-1',
+    fleetOwner: FLEET_OWNER,
     ownerDevice: deviceIds[0] ?? '',
     smallRun: { device: deviceIds[0] ?? '', id: 'view-8k' },
     largeRun: { device: deviceIds[0] ?? '', id: 'view-16m' },

@@ -92,7 +92,12 @@ const server = createServer((req, res) => {
     // disabled, last seen (written at most once a minute).
     const seen = sessionSeen(session, req.socket.remoteAddress ?? '', req.headers['user-agent']);
     if ((await store.seeSession(seen, now)) === 'ended') return send(res, 303);
-    const viewer = { subject: session.subject, admin: session.admin };
+    // And its read of the account's groups (docs/contract.md section 19), every request.
+    const viewer = {
+      subject: session.subject,
+      admin: session.admin,
+      groups: await store.accountGroups(session.subject),
+    };
     const chrome = { session, csrf: codec.csrfToken(session), now };
     const url = new URL(req.url ?? '/', 'http://baseline');
     // One run's page, as GET /runs/{device}/{id}: the run read in the viewer's scope, the same view.

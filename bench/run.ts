@@ -31,6 +31,7 @@ import { sessionCookie, startPaddock } from './server.ts';
 import { uploadLoad } from './uploads.ts';
 import { AUDIT_UPLOADS, auditUploadsBench, METRICS_UPLOADS, WEBHOOK_UPLOADS } from './audit_uploads.ts';
 import { SWEEP, sweepBench } from './sweep.ts';
+import { HAND_OVER, handOverRows } from './hand_over.ts';
 import { collectionsBench } from './collections.ts';
 import { HEAP_SETTINGS, heapTableLines, youngGenerationTable, type HeapRow } from './young_generation.ts';
 
@@ -102,6 +103,8 @@ const key = randomBytes(32);
 const cookie = (subject: string, admin: boolean, where = dataDir) => sessionCookie(key, subject, admin, where);
 const adminCookie = await cookie('local:admin', true);
 const ownerCookie = await cookie(dataset.owner, false);
+const memberCookie = await cookie(dataset.member, false);
+const fleetOwnerCookie = await cookie(dataset.fleetOwner, false);
 
 // A server that has started before finds its modules in Node's compile cache (bin/paddock.js) and
 // does not load the TypeScript stripper; `paddock --help` loads the same modules, so the measured
@@ -183,6 +186,18 @@ for (const [who, c] of [
     await page(`GET ${list} later page, ${who}`, await laterPage(list, c, 10), c);
   }
 }
+// Groups own devices (docs/contract.md section 19): an account in 20 groups, whose first pages read
+// 21 owners' lists, against an owner of as many devices without groups (the same rows on each
+// page), on the same server, back to back.
+for (const list of ['/devices', '/runs'])
+  await versus(
+    `GET ${list} first page, group member (20 groups), vs an owner's`,
+    list,
+    list,
+    memberCookie,
+    { minRatio: 0.9 },
+    { c: fleetOwnerCookie, name: 'an owner of as many devices' },
+  );
 // The filtered lists (docs/contract.md section 9): a search sorted by name, a status sorted by last seen, a
 // privacy level, a day range; each first page and a later one, with the filters kept by the links.
 const day = new Date(dataset.runsMidDay).toISOString().slice(0, 10);
@@ -296,6 +311,10 @@ if (selected(WEBHOOK_UPLOADS))
 // and servers of their own (bench/sweep.ts). The sweep lasts about 9 s whatever --quick says, and
 // two loads of 3 s fit inside it.
 if (selected(SWEEP)) rows.push(...(await sweepBench({ runs: 100_000, duration: 3, rounds: quick ? 1 : 3, log })));
+
+// Issue 43: a deactivation that hands 10,000 devices over, on stores and servers of their own
+// (bench/hand_over.ts): done within 5 s, uploads meanwhile at p95 within 1.5 times.
+if (selected(HAND_OVER)) rows.push(...(await handOverRows({ devices: quick ? 2_000 : 10_000, rounds: quick ? 1 : 3 })));
 
 // Ten concurrent views of a 16 MiB run: resident memory must grow by less than 64 MiB.
 if (selected('GET /runs/{device}/{id} 16 MiB ×10')) {

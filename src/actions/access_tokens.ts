@@ -21,11 +21,14 @@ import { EVENTS } from '../events/catalogue.ts';
 
 export type CreateAccessTokenOutcome =
   | { ok: true; token: string; record: AccessToken }
-  | { ok: false; failure: 'badAccessTokenName' | 'badAccessTokenExpiresIn' | 'badAccessTokenScope' };
+  | {
+      ok: false;
+      failure: 'badAccessTokenName' | 'badAccessTokenExpiresIn' | 'badAccessTokenScope' | 'scimTokenNotAdmin';
+    };
 
 /**
- * From the create form's fields as text: `name`, `expires_in` in seconds and `scope` (`read` or
- * `write`; empty or absent: the defaults). The record keeps the actor's admin flag for the record
+ * From the create form's fields as text: `name`, `expires_in` in seconds and `scope` (`read`,
+ * `write` or, for an administrator, `scim`; empty or absent: the defaults). The record keeps the actor's admin flag for the record
  * only: the token acts with its account's flag as it is when used (docs/contract.md section 14).
  */
 export async function createAccessToken(
@@ -42,6 +45,8 @@ export async function createAccessToken(
     return { ok: false, failure: 'badAccessTokenExpiresIn' };
   const scope = input.scope === undefined || input.scope === '' ? TOKEN_SCOPE_DEFAULT : input.scope;
   if (!isTokenScope(scope)) return { ok: false, failure: 'badAccessTokenScope' };
+  // docs/contract.md section 20: the identity provider's token acts for an administrator.
+  if (scope === 'scim' && !actor.admin) return { ok: false, failure: 'scimTokenNotAdmin' };
   const token = newAccessToken();
   const now = deps.clock.now();
   const record = await deps.store.createAccessToken({

@@ -7,28 +7,40 @@ import type { Actor } from '../domain/accounts.ts';
 import { SESSION_PUBLIC_ID } from '../domain/sessions.ts';
 import { actedBy, type ActionDeps } from './deps.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { parseOwner } from '../domain/owners.ts';
+import { handOverAll } from './owners.ts';
 
 export type DisableOutcome =
-  { ok: true; sessions: number } | { ok: false; failure: 'accountNotFound' | 'breakGlassNotDisabled' };
+  | { ok: true; sessions: number; handedOver: number }
+  | { ok: false; failure: 'accountNotFound' | 'breakGlassNotDisabled' }
+  | { ok: false; failure: 'badOwner'; detail: string };
 
 /**
  * Disables `subject`: first the flag (from then on its sessions, tokens and sign-ins are refused
  * on every instance), then its live sessions are ended one by one in the store, so the sessions
  * page and the account page show them ended. Disabling a disabled account changes nothing more.
+ * With `handOverTo` (a subject or `group:<name>`, checked before anything changes), every device
+ * it owns then moves there (docs/contract.md section 19), also when it was disabled already: a
+ * device is never deleted because its owner left.
  */
 export async function disableAccount(
-  deps: ActionDeps<'accountState' | 'setAccountDisabled' | 'endSessionsOf'>,
+  deps: ActionDeps<
+    'accountState' | 'setAccountDisabled' | 'endSessionsOf' | 'devicesOwnedBy' | 'handOverDevices' | 'handOverPace'
+  >,
   actor: Actor,
-  input: { subject: string; breakGlass: string },
+  input: { subject: string; breakGlass: string; handOverTo?: string | undefined },
 ): Promise<DisableOutcome> {
   if (input.subject === input.breakGlass) return { ok: false, failure: 'breakGlassNotDisabled' };
+  const to = input.handOverTo === undefined ? undefined : parseOwner(input.handOverTo);
+  if (to && !to.ok) return { ok: false, failure: 'badOwner', detail: `hand_over_to: ${to.message}` };
   if ((await deps.store.accountState(input.subject)) === undefined) return { ok: false, failure: 'accountNotFound' };
   const now = deps.clock.now();
   const changed = await deps.store.setAccountDisabled(input.subject, now);
   const sessions = await deps.store.endSessionsOf(input.subject, now);
   if (changed || sessions > 0)
     await deps.logger.emit(EVENTS.accountDisabled, { ...actedBy(actor), subject: input.subject, sessions });
-  return { ok: true, sessions };
+  const handedOver = to ? await handOverAll(deps, actor, { from: input.subject, to: to.owner, reason: 'left' }) : 0;
+  return { ok: true, sessions, handedOver };
 }
 
 /** Enables a disabled account; its ended sessions stay ended, its live tokens work again. */

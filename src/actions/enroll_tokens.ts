@@ -4,7 +4,7 @@
  */
 import { randomToken, secretHash } from '../crypto/random.ts';
 import { TOKEN_PUBLIC_ID, type EnrollToken } from '../domain/enroll_tokens.ts';
-import { SUBJECT } from '../domain/ids.ts';
+import { parseOwner } from '../domain/owners.ts';
 import type { Actor } from '../domain/accounts.ts';
 import type { LinkBuilder } from '../link/link_builder.ts';
 import { actedBy, type ActionDeps } from './deps.ts';
@@ -30,8 +30,10 @@ export async function mintEnrollToken(
   actor: Actor,
   fields: ReadonlyMap<string, string>,
 ): Promise<MintOutcome> {
-  const owner = (fields.get('owner') ?? '').trim() || actor.subject;
-  if (!SUBJECT.test(owner)) return { ok: false, failure: 'badOwner' };
+  // A subject or group:<name> (docs/contract.md section 19): the devices it enrolls belong to that owner.
+  const parsed = parseOwner((fields.get('owner') ?? '').trim() || actor.subject);
+  if (!parsed.ok) return { ok: false, failure: 'badOwner', detail: parsed.message };
+  const { owner } = parsed;
   const read = readMintFields(fields, deps.config.enrollTokenTtlSeconds);
   if (!read.ok) return read;
   const { expiresInSeconds, uses, name, note, maxPrivacy, labels, approval } = read.fields;

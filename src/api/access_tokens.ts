@@ -16,6 +16,7 @@ import { apiOperation } from './auth.ts';
 import { type FieldType, jsonFields } from './json_body.ts';
 import { badField, listParameters } from './params.ts';
 import { problem } from './problem.ts';
+import { FAILURES } from '../http/failures.ts';
 import { iso, pageJson } from './resources.ts';
 
 export const CREATE_TOKEN_FIELDS: Record<string, FieldType> = {
@@ -58,6 +59,8 @@ export function apiAccessTokenCreate(ctx: Ctx): Handler<UiEnv> {
       expiresIn: body.fields.get('expires_in') ?? '',
       scope: body.fields.get('scope'),
     });
+    if (!created.ok && created.failure === 'scimTokenNotAdmin')
+      return problem(c, 403, 'forbidden', FAILURES.scimTokenNotAdmin.message, { field: 'scope' });
     if (!created.ok)
       return badField(c, created.failure, {
         badAccessTokenName: 'name',

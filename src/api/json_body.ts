@@ -10,6 +10,7 @@
 import type { Context } from 'hono';
 import { BodyError, readBody } from '../http/body.ts';
 import { problem } from './problem.ts';
+import { repeatedName } from '../http/duplicate_keys.ts';
 import { labelKeysFromJson, labelLines, labelsFromJson } from '../domain/labels.ts';
 
 export const JSON_LIMIT = 8192;
@@ -106,39 +107,4 @@ export async function jsonFields(
     if (!fields.has(name) && !lists.has(name) && !values.has(name))
       return refuse(400, 'missing field', `${name} is required`, name);
   return { ok: true, fields, lists, values };
-}
-
-/**
- * The first member name given twice in one object of a JSON text (which JSON.parse has already
- * accepted, so the text is well formed), or undefined.
- */
-export function repeatedName(text: string): string | undefined {
-  // Per open bracket: the names seen when it is an object, undefined for an array.
-  const stack: Array<Set<string> | undefined> = [];
-  let expectName = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '"') {
-      let end = i + 1;
-      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
-      if (expectName) {
-        const name = JSON.parse(text.slice(i, end + 1)) as string;
-        const names = stack.at(-1);
-        if (names?.has(name)) return name;
-        names?.add(name);
-        expectName = false;
-      }
-      i = end;
-    } else if (ch === '{') {
-      stack.push(new Set());
-      expectName = true;
-    } else if (ch === '[') {
-      stack.push(undefined);
-      expectName = false;
-    } else if (ch === '}' || ch === ']') {
-      stack.pop();
-      expectName = false;
-    } else if (ch === ',') expectName = stack.at(-1) !== undefined;
-  }
-  return undefined;
 }

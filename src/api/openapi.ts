@@ -273,6 +273,23 @@ export const OPENAPI = {
         },
       },
     },
+    '/api/v1/devices/{id}/owner': {
+      post: {
+        operationId: 'handOverDevice',
+        summary: 'Hand a device and its runs over to another owner (administrators)',
+        description: `Gives the device a new owner, an account subject or \`group:<name>\` (docs/contract.md section 19); its runs go with it, and the members of a group owner reach it from their next request. An owner that is neither is a 400 problem naming it; a device already that owner's is answered as it is, unchanged. Audited as \`${EVENTS.deviceOwnerChanged.name}\` with \`from\` and \`to\`.`,
+        tags: ['Devices'],
+        parameters: [id('id')],
+        requestBody: jsonBody(ref('HandOver')),
+        responses: {
+          '200': { description: 'The device with its new owner', content: { 'application/json': { schema: device } } },
+          ...forbidden,
+          ...notFound,
+          ...errors,
+          ...bodyErrors,
+        },
+      },
+    },
     '/api/v1/devices/{id}/delete': {
       post: {
         operationId: 'deleteDevice',

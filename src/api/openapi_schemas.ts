@@ -71,7 +71,11 @@ export const SCHEMAS = {
     properties: {
       id: { type: 'string' },
       name: { type: 'string' },
-      owner: { type: 'string' },
+      owner: {
+        type: 'string',
+        description:
+          'An account subject (local:<username>, oidc:<sub>) or group:<name>: a group owns a device for its members (docs/contract.md section 19)',
+      },
       status: { enum: DEVICE_STATUSES },
       pending_reason: {
         type: ['string', 'null'],
@@ -132,13 +136,31 @@ export const SCHEMAS = {
     required: ['name'],
     properties: { name: { type: 'string', minLength: 1, maxLength: 128 } },
   },
+  HandOver: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['owner'],
+    properties: {
+      owner: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 262,
+        description: 'An account subject (local:<username>, oidc:<sub>) or group:<name>',
+      },
+    },
+  },
   Mint: {
     type: 'object',
     additionalProperties: false,
     description:
       'Every field is optional: the owner defaults to the caller, uses to 1, expires_in to PADDOCK_ENROLL_TOKEN_TTL',
     properties: {
-      owner: { type: 'string' },
+      owner: {
+        type: 'string',
+        maxLength: 262,
+        description:
+          'An account subject or group:<name> (docs/contract.md section 19): the devices the token enrolls belong to it; empty or absent: the caller. Anything else is a 400 problem naming it',
+      },
       expires_in: { type: 'integer', minimum: EXPIRES_IN_MIN, maximum: EXPIRES_IN_MAX },
       uses: { type: 'integer', minimum: USES_MIN, maximum: USES_MAX },
       name: { type: 'string', maxLength: 128, description: 'empty: the device names itself' },
@@ -176,7 +198,11 @@ export const SCHEMAS = {
     ],
     properties: {
       id: { type: 'string' },
-      owner: { type: 'string' },
+      owner: {
+        type: 'string',
+        description:
+          'An account subject (local:<username>, oidc:<sub>) or group:<name>: a group owns a device for its members (docs/contract.md section 19)',
+      },
       created_by: { type: 'string' },
       created_at: { type: 'string', format: 'date-time' },
       expires_at: { type: 'string', format: 'date-time' },
@@ -265,7 +291,13 @@ export const SCHEMAS = {
         default: ACCESS_EXPIRES_IN_DEFAULT,
         description: 'Seconds',
       },
-      scope: { type: 'string', enum: [...TOKEN_SCOPES], default: TOKEN_SCOPE_DEFAULT },
+      scope: {
+        type: 'string',
+        enum: [...TOKEN_SCOPES],
+        default: TOKEN_SCOPE_DEFAULT,
+        description:
+          'read: no change; write: what the account may; scim: an administrator only, for the identity provider at /scim/v2 (SCIM 2.0, RFC 7644, outside this document), refused here',
+      },
     },
   },
   CreatedToken: {

@@ -17,6 +17,7 @@ import {
 } from './collections.ts';
 import { apiDevicesList } from './devices_list.ts';
 import { apiDeviceRotate } from './device_rotate.ts';
+import { apiDeviceOwner } from './device_owner.ts';
 import { apiDeviceApprove, apiDeviceReject } from './device_approval.ts';
 import { apiEnrollTokenMint, apiEnrollTokenRevoke, apiEnrollTokensList } from './enroll_tokens.ts';
 import { apiDocument } from './openapi.ts';
@@ -53,6 +54,7 @@ export const apiRoutes: readonly DoorRoute<'token'>[] = [
   { method: 'POST', path: '/api/v1/devices/:id/approve', access: 'token', handler: apiDeviceApprove },
   { method: 'POST', path: '/api/v1/devices/:id/reject', access: 'token', handler: apiDeviceReject },
   { method: 'POST', path: '/api/v1/devices/:id/delete', access: 'token', handler: apiDeviceDelete },
+  { method: 'POST', path: '/api/v1/devices/:id/owner', access: 'token', handler: apiDeviceOwner },
   { method: 'GET', path: '/api/v1/enroll-tokens', access: 'token', handler: apiEnrollTokensList },
   { method: 'POST', path: '/api/v1/enroll-tokens', access: 'token', handler: apiEnrollTokenMint },
   { method: 'POST', path: '/api/v1/enroll-tokens/:id/revoke', access: 'token', handler: apiEnrollTokenRevoke },

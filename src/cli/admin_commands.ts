@@ -6,7 +6,8 @@
  */
 import { AUDIT } from '../lists/audit.ts';
 import { DEVICES } from '../lists/devices.ts';
-import { ENROLL_TOKENS } from '../lists/pages.ts';
+import { parseOwner } from '../domain/owners.ts';
+import { ACCESS_TOKENS, ENROLL_TOKENS } from '../lists/pages.ts';
 import { parseLabel, parseLabelKey } from '../domain/labels.ts';
 import { RUNS } from '../lists/runs.ts';
 import { CliFailure, EXIT } from './api_client.ts';
@@ -76,6 +77,14 @@ const TOKEN_COLUMNS: Columns = [
   ['LABELS', (t) => labelsText(t.labels)],
   ['APPROVAL', (t) => t.approval],
 ];
+const ACCESS_TOKEN_COLUMNS: Columns = [
+  ['ID', (t) => t.id],
+  ['NAME', (t) => t.name],
+  ['SCOPE', (t) => t.scope],
+  ['EXPIRES', (t) => t.expires_at],
+  ['LAST USED', (t) => t.last_used_at ?? '-'],
+  ['STATE', (t) => t.state],
+];
 const AUDIT_COLUMNS: Columns = [
   ['TIME', (r) => r.time],
   ['EVENT', (r) => r.event],
@@ -125,6 +134,39 @@ function approval(action: 'approve' | 'reject', done: string): SubCommand {
     },
   };
 }
+
+/**
+ * `paddock devices owner OWNER ID…` (docs/contract.md section 19): hands each device, with its runs,
+ * over to OWNER (a subject or group:<name>, checked before any is sent), each on its own as the
+ * console's bulk form does; a refused one is named on stderr and the others still go (exit 1).
+ */
+const handOver: SubCommand = {
+  usage: 'owner OWNER ID…    (hands each device and its runs over to OWNER: a subject or group:<name>)',
+  positionals: 2,
+  more: true,
+  options: {},
+  run: async (api, [owner = '', ...ids]) => {
+    const read = parseOwner(owner);
+    if (!read.ok) throw new CliFailure(`devices owner: ${read.message}`, EXIT.usage);
+    const moved: string[] = [];
+    const refused: Array<{ id: string; error: string }> = [];
+    for (const id of ids)
+      try {
+        await api.send('POST', `/api/v1/devices/${path(id)}/owner`, { owner: read.owner });
+        moved.push(id);
+      } catch (err) {
+        if (!(err instanceof CliFailure) || err.code !== EXIT.refused) throw err;
+        refused.push({ id, error: err.message });
+        process.stderr.write(`paddock devices owner: ${printable(id)}: ${printable(err.message)}\n`);
+      }
+    return {
+      kind: 'done',
+      message: moved.map((id) => `handed ${printable(id)} over to ${printable(read.owner)}`).join('\n'),
+      json: { owner: read.owner, handed_over: moved, refused },
+      ...(refused.length > 0 ? { exit: EXIT.refused } : {}),
+    };
+  },
+};
 
 export const VERBS: Record<string, Record<string, SubCommand>> = {
   devices: {
@@ -182,6 +224,7 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
         return { kind: 'done', message: `asked ${id} to rotate its credential` };
       },
     },
+    owner: handOver,
     approve: approval('approve', 'approved'),
     reject: approval('reject', 'rejected'),
     delete: {
@@ -199,7 +242,7 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
     mint: {
       usage:
         'mint [--uses N] [--expires-in SECONDS] [--name NAME] [--note TEXT]\n' +
-        '[--max-privacy full|redacted|minimal] [--owner SUBJECT] [--label key=value]…\n' +
+        '[--max-privacy full|redacted|minimal] [--owner SUBJECT|group:NAME] [--label key=value]…\n' +
         '[--approval automatic|required]',
       positionals: 0,
       options: {
@@ -282,5 +325,39 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
   collections: COLLECTION_COMMANDS,
   audit: {
     list: listCommand(AUDIT, '/api/v1/audit', AUDIT_COLUMNS),
+  },
+  // docs/contract.md sections 11, 14 and 20: the account's own personal access tokens.
+  tokens: {
+    list: listCommand(ACCESS_TOKENS, '/api/v1/tokens', ACCESS_TOKEN_COLUMNS),
+    create: {
+      usage: 'create NAME [--expires-in SECONDS] [--scope read|write|scim]',
+      note: "scim: an administrator's token for the identity provider, which works only under /scim/v2",
+      positionals: 1,
+      options: { 'expires-in': { type: 'string' }, scope: { type: 'string' } },
+      run: async (api, [name = ''], v) => {
+        const body: Record<string, unknown> = Object.fromEntries(
+          Object.entries({ name, expires_in: wholeNumber(v, 'expires-in'), scope: text(v, 'scope') }).filter(
+            ([, value]) => value !== undefined,
+          ),
+        );
+        const made = (await api.send('POST', '/api/v1/tokens', body)) as { token: Item; value: string };
+        return {
+          kind: 'done',
+          json: made,
+          message:
+            `created ${printable(made.token.id)} (${printable(made.token.scope)}), expires ${printable(made.token.expires_at)}\n` +
+            `token (shown only now):\n${printable(made.value)}`,
+        };
+      },
+    },
+    revoke: {
+      usage: 'revoke ID',
+      positionals: 1,
+      options: {},
+      run: async (api, [id = '']) => {
+        await api.send('POST', `/api/v1/tokens/${path(id)}/revoke`);
+        return { kind: 'done', message: `revoked ${id}` };
+      },
+    },
   },
 };

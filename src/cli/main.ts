@@ -26,6 +26,7 @@ Commands:
   runs                  list, get, delete and download runs                PADDOCK_TOKEN; see
   collections           ask devices for a run; list, show and cancel asks  paddock <command> --help)
   audit                 read the audit trail
+  tokens                list, create and revoke access tokens (--scope scim)
 
 Options:
   -h, --help            show this help (also: paddock <command> --help)

@@ -21,6 +21,14 @@ import {
   parseSyslogTarget,
   parseText,
 } from './parse.ts';
+import { parseOwner } from '../domain/owners.ts';
+
+/** An owner (docs/contract.md section 19), as parseOwner reads it anywhere else. */
+function parseOwnerSetting(text: string): string {
+  const parsed = parseOwner(text);
+  if (!parsed.ok) throw new Error(parsed.message);
+  return parsed.owner;
+}
 
 interface Row<T> {
   variable: `PADDOCK_${string}`;
@@ -134,6 +142,24 @@ export const settings = {
     default: 'groups',
     help: "claim listing the account's groups",
     parse: parseText(256),
+  },
+  scimUserClaim: {
+    variable: 'PADDOCK_SCIM_USER_CLAIM',
+    default: 'preferred_username',
+    help: "identity-token claim that equals a SCIM user's userName (any case): the account that signs in with it is that user",
+    parse: parseText(256),
+  },
+  scimRequired: {
+    variable: 'PADDOCK_SCIM_REQUIRED',
+    default: 'false',
+    help: 'true/false: an OIDC sign-in whose claim matches no active SCIM user is refused (403)',
+    parse: parseBoolean,
+  },
+  scimHandOverTo: {
+    variable: 'PADDOCK_SCIM_HAND_OVER_TO',
+    unset: "a SCIM user's devices stay with it when it is deactivated or deleted",
+    help: 'owner (a subject or group:<name>) that receives the devices of a SCIM user deactivated or deleted',
+    parse: parseOwnerSetting,
   },
   oidcEnabled: {
     variable: 'PADDOCK_OIDC_ENABLED',

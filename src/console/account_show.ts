@@ -1,6 +1,7 @@
 /**
  * GET /accounts/{subject}: admin only (docs/contract.md section 14). One account: its state, its
- * live sessions, its newest tokens and devices, and disable or enable.
+ * live sessions, its newest tokens and devices, its groups (docs/contract.md section 19), and
+ * disable (with where its devices go) or enable.
  */
 import type { Handler } from 'hono';
 import { fail } from '../http/failures.ts';
@@ -17,7 +18,7 @@ export function accountShow(ctx: Ctx): Handler<UiEnv> {
     const account = await ctx.store.accountState(subject);
     if (!account) return fail(c, 'accountNotFound');
     const now = ctx.clock.now();
-    const [sessions, tokens, devices] = await Promise.all([
+    const [sessions, tokens, devices, groups] = await Promise.all([
       ctx.store.sessionsOf(subject, now),
       ctx.store.accessTokensOf(subject, { limit: PAGE_SIZE }),
       ctx.store.devicesVisibleTo(
@@ -25,6 +26,7 @@ export function accountShow(ctx: Ctx): Handler<UiEnv> {
         { limit: PAGE_SIZE },
         { owner: subject, staleBefore: now - ctx.config.staleAfterMs },
       ),
+      ctx.store.accountGroups(subject),
     ]);
     return page(
       c,
@@ -37,6 +39,7 @@ export function accountShow(ctx: Ctx): Handler<UiEnv> {
         devices: devices.items,
         moreDevices: devices.next !== undefined,
         signInMaxAgeMs: ctx.config.accountSignInMaxAgeMs,
+        groups,
       }),
     );
   };

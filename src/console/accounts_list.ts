@@ -1,7 +1,7 @@
 /** GET /accounts: admin only (docs/contract.md section 9); known accounts, most recent sign-in first, 50 a page. */
 import type { Handler } from 'hono';
 import { page } from '../http/responses.ts';
-import { accountsPage } from '../views/accounts.ts';
+import { accountsPage, PROVISIONED_SHOWN } from '../views/accounts.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { ACCOUNTS } from '../lists/pages.ts';
 import { chrome, listParameters } from './page_helpers.ts';
@@ -13,6 +13,8 @@ export function accountsList(ctx: Ctx): Handler<UiEnv> {
     if (q instanceof Response) return q;
     const { before } = q;
     const accounts = await ctx.store.accountsPage({ before, limit: PAGE_SIZE });
-    return page(c, accountsPage(chrome(ctx, c), { page: accounts, first: before === undefined }));
+    // docs/contract.md section 20: users provisioned over SCIM that have not signed in yet.
+    const provisioned = before === undefined ? await ctx.store.unlinkedScimUsers(PROVISIONED_SHOWN) : undefined;
+    return page(c, accountsPage(chrome(ctx, c), { page: accounts, first: before === undefined, provisioned }));
   };
 }

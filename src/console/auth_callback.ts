@@ -16,6 +16,8 @@ import { OIDC_IDENTIFIER } from '../oidc/verify.ts';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx } from '../context/deps.ts';
 import { startSession } from './sign_in.ts';
+import { linkAtSignIn, scimUserAtSignIn } from './scim_sign_in.ts';
+import { signInGroups } from './sign_in_groups.ts';
 import { EVENTS } from '../events/catalogue.ts';
 
 const STATE_COOKIE = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43,128})$/;
@@ -73,15 +75,21 @@ async function signIn(ctx: Ctx, c: Context, claims: JWTPayload & { sub: string }
   const groups = claims[config.groupsClaim];
   const memberOf = Array.isArray(groups) ? groups : typeof groups === 'string' ? [groups] : [];
   const admin = config.adminGroup !== undefined && memberOf.includes(config.adminGroup);
+  const subject = oidcSubject(claims.sub);
+  // docs/contract.md section 20: the SCIM user this sign-in is, refused when inactive or required and absent.
+  const scimUser = await scimUserAtSignIn(ctx, c, subject, claims, client);
+  if (scimUser instanceof Response) return scimUser;
   const session = await startSession(
     ctx,
     c,
-    { subject: oidcSubject(claims.sub), display: display.slice(0, 256), admin },
+    { subject, display: display.slice(0, 256), admin },
     'oidc',
     // Kept with the session for back-channel logout (docs/contract.md section 17).
     typeof claims.sid === 'string' && OIDC_IDENTIFIER.test(claims.sid) ? claims.sid : undefined,
   );
   if (session instanceof Response) return session;
+  if (scimUser) await linkAtSignIn(ctx, scimUser, session.subject, client);
+  await signInGroups(ctx, session.subject, claims, client);
   await ctx.logger.emit(EVENTS.loginOidcSucceeded, { account: session.subject, method: 'oidc', admin, client });
   return seeOther(c, '/');
 }

@@ -18,7 +18,7 @@ export function dashboard(ctx: Ctx): Handler<UiEnv> {
     // The dashboard must show a failing store (its self-test says so), so counts may be missing.
     const now = ctx.clock.now();
     const admin = viewer(c).admin;
-    const [checks, counts, perDay, retention, pending, clientVersions] = await Promise.all([
+    const [checks, counts, perDay, retention, pending, clientVersions, disabledOwners] = await Promise.all([
       ctx.selfTest.run(),
       ctx.store.countsVisibleTo(viewer(c)).catch(() => undefined),
       ctx.store.uploadsPerDay(viewer(c), CHART_DAYS, now).catch(() => undefined),
@@ -27,6 +27,8 @@ export function dashboard(ctx: Ctx): Handler<UiEnv> {
       admin ? ctx.store.pendingDevices().catch(() => undefined) : undefined,
       // The fleet's client versions (docs/contract.md section 16): the ten most common, for administrators.
       admin ? ctx.store.factValueCounts('client_version', CLIENT_VERSIONS).catch(() => undefined) : undefined,
+      // Devices whose owner left (docs/contract.md section 19): administrators hand them over.
+      admin ? ctx.store.disabledOwnersDevices().catch(() => undefined) : undefined,
     ]);
     // The page shows details to admins only; they are not even handed to it for anyone else.
     const shown = admin ? checks : checks.map((check) => ({ ...check, detail: '' }));
@@ -40,6 +42,7 @@ export function dashboard(ctx: Ctx): Handler<UiEnv> {
         retention,
         pending,
         clientVersions,
+        disabledOwners,
       }),
     );
   };

@@ -1,5 +1,6 @@
 /**
- * POST /devices/bulk: admin only. Form `action` (approve, reject, revoke, delete, label or unlabel), one `device`
+ * POST /devices/bulk: admin only. Form `action` (approve, reject, revoke, delete, label, unlabel or
+ * owner, with `owner`: docs/contract.md section 19), one `device`
  * field per checked box and, for the label actions, `label` (`key=value` to set, `key` to remove:
  * docs/contract.md section 12, checked before any device is touched). Each device is acted on
  * exactly as alone (actions/bulk.ts), and the summary says what happened to how many, including
@@ -10,6 +11,8 @@ import type { Handler } from 'hono';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { bulkDevices, bulkLabel } from '../actions/bulk.ts';
+import { bulkHandOver } from '../actions/owners.ts';
+import { parseOwner } from '../domain/owners.ts';
 import { parseLabel, parseLabelKey } from '../domain/labels.ts';
 import { setNotice } from './notice.ts';
 import { actor } from './page_helpers.ts';
@@ -24,10 +27,21 @@ export function devicesBulk(ctx: Ctx): Handler<UiEnv> {
       action !== 'revoke' &&
       action !== 'delete' &&
       action !== 'label' &&
-      action !== 'unlabel'
+      action !== 'unlabel' &&
+      action !== 'owner'
     )
       return fail(c, 'badBulkAction');
     const ids = [...new Set(form.all('device'))];
+    if (action === 'owner') {
+      // docs/contract.md section 19: the owner is checked before any device is touched.
+      const given = (form.get('owner') ?? '').trim();
+      const owner = parseOwner(given);
+      if (!owner.ok) return fail(c, 'badOwner', owner.message);
+      if (ids.length === 0) return fail(c, 'noneSelected');
+      const counts = await bulkHandOver(ctx, actor(c), { owner: owner.owner, ids });
+      setNotice(ctx, c, { kind: 'bulk-owner', ...counts });
+      return seeOther(c, '/devices');
+    }
     if (action === 'label' || action === 'unlabel') {
       const text = (form.get('label') ?? '').trim();
       const read = action === 'label' ? parseLabel(text) : parseLabelKey(text);

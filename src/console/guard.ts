@@ -9,7 +9,7 @@ import { readForm } from '../http/form.ts';
 import { seeOther } from '../http/responses.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import type { Access } from '../context/routes.ts';
-import { liveSession } from '../context/session_cookie.ts';
+import { liveGroups, liveSession } from '../context/session_cookie.ts';
 import { EVENTS } from '../events/catalogue.ts';
 
 export function guard(ctx: Ctx, access: Exclude<Access, 'none' | 'token'>): MiddlewareHandler<UiEnv> {
@@ -21,6 +21,9 @@ export function guard(ctx: Ctx, access: Exclude<Access, 'none' | 'token'>): Midd
     if (session === 'unavailable') return fail(c, 'storeUnavailable');
     if (!session) return seeOther(c, '/login');
     c.set('session', session);
+    const groups = await liveGroups(ctx, c, session.subject);
+    if (groups === 'unavailable') return fail(c, 'storeUnavailable');
+    c.set('groups', groups);
 
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
       const form = await readForm(c.req.raw);

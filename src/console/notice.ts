@@ -26,7 +26,9 @@ export type Notice =
   | { kind: 'access-token-revoked'; token: string }
   | { kind: 'totp-disabled' }
   | { kind: 'session-ended' | 'account-enabled' }
-  | { kind: 'sessions-ended' | 'account-disabled'; count: number }
+  | { kind: 'sessions-ended'; count: number }
+  | { kind: 'account-disabled'; count: number; handedOver: number }
+  | { kind: 'owner-changed' | 'owner-unchanged'; device: string }
   | { kind: 'labelled'; device: string }
   | { kind: WebhookNoticeKind; webhook: string }
   | ({
@@ -37,7 +39,8 @@ export type Notice =
         | 'bulk-label'
         | 'bulk-unlabel'
         | 'bulk-approve'
-        | 'bulk-reject';
+        | 'bulk-reject'
+        | 'bulk-owner';
     } & BulkCounts);
 
 /** What was done to a webhook endpoint, and the sentence that confirms it. */
@@ -64,6 +67,8 @@ function fieldsOf(notice: Notice): unknown[] {
     case 'rotation-asked':
     case 'labelled':
     case 'device-deleted':
+    case 'owner-changed':
+    case 'owner-unchanged':
       return [notice.kind, notice.device];
     case 'token-revoked':
     case 'access-token-revoked':
@@ -74,8 +79,10 @@ function fieldsOf(notice: Notice): unknown[] {
     case 'account-enabled':
       return [notice.kind];
     case 'sessions-ended':
-    case 'account-disabled':
       return [notice.kind, notice.count];
+    case 'account-disabled':
+      // Without devices handed over, the notice is the one it always was.
+      return notice.handedOver === 0 ? [notice.kind, notice.count] : [notice.kind, notice.count, notice.handedOver];
     case 'webhook-tested':
     case 'webhook-enabled':
     case 'webhook-disabled':
@@ -123,6 +130,8 @@ function noticeText(fields: unknown[]): string | undefined {
     if (kind === 'account-disabled')
       return `The account was disabled: ${plural(device, 'session', 'sessions')} ended; its tokens and its sign-in are refused.`;
   }
+  if (kind === 'account-disabled' && fields.length === 3 && isCount(device) && isCount(run))
+    return `The account was disabled: ${plural(device, 'session', 'sessions')} ended; its tokens and its sign-in are refused; ${plural(run, 'device was', 'devices were')} handed over.`;
   if (kind === 'token-revoked' && fields.length === 2 && typeof device === 'string' && TOKEN_PUBLIC_ID.test(device))
     return `Enrollment token ${device} was revoked: it enrolls no more devices.`;
   if (
@@ -149,6 +158,8 @@ function noticeText(fields: unknown[]): string | undefined {
       return `Device ${device} is asked to rotate its credential: its next answer from Paddock says so.`;
     if (kind === 'labelled') return `The labels of device ${device} were saved.`;
     if (kind === 'device-deleted') return `Device ${device} and its runs were deleted.`;
+    if (kind === 'owner-changed') return `Device ${device} was handed over, with its runs.`;
+    if (kind === 'owner-unchanged') return `Device ${device} already belonged to that owner: nothing changed.`;
   }
   if (kind === 'deleted' && fields.length === 3 && isDevice(device) && typeof run === 'string' && RUN_ID.test(run))
     return `Run ${run} of device ${device} was deleted.`;
@@ -163,10 +174,12 @@ function noticeText(fields: unknown[]): string | undefined {
   else if (kind === 'bulk-unlabel') parts.push(`${plural(done, 'device', 'devices')} unlabelled`);
   else if (kind === 'bulk-approve') parts.push(`${plural(done, 'device', 'devices')} approved`);
   else if (kind === 'bulk-reject') parts.push(`${plural(done, 'device', 'devices')} rejected and revoked`);
+  else if (kind === 'bulk-owner') parts.push(`${plural(done, 'device', 'devices')} handed over with their runs`);
   else return undefined;
   if (unchanged > 0 && (kind === 'bulk-label' || kind === 'bulk-unlabel')) parts.push(`${unchanged} already so`);
   else if (unchanged > 0 && (kind === 'bulk-approve' || kind === 'bulk-reject'))
     parts.push(`${unchanged} not waiting for approval: nothing done`);
+  else if (unchanged > 0 && kind === 'bulk-owner') parts.push(`${unchanged} already that owner's`);
   else if (unchanged > 0) parts.push(`${unchanged} already revoked`);
   if (full > 0) parts.push(`${full} not labelled: already ${MAX_LABELS} labels`);
   if (notRevoked > 0) parts.push(`${notRevoked} not deleted: revoke first`);

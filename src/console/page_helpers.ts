@@ -19,15 +19,15 @@ export function chrome(ctx: Ctx, c: Context<UiEnv>): Chrome {
   return { session, csrf: ctx.sessions.csrfToken(session), now: ctx.clock.now(), notice: takeNotice(ctx, c) };
 }
 
+/** The signed-in account as a viewer: its subject, admin flag and groups (set by the guard). */
 export function viewer(c: Context<UiEnv>): Viewer {
   const { subject, admin } = c.get('session');
-  return { subject, admin };
+  return { subject, admin, groups: c.get('groups') ?? [] };
 }
 
 /** The signed-in account as the actor of an action (actions/), with the client it acts from. */
 export function actor(c: Context<UiEnv>): Actor {
-  const { subject, admin } = c.get('session');
-  return { subject, admin, client: clientAddress(c) };
+  return { ...viewer(c), client: clientAddress(c) };
 }
 
 /**

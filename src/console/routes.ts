@@ -24,6 +24,9 @@ import { dashboard } from './dashboard.ts';
 import { deviceApprove, deviceReject } from './device_approval.ts';
 import { deviceDelete } from './device_delete.ts';
 import { deviceLabels } from './device_labels.ts';
+import { deviceOwner } from './device_owner.ts';
+import { groupShow } from './group_show.ts';
+import { groupsList } from './groups_list.ts';
 import { deviceRename } from './device_rename.ts';
 import { deviceRevoke } from './device_revoke.ts';
 import { deviceRotate } from './device_rotate.ts';
@@ -78,6 +81,8 @@ export const consoleRoutes: readonly DoorRoute<'none' | 'guarded' | 'admin'>[] =
   { method: 'POST', path: '/devices/:id/approve', access: 'admin', handler: deviceApprove },
   { method: 'POST', path: '/devices/:id/reject', access: 'admin', handler: deviceReject },
   { method: 'POST', path: '/devices/:id/delete', access: 'admin', handler: deviceDelete },
+  // docs/contract.md section 19: handing over, and the groups.
+  { method: 'POST', path: '/devices/:id/owner', access: 'admin', handler: deviceOwner },
   { method: 'POST', path: '/enroll-tokens', access: 'admin', handler: enrollTokenMint },
   { method: 'GET', path: '/runs', access: 'guarded', handler: runsList },
   { method: 'POST', path: '/runs/bulk', access: 'guarded', handler: runsBulk },
@@ -92,6 +97,9 @@ export const consoleRoutes: readonly DoorRoute<'none' | 'guarded' | 'admin'>[] =
   { method: 'GET', path: '/accounts/:subject', access: 'admin', handler: accountShow },
   { method: 'POST', path: '/accounts/:subject/disable', access: 'admin', handler: accountDisable },
   { method: 'POST', path: '/accounts/:subject/enable', access: 'admin', handler: accountEnable },
+  // docs/contract.md section 19.
+  { method: 'GET', path: '/groups', access: 'admin', handler: groupsList },
+  { method: 'GET', path: '/groups/:name', access: 'admin', handler: groupShow },
   { method: 'GET', path: '/tokens', access: 'guarded', handler: accessTokensList },
   { method: 'POST', path: '/tokens', access: 'guarded', handler: accessTokenCreate },
   { method: 'POST', path: '/tokens/:id/revoke', access: 'guarded', handler: accessTokenRevoke },

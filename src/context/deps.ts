@@ -29,6 +29,9 @@ const passedOn = [
   'retentionRedactedMs',
   'retentionMinimalMs',
   'webhookAllowPrivate',
+  'scimUserClaim',
+  'scimRequired',
+  'scimHandOverTo',
 ] as const satisfies ReadonlyArray<keyof Config>;
 
 /** The specification's "Configuration of the interface", plus lifetimes from docs/contract.md section 3. */
@@ -87,6 +90,8 @@ export interface Ctx extends InterfaceDeps {
 export type UiEnv = {
   Variables: {
     session: Session;
+    /** The session's account's groups, read by the guard on each request (docs/contract.md section 19). */
+    groups: readonly string[];
     form: FormFields;
   };
 };

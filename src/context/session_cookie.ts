@@ -34,6 +34,20 @@ export async function liveSession(ctx: Ctx, c: Context): Promise<Session | 'unav
   }
 }
 
+/**
+ * The account's groups as the store holds them now (docs/contract.md section 19), read on every
+ * request, so that a change reaches every session at its next request on every instance; as
+ * liveSession, 'unavailable' when the store cannot say, and nothing is let through on a guess.
+ */
+export async function liveGroups(ctx: Ctx, c: Context, subject: string): Promise<string[] | 'unavailable'> {
+  try {
+    return await ctx.store.accountGroups(subject);
+  } catch (err) {
+    await ctx.logger.emit(EVENTS.storeUnavailable, { error: innermostReason(err), path: c.req.path });
+    return 'unavailable';
+  }
+}
+
 /** What the store records of a session seen from a client (store.seeSession). */
 export function sessionSeen(session: Session, client: string, userAgent: string | undefined) {
   return {

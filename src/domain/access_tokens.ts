@@ -35,13 +35,16 @@ export const ACCESS_TOKEN_NAME = new RegExp(`^${VISIBLE_CHAR}{1,64}$`, 'u');
 export const ACCESS_TOKEN_NAME_RULE = 'name must be 1 to 64 printable characters';
 
 /**
- * A token's scope (docs/contract.md section 14): `read` is refused on every request that would
- * change something; `write` may do whatever its account may. Tokens made before scopes could write.
+ * A token's scope (docs/contract.md sections 14 and 20): `read` is refused on every request that
+ * would change something; `write` may do whatever its account may; `scim` is an administrator's
+ * token for the identity provider, which works only under /scim/v2 (and nothing else works there).
+ * Tokens made before scopes could write.
  */
-export const TOKEN_SCOPES = ['read', 'write'] as const;
+export const TOKEN_SCOPES = ['read', 'write', 'scim'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 export const TOKEN_SCOPE_DEFAULT: TokenScope = 'write';
-export const TOKEN_SCOPE_RULE = 'scope must be read or write';
+export const TOKEN_SCOPE_RULE = 'scope must be read, write or scim';
+export const SCIM_SCOPE_RULE = 'a token of the scim scope is for administrators only';
 
 export function isTokenScope(value: string): value is TokenScope {
   return (TOKEN_SCOPES as readonly string[]).includes(value);

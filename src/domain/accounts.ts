@@ -1,9 +1,17 @@
 /** Accounts (docs/contract.md section 4): who signs in, and who is asking. */
 
-/** Who is asking: admins see everything, other accounts only what they own. */
+/**
+ * Who is asking: admins see everything, other accounts what they own, by their subject or through
+ * one of their groups (docs/contract.md section 19).
+ */
 export interface Viewer {
   subject: string;
   admin: boolean;
+  /**
+   * The account's groups (names, without `group:`), as the store holds them when the request came
+   * in (store.accountGroups): absent means none. Never what makes an administrator.
+   */
+  groups?: readonly string[];
 }
 
 export interface Account {

@@ -73,6 +73,8 @@ export interface DeviceFilter {
   /** Substring of the id or the name, case-insensitive. */
   q?: string | undefined;
   owner?: string | undefined;
+  /** Only devices whose owner is a disabled account (docs/contract.md section 19). */
+  ownerDisabled?: boolean | undefined;
   status?: DeviceStatus | undefined;
   sort?: DeviceSort | undefined;
   /** Labels every device shown carries (`key=value`, or `key` with any value); at most 5. */

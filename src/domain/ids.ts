@@ -24,5 +24,3 @@ export function isAddressableRunId(id: string): boolean {
 
 /** Account subjects (docs/contract.md section 4): `local:<username>` or `oidc:<sub>`, visible characters only. */
 export const SUBJECT = new RegExp(`^(local|oidc):${VISIBLE_CHAR}{1,255}$`, 'u');
-
-export const SUBJECT_RULE = 'owner must be an account subject such as local:admin or oidc:<sub>';

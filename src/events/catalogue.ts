@@ -67,6 +67,10 @@ const COUNT = { count: 'number?' } as const;
  * acting through a door always has a client; the system actor (the sweepers) has none.
  */
 const ACTOR = { account: 'string', client: 'string?' } as const;
+/** A SCIM user an event is about: its SCIM id, userName, and its account once linked. */
+const SCIM_USER = { ...ACTOR, user: 'string', userName: 'string', subject: 'string?' } as const;
+/** A SCIM group an event is about: its SCIM id and the owner it stands for. */
+const SCIM_GROUP = { ...ACTOR, group: 'string', owner: 'string' } as const;
 /** The runs the retention sweep deleted, per privacy level. */
 const PER_LEVEL = Object.fromEntries(PRIVACY_LEVELS.map((level) => [level, 'number'])) as Record<
   PrivacyLevel,
@@ -116,6 +120,13 @@ export const EVENTS = {
     audited: true,
     help: 'a back-channel logout token did not verify (docs/contract.md section 17); nothing ended; logged each time, audited at most once a minute per client address with `count` (docs/contract.md section 23)',
     openRefusal: true,
+  }),
+  loginOidcGroupsCleaned: event({
+    name: 'login.oidc.groups_cleaned',
+    level: 'warn',
+    fields: { account: 'string', client: 'string', reason: 'string', dropped: 'number', kept: 'number' },
+    audited: true,
+    help: 'the groups claim of a sign-in was not a list of strings (`not_a_list`: the account has no groups), held names that are not group names (`invalid_names`) or more than 256 (`too_many`: the first 256 kept); `dropped` entries left out (docs/contract.md section 19)',
   }),
   loginOidcSucceeded: event({
     name: 'login.oidc.succeeded',
@@ -170,6 +181,15 @@ export const EVENTS = {
     fields: { ...ACTOR, device: 'string' },
     audited: true,
     help: 'a revoked device and its runs were deleted',
+    webhook: 'all',
+  }),
+  // docs/contract.md section 19: handing over.
+  deviceOwnerChanged: event({
+    name: 'device.owner_changed',
+    level: 'info',
+    fields: { ...ACTOR, device: 'string', from: 'string', to: 'string', reason: 'string?' },
+    audited: true,
+    help: 'an administrator handed a device over from one owner to another (a subject or `group:<name>`); its runs went with it. `reason` `left` when its owner was disabled with `hand_over_to`',
     webhook: 'all',
   }),
   // docs/contract.md section 12.
@@ -556,6 +576,77 @@ export const EVENTS = {
     fields: { ...ACTOR, subject: 'string' },
     audited: true,
     help: 'an administrator enabled a disabled account again',
+  }),
+  // docs/contract.md section 20: provisioning over SCIM, acted by the scim token's account.
+  scimUserCreated: event({
+    name: 'scim.user_created',
+    level: 'info',
+    fields: { ...SCIM_USER, active: 'boolean' },
+    audited: true,
+    help: 'the identity provider provisioned a user over SCIM (its SCIM id and userName)',
+  }),
+  scimUserUpdated: event({
+    name: 'scim.user_updated',
+    level: 'info',
+    fields: { ...SCIM_USER, changed: 'string' },
+    audited: true,
+    help: "the identity provider changed a SCIM user (`changed`: the attributes' names)",
+  }),
+  scimUserDeactivated: event({
+    name: 'scim.user_deactivated',
+    level: 'info',
+    fields: { ...SCIM_USER, handed_over: 'number', to: 'string?' },
+    audited: true,
+    help: 'the identity provider set a SCIM user inactive: its account (`subject`, once it signed in) was disabled, and its devices handed over to `to` when PADDOCK_SCIM_HAND_OVER_TO is set',
+  }),
+  scimUserReactivated: event({
+    name: 'scim.user_reactivated',
+    level: 'info',
+    fields: SCIM_USER,
+    audited: true,
+    help: 'the identity provider set a SCIM user active again: its account was enabled',
+  }),
+  scimUserDeleted: event({
+    name: 'scim.user_deleted',
+    level: 'info',
+    fields: { ...SCIM_USER, handed_over: 'number', to: 'string?' },
+    audited: true,
+    help: 'the identity provider deleted a SCIM user: its account stays, disabled, and its devices were handed over as on deactivation',
+  }),
+  scimUserLinked: event({
+    name: 'scim.user_linked',
+    level: 'info',
+    fields: { account: 'string', client: 'string', user: 'string', userName: 'string' },
+    audited: true,
+    help: 'an OIDC sign-in matched a SCIM user by PADDOCK_SCIM_USER_CLAIM: the account is that user from now on, its groups its SCIM groups',
+  }),
+  scimGroupCreated: event({
+    name: 'scim.group_created',
+    level: 'info',
+    fields: { ...SCIM_GROUP, members: 'number' },
+    audited: true,
+    help: 'the identity provider created a SCIM group (`group:<displayName>`) with its members',
+  }),
+  scimGroupUpdated: event({
+    name: 'scim.group_updated',
+    level: 'info',
+    fields: { ...SCIM_GROUP, changed: 'string', added: 'number', removed: 'number', renamed_from: 'string?' },
+    audited: true,
+    help: 'the identity provider changed a SCIM group: members added and removed, or renamed (its devices follow the new name)',
+  }),
+  scimGroupDeleted: event({
+    name: 'scim.group_deleted',
+    level: 'info',
+    fields: SCIM_GROUP,
+    audited: true,
+    help: "the identity provider deleted a SCIM group: its members' accounts lose it, its devices stay `group:<name>`'s",
+  }),
+  accessScopeRefused: event({
+    name: 'access.scope_refused',
+    level: 'warn',
+    fields: { ...ACTOR, token: 'string', path: 'string', scope: 'string' },
+    audited: true,
+    help: 'a `scim` token was used outside /scim/v2, or another token under it (docs/contract.md section 20)',
   }),
   accessTokenRefused: event({
     name: 'access_token.refused',

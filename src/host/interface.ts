@@ -1,7 +1,7 @@
 /**
  * The operator interface of the specification, as a factory over its dependencies: the admin
- * host's app, composed of the service's rows (service/routes.ts), the JSON API's (api/routes.ts)
- * and the console's (console/routes.ts), in that order, each behind the guard its access rule
+ * host's app, composed of the service's rows (service/routes.ts), the JSON API's (api/routes.ts),
+ * SCIM's (scim/routes.ts) and the console's (console/routes.ts), in that order, each behind the guard its access rule
  * names. Only console rows are guarded: the other tables' rows are typed `none` or `token`.
  */
 import type { Hono } from 'hono';
@@ -11,6 +11,7 @@ import { consoleRoutes } from '../console/routes.ts';
 import type { Ctx, InterfaceDeps, UiEnv } from '../context/deps.ts';
 import type { DoorRoute } from '../context/routes.ts';
 import { buildApp } from '../http/router.ts';
+import { scimRoutes } from '../scim/routes.ts';
 import { serviceRoutes } from '../service/routes.ts';
 import { oidcStateCodec } from '../session/oidc_state.ts';
 import { sessionCodec } from '../session/session.ts';
@@ -20,7 +21,7 @@ import { semaphore } from '../throttle/throttle.ts';
 const MAX_WAITING_HASHES = 64;
 
 /** Every route of the admin host: the one table the app, 404/405 and the generated guard test derive from. */
-export const interfaceRoutes: readonly DoorRoute[] = [...serviceRoutes, ...apiRoutes, ...consoleRoutes];
+export const interfaceRoutes: readonly DoorRoute[] = [...serviceRoutes, ...apiRoutes, ...scimRoutes, ...consoleRoutes];
 
 export function createInterface(deps: InterfaceDeps): Hono<UiEnv> {
   const { config } = deps;

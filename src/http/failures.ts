@@ -5,13 +5,19 @@
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { RUN_ID_RULE, SUBJECT_RULE } from '../domain/ids.ts';
+import { RUN_ID_RULE } from '../domain/ids.ts';
+import { OWNER_RULE } from '../domain/owners.ts';
 import { APPROVAL_RULE, EXPIRES_IN_RULE, NOTE_RULE, USES_RULE } from '../domain/enroll_tokens.ts';
 import { DEVICE_NAME_RULE } from '../domain/names.ts';
 import { DEVICE_STATUSES_TEXT } from '../domain/devices.ts';
 import { MAX_LABEL_FILTERS } from '../domain/labels.ts';
 import { MAX_FACT_FILTERS } from '../domain/facts.ts';
-import { ACCESS_EXPIRES_IN_RULE, ACCESS_TOKEN_NAME_RULE, TOKEN_SCOPE_RULE } from '../domain/access_tokens.ts';
+import {
+  ACCESS_EXPIRES_IN_RULE,
+  ACCESS_TOKEN_NAME_RULE,
+  SCIM_SCOPE_RULE,
+  TOKEN_SCOPE_RULE,
+} from '../domain/access_tokens.ts';
 import { PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
 import { RECEIPT_RULE } from '../domain/receipt.ts';
 import {
@@ -80,13 +86,13 @@ export const FAILURES = {
   badBulkAction: {
     status: 400,
     message:
-      'action must be one the form offers (devices: approve, reject, revoke, delete, label or unlabel; runs: delete)',
+      'action must be one the form offers (devices: approve, reject, revoke, delete, label, unlabel or owner; runs: delete)',
   },
   noneSelected: { status: 400, message: 'select at least one item' },
   deviceNotRevoked: { status: 409, message: 'revoke the device before deleting it' },
   // Approval (docs/contract.md section 16).
   deviceNotPending: { status: 409, message: 'the device is not waiting for approval: nothing changed' },
-  badOwner: { status: 400, message: SUBJECT_RULE },
+  badOwner: { status: 400, message: OWNER_RULE },
   deviceNotFound: { status: 404, message: 'device not found' },
   runNotFound: { status: 404, message: 'run not found' },
 
@@ -179,16 +185,25 @@ export const FAILURES = {
   },
   badAuditEvent: { status: 400, message: 'event must be one of the audited events listed in the form' },
   badFlaggedFilter: { status: 400, message: 'flagged must be empty or yes' },
+  badOwnerDisabledFilter: { status: 400, message: 'owner_disabled must be empty or yes' },
   badAccessTokenName: { status: 400, message: ACCESS_TOKEN_NAME_RULE },
   badAccessTokenExpiresIn: { status: 400, message: ACCESS_EXPIRES_IN_RULE },
   accessTokenNotFound: { status: 404, message: 'access token not found or already revoked' },
   badAccessTokenScope: { status: 400, message: TOKEN_SCOPE_RULE },
+  scimTokenNotAdmin: { status: 403, message: SCIM_SCOPE_RULE },
   // Sessions and accounts (docs/contract.md section 14).
   sessionNotFound: { status: 404, message: 'session not found or already ended' },
   accountNotFound: { status: 404, message: 'account not found: it has never signed in' },
+  // Groups (docs/contract.md section 19).
+  groupNotFound: { status: 404, message: 'group not found: no account is in it and it owns no device' },
   breakGlassNotDisabled: {
     status: 409,
     message: 'the break-glass account cannot be disabled: it is the way in when the identity provider is down',
+  },
+  notProvisioned: {
+    status: 403,
+    message:
+      'this account is not provisioned for Paddock: ask the administrator of your identity provider to assign you the application',
   },
   accountDisabled: {
     status: 403,

@@ -11,7 +11,7 @@ import { isStorageFull, StoreError } from '../store/errors.ts';
 import { securityHeaders } from './security_headers.ts';
 import { EVENTS } from '../events/catalogue.ts';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface Route<E extends Env> {
   method: Method;

@@ -11,9 +11,10 @@ import {
   factSelector,
   labelSelector,
   oneOf,
-  subject,
+  owner,
   text,
   type Values,
+  yes,
 } from './parameters.ts';
 
 /**
@@ -32,11 +33,20 @@ export const DEVICES = declareList({
       shown: 'matching',
     },
     owner: {
-      kind: subject(),
+      kind: owner(),
       failure: 'badOwner',
-      about: 'an account subject',
-      label: 'Owner (an account subject)',
+      about: 'an account subject, or group:<name> (docs/contract.md section 19)',
+      label: 'Owner (an account subject, or group:<name>)',
       shown: 'owned by',
+      adminOnly: true,
+    },
+    /** `yes`: only devices whose owner is a disabled account (docs/contract.md section 19). */
+    owner_disabled: {
+      kind: yes(),
+      failure: 'badOwnerDisabledFilter',
+      about: 'only devices whose owner is a disabled account (their owner left: hand them over)',
+      label: 'Only devices of disabled accounts',
+      shown: 'held by disabled accounts',
       adminOnly: true,
     },
     status: {
@@ -86,6 +96,7 @@ export function deviceFilter(q: DeviceQuery, staleBefore: number): DeviceFilter 
   return {
     q: q.q,
     owner: q.owner,
+    ownerDisabled: q.owner_disabled === 'yes' ? true : undefined,
     status: q.status,
     sort: q.sort,
     labels: selectors(q.label),

@@ -4,6 +4,7 @@
  */
 import { ACCOUNTS_CURSOR, SEQ_CURSOR } from '../domain/paging.ts';
 import { TOKEN_PUBLIC_ID } from '../domain/enroll_tokens.ts';
+import { GROUPS_CURSOR } from '../domain/groups.ts';
 import { cursor, cursorList } from './parameters.ts';
 
 /** The outstanding enrollment tokens: the cursor is the public id of the last token shown. */
@@ -17,3 +18,6 @@ export const ACCOUNTS = cursorList(cursor(ACCOUNTS_CURSOR));
 
 /** A device's runs, on the device's page. */
 export const DEVICE_RUNS = cursorList(cursor(SEQ_CURSOR));
+
+/** The known groups (docs/contract.md section 19): the cursor is the name of the last group shown. */
+export const GROUPS = cursorList(cursor(GROUPS_CURSOR));

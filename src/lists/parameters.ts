@@ -8,6 +8,7 @@
  * or a fault the doors turn into their answers.
  */
 import { DEVICE_ID, SUBJECT } from '../domain/ids.ts';
+import { isOwner, parseOwner } from '../domain/owners.ts';
 import { parseLabelSelector } from '../domain/labels.ts';
 import { FACT_VALUE_MAX, parseFactSelector } from '../domain/facts.ts';
 
@@ -27,6 +28,7 @@ export type ListFailure =
   | 'badDate'
   | 'badDateRange'
   | 'badFlaggedFilter'
+  | 'badOwnerDisabledFilter'
   | 'badAuditActor'
   | 'badAuditEvent'
   | 'badLabelFilter'
@@ -38,7 +40,7 @@ export type ListFailure =
 
 /** What a parameter's value is: how it is checked, described (JSON Schema) and shown. */
 export interface Kind<V extends string = string> {
-  readonly kind: 'text' | 'enum' | 'subject' | 'device' | 'day' | 'yes' | 'cursor' | 'label' | 'fact';
+  readonly kind: 'text' | 'enum' | 'subject' | 'owner' | 'device' | 'day' | 'yes' | 'cursor' | 'label' | 'fact';
   test(value: string): value is V;
   /** Why a value is refused, when the kind can say more than its failure (the label at fault). */
   explain?(value: string): string | undefined;
@@ -156,6 +158,15 @@ export const subject = (opts: { system?: boolean } = {}): Kind =>
     { kind: 'subject', schema: { type: 'string' }, meta: opts.system ? 'SUBJECT|system' : 'SUBJECT', maxLength: 262 },
     (v) => SUBJECT.test(v) || (opts.system === true && v === 'system'),
   );
+
+/** An owner (docs/contract.md section 19): an account subject or `group:<name>`; a bad one says why. */
+export const owner = (): Kind => ({
+  ...kind({ kind: 'owner', schema: { type: 'string' }, meta: 'OWNER', maxLength: 262 }, isOwner),
+  explain: (v) => {
+    const parsed = parseOwner(v);
+    return parsed.ok ? undefined : parsed.message;
+  },
+});
 
 export const deviceId = (): Kind =>
   kind({ kind: 'device', schema: { type: 'string' }, meta: 'ID', maxLength: 64 }, (v) => DEVICE_ID.test(v));

@@ -116,6 +116,6 @@ function tokenFrom(r: unknown[]): AccessToken {
     lastUsedAt: time(r[7]),
     lastUsedClient: (r[8] as string | null) ?? null,
     revokedAt: time(r[9]),
-    scope: r[10] === 'read' ? 'read' : 'write',
+    scope: r[10] === 'read' || r[10] === 'scim' ? r[10] : 'write',
   };
 }

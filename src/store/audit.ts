@@ -66,6 +66,14 @@ function recordFrom(r: unknown[]): AuditRecord {
   };
 }
 
+/** The rows one appendAudits statement writes at most (700 parameters). */
+const APPEND_ROWS = 100;
+
+/** auditSql.append for `n` rows. */
+function appendRows(n: number): string {
+  return `${auditSql.append}${', (?, ?, ?, ?, ?, ?, ?)'.repeat(n - 1)}`;
+}
+
 export function auditStore(db: Sql): AuditStore {
   async function read(filter: AuditFilter, after: [number, number], limit: number) {
     const { sql, params } = auditQuery(filter, after, limit);
@@ -74,6 +82,16 @@ export function auditStore(db: Sql): AuditStore {
   return {
     async appendAudit(a) {
       await db.run(auditSql.append, a.at, a.event, a.account, a.client, a.device, a.run, a.detail);
+    },
+    async appendAudits(records) {
+      // One statement of up to 100 rows (one round trip on PostgreSQL), in order: seq follows it.
+      for (let i = 0; i < records.length; i += APPEND_ROWS) {
+        const some = records.slice(i, i + APPEND_ROWS);
+        await db.run(
+          appendRows(some.length),
+          ...some.flatMap((a) => [a.at, a.event, a.account, a.client, a.device, a.run, a.detail]),
+        );
+      }
     },
     async auditPage(filter, req: PageRequest): Promise<Page<AuditRecord>> {
       const rows = await read(filter, position(req.before), req.limit + 1);

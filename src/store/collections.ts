@@ -25,8 +25,8 @@ import {
 import type { Viewer } from '../domain/accounts.ts';
 import type { Page } from '../domain/paging.ts';
 import { PRIVACY_LEVELS, type PrivacyLevel } from '../domain/privacy.ts';
-import { deviceConditions, ownerHasFewDevices } from './devices.ts';
-import type { Param, Row, Sql } from './sql.ts';
+import { deviceConditions, listOwners, ownerCondition, ownerHasFewDevices } from './devices.ts';
+import { owned, ownedSql, type Param, placeholders, type Row, type Sql } from './sql.ts';
 import type { CollectionsStore } from './store.ts';
 import type { Wakeups } from './wakeups.ts';
 
@@ -65,14 +65,14 @@ export const collectionsSql = {
    */
   ownTargets: `SELECT t.seq, t.device, d.name, t.state, t.since, t.run, t.reason
     FROM collection_targets t JOIN devices d ON d.id = t.device
-    WHERE t.collection = ? AND d.owner = ? AND t.seq < ? ORDER BY t.seq DESC LIMIT ?`,
+    WHERE t.collection = ? AND ${ownedSql('d.owner')} AND t.seq < ? ORDER BY t.seq DESC LIMIT ?`,
   ownTargetsInState: `SELECT t.seq, t.device, d.name, t.state, t.since, t.run, t.reason
     FROM collection_targets t JOIN devices d ON d.id = t.device
-    WHERE t.collection = ? AND t.state = ? AND d.owner = ? AND t.seq < ? ORDER BY t.seq DESC LIMIT ?`,
+    WHERE t.collection = ? AND t.state = ? AND ${ownedSql('d.owner')} AND t.seq < ? ORDER BY t.seq DESC LIMIT ?`,
   /** As counts, of the targets of the owner's devices only (each target's device read by its id). */
   ownCounts: (n: number) =>
     `SELECT t.collection, t.state, count(*) AS n FROM collection_targets t JOIN devices d ON d.id = t.device
-      WHERE t.collection IN (${placeholders(n)}) AND d.owner = ? GROUP BY t.collection, t.state`,
+      WHERE t.collection IN (${placeholders(n)}) AND ${ownedSql('d.owner')} GROUP BY t.collection, t.state`,
   /** A device's open requests, oldest first (index collection_targets_open). */
   openRequests: `SELECT t.seq, t.state, c.id AS collection, c.privacy, c.reason, c.created_at, c.expires_at
     FROM collection_targets t JOIN collections c ON c.id = t.collection
@@ -104,7 +104,7 @@ export const collectionsSql = {
   cancel: `UPDATE collection_targets SET state = 'cancelled', since = ? WHERE collection = ? AND state IN ${OPEN}`,
   /** A non-admin creator's cancel: the open targets of the devices it owns now, no other account's. */
   cancelOwn: `UPDATE collection_targets SET state = 'cancelled', since = ? WHERE collection = ? AND state IN ${OPEN}
-    AND device IN (SELECT id FROM devices WHERE owner = ?)`,
+    AND device IN (SELECT id FROM devices WHERE ${ownedSql('owner')})`,
   /** Marked cancelled once a cancel has left nothing open (a non-admin's may leave others' targets open). */
   markCancelled: `UPDATE collections SET cancelled_at = ? WHERE id = ? AND cancelled_at IS NULL
     AND NOT EXISTS (SELECT 1 FROM collection_targets t WHERE t.collection = ? AND t.state IN ${OPEN})`,
@@ -138,10 +138,6 @@ export const collectionsSql = {
 /** The store's own view (events, the collection just created or closed): every target. */
 const EVERY: Viewer = { subject: '', admin: true };
 
-function placeholders(n: number): string {
-  return Array.from({ length: n }, () => '?').join(', ');
-}
-
 /**
  * The INSERT … SELECT that writes a collection's targets: every device of `scope` the viewer can
  * see, each `pending`, or `skipped` with its reason (revoked; waiting for approval; a ceiling below
@@ -154,9 +150,12 @@ export async function targetsInsert(
   scope: CollectionScope,
 ): Promise<{ sql: string; params: Param[]; count: { sql: string; params: Param[] } }> {
   const filter = 'filter' in scope ? scope.filter : { staleBefore: 0 };
-  const owner = viewer.admin ? filter.owner : viewer.subject;
-  const few = owner !== undefined && 'q' in filter && filter.q !== undefined && (await ownerHasFewDevices(db, owner));
-  const { where, params } = deviceConditions(db, viewer, filter, few);
+  const owners = listOwners(viewer, filter.owner);
+  const few = owners !== undefined && 'q' in filter && filter.q !== undefined && (await ownerHasFewDevices(db, owners));
+  const conditions = deviceConditions(db, viewer, filter, few);
+  const scoped = ownerCondition(conditions.owners);
+  const where = [...scoped.sql, ...conditions.where];
+  const params = [...scoped.params, ...conditions.params];
   if ('devices' in scope) {
     where.push(`id IN (${placeholders(scope.devices.length)})`);
     params.push(...scope.devices);
@@ -223,7 +222,7 @@ export function collectionsStore(db: Sql, wakeups: Wakeups): CollectionsStore {
     if (ids.length === 0) return out;
     const rows = viewer.admin
       ? await db.all(collectionsSql.counts(ids.length), ...ids)
-      : await db.all(collectionsSql.ownCounts(ids.length), ...ids, viewer.subject);
+      : await db.all(collectionsSql.ownCounts(ids.length), ...ids, ...owned(viewer));
     for (const r of rows) {
       const counts = out.get(r.collection as string);
       if (counts) counts[r.state as TargetState] = Number(r.n);
@@ -298,8 +297,8 @@ export function collectionsStore(db: Sql, wakeups: Wakeups): CollectionsStore {
           ? [collectionsSql.targets, [id, before]]
           : [collectionsSql.targetsInState, [id, state, before]]
         : state === undefined
-          ? [collectionsSql.ownTargets, [id, viewer.subject, before]]
-          : [collectionsSql.ownTargetsInState, [id, state, viewer.subject, before]];
+          ? [collectionsSql.ownTargets, [id, ...owned(viewer), before]]
+          : [collectionsSql.ownTargetsInState, [id, state, ...owned(viewer), before]];
       const rows = await db.all(sql, ...params, req.limit + 1);
       const items = rows.slice(0, req.limit).map((r): CollectionTarget => ({
         request: requestId(Number(r.seq)),
@@ -321,7 +320,7 @@ export function collectionsStore(db: Sql, wakeups: Wakeups): CollectionsStore {
       if (c === undefined || (!viewer.admin && c.created_by !== viewer.subject)) return undefined;
       const cancelled = viewer.admin
         ? await db.critical(collectionsSql.cancel, at, id)
-        : await db.critical(collectionsSql.cancelOwn, at, id, viewer.subject);
+        : await db.critical(collectionsSql.cancelOwn, at, id, ...owned(viewer));
       if (cancelled > 0) await db.critical(collectionsSql.markCancelled, at, id, id);
       const [closed] = await closeDone([id], at);
       return { cancelled, closed };

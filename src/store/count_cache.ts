@@ -5,15 +5,24 @@
 import type { Clock } from '../clock.ts';
 import type { Store } from './store.ts';
 import type { Viewer } from '../domain/accounts.ts';
+import { ownersOf } from '../domain/owners.ts';
 
 type Counts = Awaited<ReturnType<Store['countsVisibleTo']>>;
 
 const MAX_ENTRIES = 10_000;
 
+/**
+ * A viewer's counts are those of its owners (docs/contract.md section 19): its subject and its
+ * groups, so a change of groups is counted afresh at once, never served another set's counts.
+ */
+function cacheKey(viewer: Viewer): string {
+  return viewer.admin ? '*' : ownersOf(viewer).join('\0');
+}
+
 export function withCountCache(store: Store, clock: Clock, ttlMs = 5_000): Store {
   const cache = new Map<string, { at: number; counts: Promise<Counts> }>();
   function countsVisibleTo(viewer: Viewer): Promise<Counts> {
-    const key = viewer.admin ? '*' : viewer.subject;
+    const key = cacheKey(viewer);
     const now = clock.now();
     const hit = cache.get(key);
     if (hit && now - hit.at < ttlMs) return hit.counts;
@@ -26,7 +35,7 @@ export function withCountCache(store: Store, clock: Clock, ttlMs = 5_000): Store
   }
   const charts = new Map<string, { at: number; counts: Promise<number[]> }>();
   function uploadsPerDay(viewer: Viewer, days: number, now: number): Promise<number[]> {
-    const key = `${viewer.admin ? '*' : viewer.subject}\0${days}`;
+    const key = `${cacheKey(viewer)}\0${days}`;
     const hit = charts.get(key);
     if (hit && now - hit.at < ttlMs && Math.floor(hit.at / 86_400_000) === Math.floor(now / 86_400_000))
       return hit.counts;

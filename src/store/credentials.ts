@@ -9,7 +9,7 @@ import type { CredentialDevice, CredentialState } from '../domain/credentials.ts
 import { PENDING_CREDENTIAL_REUSED } from '../domain/devices.ts';
 import { deviceFrom } from './rows.ts';
 import { changed, deviceColumns } from './devices.ts';
-import { type Row, scope, type Sql } from './sql.ts';
+import { IN_SCOPE, type Row, scope, type Sql } from './sql.ts';
 import type { CredentialsStore } from './store.ts';
 
 /** The credential's columns besides the device's. */
@@ -73,8 +73,8 @@ export const credentialsSql = {
   rotationOf: `SELECT rotation_salt, credential_hash FROM devices
     WHERE id = ? AND previous_credential_hash = ? AND previous_credential_until > ? AND revoked_at IS NULL`,
   ask: `UPDATE devices SET rotation_asked_at = ?, credential_version = credential_version + 1
-    WHERE id = ? AND revoked_at IS NULL AND (? OR owner = ?) RETURNING id`,
-  revokedState: 'SELECT revoked_at FROM devices WHERE id = ? AND (? OR owner = ?)',
+    WHERE id = ? AND revoked_at IS NULL AND ${IN_SCOPE} RETURNING id`,
+  revokedState: `SELECT revoked_at FROM devices WHERE id = ? AND ${IN_SCOPE}`,
   expired: `UPDATE devices SET credential_expired_at = ?
     WHERE id = ? AND credential_expired_at IS NULL AND revoked_at IS NULL RETURNING id`,
   ofDevice: `SELECT ${state} FROM devices WHERE id = ?`,

@@ -7,7 +7,9 @@ import { cursor, deviceFrom, pendingReason } from './rows.ts';
 import { labelConditions, labelsFrom, labelsSql, withLabels } from './labels.ts';
 import { factConditions, factReach, reportOfSeq, withFacts } from './facts.ts';
 import type { FactSelector } from '../domain/facts.ts';
-import { type Param, type Row, scope, type Sql } from './sql.ts';
+import { byOwners, IN_SCOPE, merged, type Param, placeholders, type Row, scope, type Sql } from './sql.ts';
+import { ownersOf } from '../domain/owners.ts';
+import { type ListOptions, ownersReach } from './owners_reach.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
 import type { DevicesStore } from './store.ts';
 import type { Device, DeviceFilter, DeviceSort } from '../domain/devices.ts';
@@ -16,6 +18,9 @@ import type { EnrollInput } from '../domain/enroll_tokens.ts';
 import type { PageRequest } from '../domain/paging.ts';
 import type { Viewer } from '../domain/accounts.ts';
 import type { Note } from '../events/note.ts';
+
+/** The devices whose owner is a disabled account (docs/contract.md section 19: the list's owner_disabled). */
+export const OWNER_DISABLED = 'owner IN (SELECT subject FROM accounts WHERE disabled_at IS NOT NULL)';
 
 /** The columns of a Device, in the order deviceFromArray reads them after the cursor. */
 const columns =
@@ -28,7 +33,12 @@ export const deviceColumns = columns;
 export const deviceLists = {
   allDevices: `SELECT seq, ${columns} FROM devices WHERE seq < ? ORDER BY seq DESC LIMIT ?`,
   ownDevices: `SELECT seq, ${columns} FROM devices WHERE owner = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
-} as const;
+  /** Each owner's arm of an account's list with its groups (sql.ts, byOwners). */
+  ownersDevices: `SELECT seq, ${columns} FROM devices WHERE owner = ? AND seq < ?`,
+  /** An account's list with its groups when they hold few devices (owners_reach.ts): read whole and sorted. */
+  ownersDevicesIn: (n: number) =>
+    `SELECT seq, ${columns} FROM devices WHERE owner IN (${placeholders(n)}) AND seq < ? ORDER BY seq DESC LIMIT ?`,
+};
 
 /**
  * Each sort of the device list: its order, and the keyset condition that continues after the
@@ -51,9 +61,33 @@ const sorts: Record<DeviceSort, { order: string; after: string }> = {
  */
 export const OWNER_SCAN_DEVICES = 10_000;
 
-/** Whether an owner's devices are few enough for a search to read them all (from the counters). */
-export async function ownerHasFewDevices(db: Sql, owner: string): Promise<boolean> {
-  return Number((await db.get(devicesSql.ownerDevices, owner))?.n ?? 0) <= OWNER_SCAN_DEVICES;
+/** Whether the owners' devices together are few enough for a search to read them all (from the counters). */
+export async function ownerHasFewDevices(db: Sql, owners: string | readonly string[]): Promise<boolean> {
+  const list = typeof owners === 'string' ? [owners] : owners;
+  if (list.length === 0) return true;
+  const sql = list.length === 1 ? devicesSql.ownerDevices : devicesSql.ownersDevices(list.length);
+  return Number((await db.get(sql, ...list))?.n ?? 0) <= OWNER_SCAN_DEVICES;
+}
+
+/**
+ * The owners a list is narrowed to (docs/contract.md sections 4 and 19), or undefined for every
+ * owner (an administrator's list without `owner`). A non-admin's are its subject and its groups,
+ * or the one of them it filters by; another owner's devices are outside its scope: asking for
+ * them finds nothing (no owner at all).
+ */
+export function listOwners(viewer: Viewer, owner: string | undefined): string[] | undefined {
+  if (viewer.admin) return owner === undefined ? undefined : [owner];
+  const mine = ownersOf(viewer);
+  if (owner === undefined) return mine;
+  return mine.includes(owner) ? [owner] : [];
+}
+
+/** The condition on `owner` for a list's owners (listOwners); none for every owner. */
+export function ownerCondition(owners: readonly string[] | undefined): { sql: string[]; params: Param[] } {
+  if (owners === undefined) return { sql: [], params: [] };
+  if (owners.length === 0) return { sql: ['1 = 0'], params: [] };
+  if (owners.length === 1) return { sql: ['owner = ?'], params: [...owners] };
+  return { sql: [`owner IN (${placeholders(owners.length)})`], params: [...owners] };
 }
 
 /** `%q%` for LIKE, with the pattern's own wildcards escaped (ESCAPE '\\'), lower-cased. */
@@ -72,16 +106,13 @@ export function deviceConditions(
   viewer: Viewer,
   filter: Omit<DeviceFilter, 'sort'>,
   fewDevices = false,
-): { where: string[]; params: Param[]; owner: string | undefined } {
+): { where: string[]; params: Param[]; owners: string[] | undefined } {
+  const owners = listOwners(viewer, filter.owner);
   const where: string[] = [];
   const params: Param[] = [];
   const add = (condition: string, ...values: Param[]) => (where.push(condition), params.push(...values));
-  const owner = viewer.admin ? filter.owner : viewer.subject;
-  if (owner !== undefined) add('owner = ?', owner);
-  // Another account's devices are outside the scope: asking for them finds nothing.
-  if (!viewer.admin && filter.owner !== undefined && filter.owner !== viewer.subject) add('1 = 0');
   if (filter.q !== undefined) {
-    const search = db.searchDevices(filter.q, owner !== undefined && fewDevices);
+    const search = db.searchDevices(filter.q, owners !== undefined && fewDevices);
     where.push(search.sql);
     params.push(...search.params);
   }
@@ -92,11 +123,13 @@ export function deviceConditions(
     add('revoked_at IS NULL AND pending_since IS NULL AND coalesce(last_seen_at, 0) >= ?', filter.staleBefore);
   else if (filter.status === 'stale')
     add('revoked_at IS NULL AND pending_since IS NULL AND coalesce(last_seen_at, 0) < ?', filter.staleBefore);
+  // docs/contract.md section 19: the few disabled accounts (accounts_disabled), each owner's devices by its index.
+  if (filter.ownerDisabled === true) where.push(OWNER_DISABLED);
   // Facts as a collection reaches them (their index each); the device list pages by them its own way.
   const facts = factReach(filter.facts ?? []);
   where.push(...facts.sql);
   params.push(...facts.params);
-  return { where, params, owner };
+  return { where, params, owners };
 }
 
 /**
@@ -114,20 +147,30 @@ export function filteredDevices(
   viewer: Viewer,
   req: PageRequest,
   filter: DeviceFilter,
-  /** The owner in scope has at most OWNER_SCAN_DEVICES devices (ownerHasFewDevices). */
+  /** The owners in scope have at most OWNER_SCAN_DEVICES devices (ownerHasFewDevices). */
   fewDevices = false,
+  /** An account with groups: merge its owners' lists (byOwners), or read them whole (owners_reach.ts). */
+  mergeOwners = true,
 ): { sql: string; params: Param[] } {
-  const { where, params, owner } = deviceConditions(db, viewer, { ...filter, facts: undefined }, fewDevices);
+  const { where, params, owners } = deviceConditions(db, viewer, { ...filter, facts: undefined }, fewDevices);
   const add = (condition: string, ...values: Param[]) => (where.push(condition), params.push(...values));
   const sortName = filter.sort ?? 'newest';
   const labels = filter.labels ?? [];
   const facts = filter.facts ?? [];
-  if (labels.length + facts.length > 0 && owner === undefined && sortName === 'newest')
+  if (labels.length + facts.length > 0 && owners === undefined && sortName === 'newest')
     return labelDriven(labels, facts, where, params, req);
   const checks = labelConditions(labels);
   const factChecks = factConditions(facts);
   where.push(...checks.sql, ...factChecks.sql);
   params.push(...checks.params, ...factChecks.params);
+  // An account with groups, newest first: each owner's devices from its index, merged (byOwners).
+  if (owners !== undefined && owners.length > 1 && sortName === 'newest' && mergeOwners) {
+    const arm = [`SELECT seq, ${columns} FROM devices WHERE owner = ? AND seq < ?`, ...where].join(' AND ');
+    return byOwners(db, owners, arm, [cursor(req.before), ...params], req.limit + 1);
+  }
+  const scoped = ownerCondition(owners);
+  where.unshift(...scoped.sql);
+  params.unshift(...scoped.params);
   const sort = sorts[sortName];
   // The cursor fills each placeholder of the sort's condition.
   if (req.before !== undefined)
@@ -201,28 +244,29 @@ export const devicesSql = {
       pending_since)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     RETURNING seq, ${columns}`,
-  visible: `SELECT seq, ${columns} FROM devices WHERE id = ? AND (? OR owner = ?)`,
+  visible: `SELECT seq, ${columns} FROM devices WHERE id = ? AND ${IN_SCOPE}`,
   // Every revocation ends a wait for approval: a pending device is never a revoked one.
   revoke: `UPDATE devices SET revoked_at = ?, pending_since = NULL
-    WHERE id = ? AND revoked_at IS NULL AND (? OR owner = ?) RETURNING id`,
+    WHERE id = ? AND revoked_at IS NULL AND ${IN_SCOPE} RETURNING id`,
   /** Approval (docs/contract.md section 16): only a device that waits, once. */
   approve: `UPDATE devices SET pending_since = NULL, pending_reason = NULL
-    WHERE id = ? AND pending_since IS NOT NULL AND revoked_at IS NULL AND (? OR owner = ?) RETURNING id`,
+    WHERE id = ? AND pending_since IS NOT NULL AND revoked_at IS NULL AND ${IN_SCOPE} RETURNING id`,
   /** Rejection revokes a device that waits, in one statement, so an approval racing it leaves one outcome. */
   reject: `UPDATE devices SET revoked_at = ?, pending_since = NULL
-    WHERE id = ? AND pending_since IS NOT NULL AND revoked_at IS NULL AND (? OR owner = ?) RETURNING id`,
+    WHERE id = ? AND pending_since IS NOT NULL AND revoked_at IS NULL AND ${IN_SCOPE} RETURNING id`,
   /** The devices that wait: how many and since when the oldest (the dashboard, the gauge), from devices_pending. */
   pending: 'SELECT count(*) AS n, min(pending_since) AS oldest FROM devices WHERE pending_since IS NOT NULL',
-  rename: 'UPDATE devices SET name = ?, name_key = ? WHERE id = ? AND (? OR owner = ?) RETURNING id',
-  revokedState: 'SELECT revoked_at FROM devices WHERE id = ? AND (? OR owner = ?)',
+  rename: `UPDATE devices SET name = ?, name_key = ? WHERE id = ? AND ${IN_SCOPE} RETURNING id`,
+  revokedState: `SELECT revoked_at FROM devices WHERE id = ? AND ${IN_SCOPE}`,
   /** An owner's devices, from the counters the triggers keep (by the primary key). */
   ownerDevices: 'SELECT coalesce(sum(devices), 0) AS n FROM counts WHERE owner = ?',
+  ownersDevices: (n: number) => `SELECT coalesce(sum(devices), 0) AS n FROM counts WHERE owner IN (${placeholders(n)})`,
   /** The stale devices, for the metrics: a range of devices_seen (a pending device is counted as pending). */
   staleCount: `SELECT count(*) AS n FROM devices
     WHERE coalesce(last_seen_at, 0) < ? AND revoked_at IS NULL AND pending_since IS NULL`,
   deleteRuns:
     'DELETE FROM runs WHERE device_id = ? AND EXISTS (SELECT 1 FROM devices WHERE id = ? AND revoked_at IS NOT NULL)',
-  deleteRevoked: 'DELETE FROM devices WHERE id = ? AND revoked_at IS NOT NULL AND (? OR owner = ?) RETURNING id',
+  deleteRevoked: `DELETE FROM devices WHERE id = ? AND revoked_at IS NOT NULL AND ${IN_SCOPE} RETURNING id`,
   /** Last seen, written at most once a minute per device. */
   touch: `UPDATE devices SET last_seen_at = ?, stale_noted_at = NULL
     WHERE id = ? AND (last_seen_at IS NULL OR last_seen_at < ?)`,
@@ -250,7 +294,8 @@ export function changed(note: Note | undefined): (rows: Row[]) => Note[] {
 /** Last seen is written at most this often per device, so control calls stay cheap. */
 export const SEEN_EVERY_MS = 60_000;
 
-export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice' | 'changeLabels'> {
+export function devicesStore(db: Sql, opts: ListOptions = {}): Omit<DevicesStore, 'enrollDevice' | 'changeLabels'> {
+  const fewRows = ownersReach(db, opts);
   return {
     async deviceVisibleTo(viewer, id) {
       const row = await db.get(devicesSql.visible, id, ...scope(viewer));
@@ -266,20 +311,29 @@ export function devicesStore(db: Sql): Omit<DevicesStore, 'enrollDevice' | 'chan
         filter &&
         (filter.q !== undefined ||
           filter.owner !== undefined ||
+          filter.ownerDisabled === true ||
           filter.status !== undefined ||
           (filter.labels ?? []).length > 0 ||
           (filter.facts ?? []).length > 0 ||
           (filter.sort ?? 'newest') !== 'newest')
       ) {
-        const owner = viewer.admin ? filter.owner : viewer.subject;
-        const few = filter.q !== undefined && owner !== undefined && (await ownerHasFewDevices(db, owner));
-        const { sql, params } = filteredDevices(db, viewer, req, filter, few);
+        const owners = listOwners(viewer, filter.owner);
+        const few = filter.q !== undefined && owners !== undefined && (await ownerHasFewDevices(db, owners));
+        const merge = owners !== undefined && owners.length > 1 && !(await fewRows(owners, 'devices'));
+        const { sql, params } = filteredDevices(db, viewer, req, filter, few, merge);
         const found = await db.arrays(sql, ...params);
         return withFacts(db, found, req.limit, withLabels(db, found, req.limit, deviceFromArray));
       }
+      const owners = ownersOf(viewer);
       const rows = viewer.admin
         ? await db.arrays(deviceLists.allDevices, cursor(req.before), req.limit + 1)
-        : await db.arrays(deviceLists.ownDevices, viewer.subject, cursor(req.before), req.limit + 1);
+        : owners.length === 1
+          ? await db.arrays(deviceLists.ownDevices, viewer.subject, cursor(req.before), req.limit + 1)
+          : (await fewRows(owners, 'devices'))
+            ? await db.arrays(deviceLists.ownersDevicesIn(owners.length), ...owners, cursor(req.before), req.limit + 1)
+            : await db.arrays(
+                ...merged(byOwners(db, owners, deviceLists.ownersDevices, [cursor(req.before)], req.limit + 1)),
+              );
       return withFacts(db, rows, req.limit, withLabels(db, rows, req.limit, deviceFromArray));
     },
     async revokeDevice(viewer, id, at, note) {

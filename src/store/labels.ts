@@ -6,11 +6,11 @@
 import { changedLabels, type Labels, type LabelSelector, type LabelsRead, emptyLabels } from '../domain/labels.ts';
 import type { Page } from '../domain/paging.ts';
 import { page } from './rows.ts';
-import type { Param, Row, Sql } from './sql.ts';
+import { IN_SCOPE, type Param, type Row, type Sql } from './sql.ts';
 
 export const labelsSql = {
   /** A device's seq in the viewer's scope; the transaction's first statement (PostgreSQL adds FOR UPDATE). */
-  device: 'SELECT seq FROM devices WHERE id = ? AND (? OR owner = ?)',
+  device: `SELECT seq FROM devices WHERE id = ? AND ${IN_SCOPE}`,
   ofSeq: 'SELECT key, value FROM device_labels WHERE device_seq = ? ORDER BY key',
   put: `INSERT INTO device_labels (device_seq, key, value) VALUES (?, ?, ?)
     ON CONFLICT (device_seq, key) DO UPDATE SET value = excluded.value`,

@@ -8,7 +8,9 @@ import type { Receipt } from '../domain/receipt.ts';
 import { chartStart, cursor, page, perDay, summaryFrom } from './rows.ts';
 import { changed } from './devices.ts';
 import type { Findings } from '../domain/redaction.ts';
-import { allAndOwn, counted, type Param, scope, type Sql } from './sql.ts';
+import { allAndOwn, byOwners, counted, IN_SCOPE, merged, type Param, placeholders, scope, type Sql } from './sql.ts';
+import { ownersOf } from '../domain/owners.ts';
+import { type ListOptions, ownersReach } from './owners_reach.ts';
 import type { RunsStore } from './store.ts';
 import type { PageRequest } from '../domain/paging.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
@@ -30,7 +32,12 @@ const summary = 'device_id, id, content_type, privacy, size, uploaded_at, flagge
 export const runLists = {
   allRuns: `SELECT seq, ${summary} FROM runs WHERE seq < ? ORDER BY seq DESC LIMIT ?`,
   ownRuns: `SELECT seq, ${summary} FROM runs WHERE owner = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
-} as const;
+  /** Each owner's arm of an account's list with its groups (sql.ts, byOwners). */
+  ownersRuns: `SELECT seq, ${summary} FROM runs WHERE owner = ? AND seq < ?`,
+  /** An account's list with its groups when they hold few runs (owners_reach.ts): read whole and sorted. */
+  ownersRunsIn: (n: number) =>
+    `SELECT seq, ${summary} FROM runs WHERE owner IN (${placeholders(n)}) AND seq < ? ORDER BY seq DESC LIMIT ?`,
+};
 
 export const runsSql = {
   existingSha: 'SELECT sha256 FROM runs WHERE device_id = ? AND id = ?',
@@ -39,10 +46,10 @@ export const runsSql = {
   /** Sets last upload and last seen unless they were written less than DEVICE_TOUCH_MS ago. */
   touchDevice: `UPDATE devices SET last_upload_at = ?, last_seen_at = ?, stale_noted_at = NULL
     WHERE id = ? AND (last_upload_at IS NULL OR last_upload_at < ?)`,
-  visible: `SELECT seq, ${summary}, chunked, findings, receipt FROM runs WHERE device_id = ? AND id = ? AND (? OR owner = ?)`,
+  visible: `SELECT seq, ${summary}, chunked, findings, receipt FROM runs WHERE device_id = ? AND id = ? AND ${IN_SCOPE}`,
   body: 'SELECT body FROM runs WHERE seq = ?',
   chunk: 'SELECT data FROM run_chunks WHERE run_seq = ? AND n = ?',
-  delete: 'DELETE FROM runs WHERE device_id = ? AND id = ? AND (? OR owner = ?) RETURNING id',
+  delete: `DELETE FROM runs WHERE device_id = ? AND id = ? AND ${IN_SCOPE} RETURNING id`,
   levelCheck: 'UPDATE runs SET flagged = ?, findings = ? WHERE device_id = ? AND id = ? RETURNING id',
   /** The predicate is the partial index runs_unchecked's, written alike so both planners use it. */
   unchecked: `SELECT seq, device_id, id, privacy FROM runs WHERE findings IS NULL AND privacy <> 'full'
@@ -52,13 +59,16 @@ export const runsSql = {
   counts: allAndOwn(`SELECT coalesce(sum(devices), 0) AS devices, coalesce(sum(active_devices), 0) AS active,
     coalesce(sum(runs), 0) AS runs FROM counts`),
   storedBytes: 'SELECT coalesce(sum(bytes), 0) AS n FROM device_bytes WHERE device_id = ?',
-  deviceInScope: 'SELECT 1 AS ok FROM devices WHERE id = ? AND (? OR owner = ?)',
+  deviceInScope: `SELECT 1 AS ok FROM devices WHERE id = ? AND ${IN_SCOPE}`,
   /** The ends of a time range in seq (filteredRuns). */
   lastBefore: 'SELECT seq FROM runs WHERE uploaded_at < ? ORDER BY uploaded_at DESC, seq DESC LIMIT 1',
   firstFrom: 'SELECT seq FROM runs WHERE uploaded_at >= ? ORDER BY uploaded_at, seq LIMIT 1',
   allPerDay: 'SELECT uploaded_at / 86400000 AS day, count(*) AS n FROM runs WHERE uploaded_at >= ? GROUP BY day',
   ownPerDay:
     'SELECT uploaded_at / 86400000 AS day, count(*) AS n FROM runs WHERE owner = ? AND uploaded_at >= ? GROUP BY day',
+  /** As ownPerDay, for an account with groups: each owner's range of runs_owner_uploaded_at. */
+  ownersPerDay: (n: number) =>
+    `SELECT uploaded_at / 86400000 AS day, count(*) AS n FROM runs WHERE owner IN (${placeholders(n)}) AND uploaded_at >= ? GROUP BY day`,
 } as const;
 
 /**
@@ -103,7 +113,8 @@ export function* chunksOf(body: Uint8Array): Generator<[number, Uint8Array]> {
   for (let n = 0, at = 0; at < body.byteLength; n++, at += CHUNK_SIZE) yield [n, body.subarray(at, at + CHUNK_SIZE)];
 }
 
-export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
+export function runsStore(db: Sql, opts: ListOptions = {}): Omit<RunsStore, 'putRun'> {
+  const fewRows = ownersReach(db, opts);
   async function* inline(seq: number): AsyncGenerator<Uint8Array> {
     const body = (await db.get(runsSql.body, seq))?.body as Uint8Array | undefined;
     if (body) yield body;
@@ -135,12 +146,21 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
           if (!(await db.get(runsSql.deviceInScope, filter.device, ...scope(viewer)))) return { items: [] };
           scoped = { ...viewer, admin: true };
         }
-        const { sql, params } = filteredRuns(scoped, req, filter, await rangeSeqs(db, filter));
+        const owners = ownersOf(scoped);
+        const merge = !scoped.admin && owners.length > 1 && !(await fewRows(owners, 'runs'));
+        const { sql, params } = filteredRuns(scoped, req, filter, await rangeSeqs(db, filter), db, merge);
         return page(await db.arrays(sql, ...params), req.limit, runSummaryFromArray);
       }
+      const owners = ownersOf(viewer);
       const rows = viewer.admin
         ? await db.arrays(runLists.allRuns, cursor(req.before), req.limit + 1)
-        : await db.arrays(runLists.ownRuns, viewer.subject, cursor(req.before), req.limit + 1);
+        : owners.length === 1
+          ? await db.arrays(runLists.ownRuns, viewer.subject, cursor(req.before), req.limit + 1)
+          : (await fewRows(owners, 'runs'))
+            ? await db.arrays(runLists.ownersRunsIn(owners.length), ...owners, cursor(req.before), req.limit + 1)
+            : await db.arrays(
+                ...merged(byOwners(db, owners, runLists.ownersRuns, [cursor(req.before)], req.limit + 1)),
+              );
       return page(rows, req.limit, runSummaryFromArray);
     },
     async runStored(device, id) {
@@ -171,9 +191,12 @@ export function runsStore(db: Sql): Omit<RunsStore, 'putRun'> {
     },
     async uploadsPerDay(viewer, days, now) {
       const since = chartStart(days, now);
+      const owners = ownersOf(viewer);
       const rows = viewer.admin
         ? await db.all(runsSql.allPerDay, since)
-        : await db.all(runsSql.ownPerDay, viewer.subject, since);
+        : owners.length === 1
+          ? await db.all(runsSql.ownPerDay, viewer.subject, since)
+          : await db.all(runsSql.ownersPerDay(owners.length), ...owners, since);
       return perDay(rows, days, now);
     },
   };
@@ -190,17 +213,32 @@ export function filteredRuns(
   req: PageRequest,
   filter: RunFilter,
   seqs: { below: number; atLeast: number } = { below: cursor(req.before), atLeast: 0 },
+  /** How an account with groups merges its owners' lists (sql.ts, byOwners). */
+  db: Pick<Sql, 'limitEachArm'> = { limitEachArm: false },
+  /** An account with groups: merge its owners' lists, or read them whole (owners_reach.ts). */
+  mergeOwners = true,
 ): { sql: string; params: Param[] } {
   const where: string[] = ['seq < ?', 'seq >= ?'];
   const params: Param[] = [Math.min(cursor(req.before), seqs.below), seqs.atLeast];
   const add = (condition: string, ...values: Param[]) => (where.push(condition), params.push(...values));
-  if (!viewer.admin) add('owner = ?', viewer.subject);
+  const owners = viewer.admin ? [] : ownersOf(viewer);
+  if (owners.length === 1) add('owner = ?', viewer.subject);
+  else if (owners.length > 1 && !mergeOwners) add(`owner IN (${placeholders(owners.length)})`, ...owners);
   if (filter.device !== undefined) add('device_id = ?', filter.device);
   if (filter.privacy !== undefined) add('privacy = ?', filter.privacy);
   if (filter.since !== undefined) add('uploaded_at >= ?', filter.since);
   if (filter.until !== undefined) add('uploaded_at < ?', filter.until);
   // A literal, not a parameter: the planners then take the partial index of flagged runs.
   if (filter.flagged !== undefined) add(filter.flagged ? 'flagged = 1' : 'flagged = 0');
+  // An account with groups: each owner's runs from its index, merged.
+  if (owners.length > 1 && mergeOwners)
+    return byOwners(
+      db,
+      owners,
+      `SELECT seq, ${summary} FROM runs WHERE owner = ? AND ${where.join(' AND ')}`,
+      params,
+      req.limit + 1,
+    );
   params.push(req.limit + 1);
   return { sql: `SELECT seq, ${summary} FROM runs WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, params };
 }

@@ -6,6 +6,7 @@
  * backend keeps its own (SQLite's synchronous, on its one connection), in its files of the same name.
  */
 import type { Note } from '../events/note.ts';
+import { GROUP_PREFIX, ownersOf } from '../domain/owners.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -41,6 +42,8 @@ export interface Sql {
   atomically(statements: ReadonlyArray<readonly [string, Param[]]>): Promise<number[]>;
   /** `FOR UPDATE SKIP LOCKED` on PostgreSQL (claims); nothing on SQLite, which has one writer. */
   readonly skipLocked: string;
+  /** Whether byOwners limits each owner's arm itself (PostgreSQL) or lets the merge stop it (SQLite). */
+  readonly limitEachArm: boolean;
   /** The webhook outbox's fan-out, written per backend (outbox.ts fanOutSql): statements of one `?`, a limit. */
   readonly fanOut: readonly string[];
 }
@@ -51,25 +54,83 @@ export function numbered(sql: string): string {
   return sql.replaceAll('?', () => `$${++n}`);
 }
 
-/** The scoping parameters of docs/contract.md section 4: `(? OR owner = ?)` matches everything for admins. */
-export function scope(viewer: { admin: boolean; subject: string }): [number, string] {
-  return [viewer.admin ? 1 : 0, viewer.subject];
+/**
+ * Whether `column` (an owner) is the account's subject or one of its groups as the store holds them
+ * (docs/contract.md sections 4 and 19), read by account_groups' primary key: the scope condition
+ * of a row found by its own key. Its parameters are `owned(viewer)`. The lists, which walk the
+ * owners' index, name the owners instead (`ownersOf`, `byOwners`).
+ */
+export function ownedSql(column: string): string {
+  return `(${column} = ? OR ${column} IN (SELECT '${GROUP_PREFIX}' || g.group_name FROM account_groups g WHERE g.subject = ?))`;
+}
+
+/** The parameters of ownedSql: the account's subject, twice. */
+export function owned(viewer: { subject: string }): [string, string] {
+  return [viewer.subject, viewer.subject];
+}
+
+/** The scope condition on `owner` (docs/contract.md sections 4 and 19): everything for admins, else ownedSql. */
+export const IN_SCOPE = `(? OR ${ownedSql('owner')})`;
+
+/** The parameters of IN_SCOPE. */
+export function scope(viewer: { admin: boolean; subject: string }): [number, string, string] {
+  return [viewer.admin ? 1 : 0, ...owned(viewer)];
+}
+
+/** `?, ?, …`: n placeholders. */
+export function placeholders(n: number): string {
+  return Array.from({ length: n }, () => '?').join(', ');
 }
 
 /**
  * A statement over the counters for a viewer: an administrator's `all` sums every owner's rows, an
- * owner's `own` reads its own by the primary key. Two statements, not one with `(? OR owner = ?)`
- * as `scope` gives: the generic plan PostgreSQL settles on for a statement prepared on a pooled
- * connection cannot use the key for that, and read the whole table.
+ * owner's `own` reads its own by the primary key, and an account with groups reads each of its
+ * owners so (`WHERE owner IN (…)`). Not one statement with IN_SCOPE: the generic plan PostgreSQL
+ * settles on for a statement prepared on a pooled connection cannot use the key for that, and
+ * read the whole table.
  */
 export function counted(
-  viewer: { admin: boolean; subject: string },
+  viewer: { admin: boolean; subject: string; groups?: readonly string[] },
   statements: { all: string; own: string },
 ): [string, ...Param[]] {
-  return viewer.admin ? [statements.all] : [statements.own, viewer.subject];
+  if (viewer.admin) return [statements.all];
+  const owners = ownersOf(viewer);
+  return owners.length === 1
+    ? [statements.own, viewer.subject]
+    : [`${statements.all} WHERE owner IN (${placeholders(owners.length)})`, ...owners];
 }
 
 /** The `all` statement over the counters and its owner's `own`, which adds `WHERE owner = ?`. */
 export function allAndOwn(all: string): { all: string; own: string } {
   return { all, own: `${all} WHERE owner = ?` };
+}
+
+/**
+ * A list over several owners (an account's own and its groups', docs/contract.md section 19),
+ * newest first: each owner's list walks its own index from the cursor, and the lists are merged in
+ * order, so a page reads about a page of index entries per owner, whatever the fleet.
+ *
+ * `arm` is `SELECT seq, … FROM t WHERE owner = ?` followed by ` AND …` conditions whose parameters
+ * are `params`; each owner's arm binds its owner then those. PostgreSQL (15) merges the arms in
+ * order only when each is limited (Merge Append of Limits); SQLite merges plain arms lazily, and
+ * would sort limited ones again (Sql.limitEachArm). On SQLite, owners holding few rows together
+ * are read whole instead (owners_reach.ts).
+ */
+export function byOwners(
+  db: Pick<Sql, 'limitEachArm'>,
+  owners: readonly string[],
+  arm: string,
+  params: readonly Param[],
+  limit: number,
+): { sql: string; params: Param[] } {
+  const arms = owners.map((_, i) =>
+    db.limitEachArm ? `SELECT * FROM (${arm} ORDER BY seq DESC LIMIT ?) AS o${i}` : arm,
+  );
+  const all: Param[] = owners.flatMap((o) => (db.limitEachArm ? [o, ...params, limit] : [o, ...params]));
+  return { sql: `${arms.join(' UNION ALL ')} ORDER BY seq DESC LIMIT ?`, params: [...all, limit] };
+}
+
+/** A statement and its parameters as `db.arrays` and `db.all` take them. */
+export function merged(q: { sql: string; params: Param[] }): [string, ...Param[]] {
+  return [q.sql, ...q.params];
 }

@@ -35,6 +35,16 @@ import type {
 } from '../domain/collections.ts';
 import type { LabelChange, LabelChangeOutcome } from './labels.ts';
 import type { Facts } from '../domain/facts.ts';
+import type {
+  ScimGroup,
+  ScimGroupFilter,
+  ScimPage,
+  ScimPageRequest,
+  ScimUser,
+  ScimUserFilter,
+  ScimWriteOutcome,
+} from '../domain/scim.ts';
+import type { GroupSummary, HandedOver, HandOverPace } from '../domain/groups.ts';
 
 /** Settings shared by every instance on this store, and the self-test's probe (store/settings.ts). */
 export interface SettingsStore {
@@ -412,6 +422,12 @@ export interface RetentionStore {
 /** The audit trail (store/audit.ts): appended, read newest first, pruned; never updated. */
 export interface AuditStore {
   appendAudit(record: AuditRecord): Promise<void>;
+  /**
+   * Appends several records in order, up to 100 a statement (each all or none). The audit trail's
+   * writer takes what queued together (a hand-over of thousands of devices) at a fraction of a
+   * commit each.
+   */
+  appendAudits(records: readonly AuditRecord[]): Promise<void>;
   /** Newest first; the cursor is `<at>.<seq>` of the last row shown. */
   auditPage(filter: AuditFilter, page: PageRequest): Promise<Page<AuditRecord>>;
   /** Every matching record, newest first, read `size` at a time: memory stays constant whatever the trail. */
@@ -437,6 +453,93 @@ export interface AuditFeedStore {
   auditForwarded(name: string): Promise<AuditPosition>;
   /** Keeps the destination's position, only ever forward (a later position is never replaced). */
   setAuditForwarded(name: string, position: AuditPosition): Promise<void>;
+}
+
+/** An account's groups (store/account_groups.ts, docs/contract.md section 19). */
+export interface AccountGroupsStore {
+  /**
+   * Replaces the account's groups with these (names without `group:`, duplicates ignored), in one
+   * transaction. A name that is not a group's, or more than MAX_ACCOUNT_GROUPS, is a TypeError:
+   * callers clean what they were given first (oidc/groups.ts).
+   */
+  setAccountGroups(subject: string, groups: readonly string[]): Promise<void>;
+  /** The account's groups, by name; none for an account the store does not know. */
+  accountGroups(subject: string): Promise<string[]>;
+}
+
+/** Owners (store/owners.ts; handOverDevices in each backend's owners.ts; docs/contract.md section 19). */
+export interface OwnersStore {
+  /**
+   * Hands the devices of `ids` (at most handOverPace.batch) over to `to` in one transaction, with
+   * their runs' copy of the owner and the note of each device moved: those already `to`'s, and
+   * unknown ids, are left out. Admin only: the caller checked. The devices moved and their owner.
+   */
+  handOverDevices(ids: readonly string[], to: string, note: (moved: HandedOver) => Note): Promise<HandedOver[]>;
+  /**
+   * How a hand-over of many devices goes: `batch` devices a transaction, then a pause of `pause`
+   * times the batch's time. SQLite's statements hold the process's one thread: small batches, a
+   * pause twice as long (a third of the thread at most, the rest for uploads). PostgreSQL's hold
+   * only the batch's devices' rows: larger batches (fewer round trips), no pause.
+   */
+  readonly handOverPace: HandOverPace;
+  /** The ids of up to `limit` devices `owner` holds, oldest enrollment first. */
+  devicesOwnedBy(owner: string, limit: number): Promise<string[]>;
+  /** How many devices belong to disabled accounts (the dashboard's count), from the counters. */
+  disabledOwnersDevices(): Promise<number>;
+  /** The groups known from accounts and owners, by name; the cursor is the last name shown. */
+  groupsPage(page: PageRequest): Promise<Page<GroupSummary>>;
+  /** One group with its first `members` members; undefined when no account is in it and it owns no device. */
+  group(name: string, members: number): Promise<GroupSummary | undefined>;
+}
+
+/** SCIM users, groups and members (store/scim.ts, docs/contract.md section 20). */
+export interface ScimStore {
+  /** A page of users matching every equality of `filter`, by userName, with how many match in all. */
+  scimUsers(filter: ScimUserFilter, page: ScimPageRequest): Promise<ScimPage<ScimUser>>;
+  scimUser(id: string): Promise<ScimUser | undefined>;
+  /** The user whose userName is `userName` in any case. */
+  scimUserByUserName(userName: string): Promise<ScimUser | undefined>;
+  /** The user linked to the account `subject`. */
+  scimUserOfSubject(subject: string): Promise<ScimUser | undefined>;
+  /** 'taken' when another user has its userName (in any case). */
+  createScimUser(user: Omit<ScimUser, 'subject' | 'updatedAt' | 'version'>): Promise<ScimWriteOutcome>;
+  /** Replaces the user's attributes when it is still at `expectedVersion` ('missed' otherwise). */
+  replaceScimUser(
+    user: Omit<ScimUser, 'subject' | 'createdAt' | 'version'>,
+    expectedVersion: number,
+  ): Promise<ScimWriteOutcome>;
+  /** Deletes the user and its memberships; its linked account keeps no group of them. */
+  deleteScimUser(id: string): Promise<ScimWriteOutcome>;
+  /** Links an unlinked user to the account that signed in with its userName; its groups become the account's. */
+  linkScimUser(id: string, subject: string): Promise<boolean>;
+  /** The ids of `ids` that name no user. */
+  missingScimUsers(ids: readonly string[]): Promise<string[]>;
+  /** The names of the SCIM groups of the account `subject` (the first MAX_ACCOUNT_GROUPS by name). */
+  scimGroupsOfSubject(subject: string): Promise<string[]>;
+  /** Users provisioned and not signed in yet, by userName, at most `limit`, with how many in all. */
+  unlinkedScimUsers(limit: number): Promise<ScimPage<ScimUser>>;
+  /** A page of groups by displayName, with their members when `withMembers`. */
+  scimGroups(filter: ScimGroupFilter, page: ScimPageRequest, withMembers: boolean): Promise<ScimPage<ScimGroup>>;
+  scimGroup(id: string, withMembers: boolean): Promise<ScimGroup | undefined>;
+  /** 'taken' when another group has its displayName. Its members' accounts get the group. */
+  createScimGroup(
+    group: Omit<ScimGroup, 'members' | 'updatedAt' | 'version'> & { members: readonly string[] },
+  ): Promise<ScimWriteOutcome>;
+  /**
+   * Replaces the group's name and externalId and changes its members, when it is still at
+   * `expectedVersion`; renamed (`renamedFrom`), its devices, runs and enrollment tokens move to the
+   * new name's owner in the same transaction.
+   */
+  replaceScimGroup(
+    group: Omit<ScimGroup, 'members' | 'createdAt' | 'version'> & {
+      renamedFrom?: string;
+      added: readonly string[];
+      removed: readonly string[];
+    },
+    expectedVersion: number,
+  ): Promise<ScimWriteOutcome>;
+  /** Deletes the group; its devices stay `group:<name>`'s, its members' accounts lose it. */
+  deleteScimGroup(id: string): Promise<ScimWriteOutcome>;
 }
 
 export interface AccountsStore {
@@ -550,6 +653,9 @@ export interface Store
     AuditStore,
     AuditFeedStore,
     AccountsStore,
+    ScimStore,
+    AccountGroupsStore,
+    OwnersStore,
     RetentionStore,
     AccessTokensStore,
     TotpStore,

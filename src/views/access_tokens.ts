@@ -130,6 +130,11 @@ export function accessTokensPage(
           <select id="scope" name="scope">
             <option value="write" selected>write: may do whatever your account may</option>
             <option value="read">read: may only read; every change is refused</option>
+            ${
+              chrome.session.admin
+                ? html`<option value="scim">scim: for the identity provider's provisioning, only under /scim/v2</option>`
+                : ''
+            }
           </select>
         </p>
         <p><button type="submit">Create token</button></p>

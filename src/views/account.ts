@@ -23,6 +23,41 @@ export interface AccountView {
   devices: readonly Device[];
   moreDevices: boolean;
   signInMaxAgeMs: number;
+  /** Its groups, by name (docs/contract.md section 19). */
+  groups: readonly string[];
+}
+
+/** Each group, linked to its page. */
+function groupLinks(groups: readonly string[]): Html | string {
+  if (groups.length === 0) return 'none';
+  return html`${groups.map((g, i) => html`${i > 0 ? ', ' : ''}<a href="/groups/${encodeURIComponent(g)}">${g}</a>`)}`;
+}
+
+/**
+ * Disable, with where its devices go (docs/contract.md section 19): kept (counted on the
+ * dashboard), one of its groups (offered first), or any owner typed in. The same form hands over
+ * the devices of an account already disabled.
+ */
+function disableForm(v: AccountView, path: string, csrf: string, label: string): Html {
+  const id = 'hand-over-groups';
+  return html`<form method="post" action="${path}/disable">
+    <input type="hidden" name="csrf" value="${csrf}" />
+    <p>
+      <label for="hand_over_to">Hand its devices and their runs over to (empty keeps them its own)</label><br />
+      <input id="hand_over_to" name="hand_over_to" list="${id}" maxlength="262" placeholder="group:&lt;name&gt; or oidc:&lt;sub&gt;" />
+      <datalist id="${id}">
+        ${v.groups.map((g) => html`<option value="group:${g}"></option>`)}
+      </datalist>
+    </p>
+    ${
+      v.groups.length === 0
+        ? ''
+        : html`<p>
+            Its groups: ${v.groups.map((g, i) => html`${i > 0 ? ', ' : ''}<code>group:${g}</code>`)}.
+          </p>`
+    }
+    <p><button type="submit">${label}</button></p>
+  </form>`;
 }
 
 export function accountPage(chrome: Chrome, v: AccountView): Html {
@@ -42,6 +77,8 @@ export function accountPage(chrome: Chrome, v: AccountView): Html {
         <dd>${a.disabledAt === null ? 'enabled' : html`disabled ${time(a.disabledAt, chrome.now)}`}</dd>
         <dt>Its tokens</dt>
         <dd>${a.disabledAt === null ? tokensUntil(a, v.signInMaxAgeMs, chrome.now) : 'refused: the account is disabled'}</dd>
+        <dt>Groups</dt>
+        <dd>${groupLinks(v.groups)}</dd>
       </dl>
       ${
         v.breakGlass
@@ -49,10 +86,12 @@ export function accountPage(chrome: Chrome, v: AccountView): Html {
           : a.disabledAt === null
             ? html`<p>
                   Disabling ends its sessions at once and refuses its tokens and its sign-in, by either
-                  method, until it is enabled again.
+                  method, until it is enabled again. Its devices are never deleted: they stay its own
+                  unless you hand them over.
                 </p>
-                ${actionButton(`${path}/disable`, chrome.csrf, `Disable ${a.display}`)}`
-            : actionButton(`${path}/enable`, chrome.csrf, `Enable ${a.display}`)
+                ${disableForm(v, path, chrome.csrf, `Disable ${a.display}`)}`
+            : html`${actionButton(`${path}/enable`, chrome.csrf, `Enable ${a.display}`)}
+              ${v.devices.length > 0 ? disableForm(v, path, chrome.csrf, 'Hand its devices over') : ''}`
       }
       <h2>Sessions</h2>
       ${

@@ -1,6 +1,7 @@
 /** The accounts page: each account that signed in, what it owns, linked to its page and its devices. */
 import type { AccountSummary } from '../domain/accounts.ts';
 import type { Page } from '../domain/paging.ts';
+import type { ScimPage, ScimUser } from '../domain/scim.ts';
 import { time } from './format.ts';
 import { html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
@@ -12,7 +13,13 @@ function count(n: number): string {
   return `${n} device${n === 1 ? '' : 's'}`;
 }
 
-export function accountsPage(chrome: Chrome, opts: { page: Page<AccountSummary>; first: boolean }) {
+/** How many provisioned users, not signed in yet, the first page lists. */
+export const PROVISIONED_SHOWN = 50;
+
+export function accountsPage(
+  chrome: Chrome,
+  opts: { page: Page<AccountSummary>; first: boolean; provisioned?: ScimPage<ScimUser> | undefined },
+) {
   const { items, next } = opts.page;
   return layout(
     'Accounts',
@@ -60,6 +67,40 @@ export function accountsPage(chrome: Chrome, opts: { page: Page<AccountSummary>;
             </table>`
       }
       ${next ? html`<p><a href="/accounts${listQueryString(ACCOUNTS, {}, next)}">Earlier sign-ins</a></p>` : ''}
-      ${opts.first ? '' : html`<p><a href="/accounts">Most recent sign-ins</a></p>`}`,
+      ${opts.first ? '' : html`<p><a href="/accounts">Most recent sign-ins</a></p>`}
+      ${opts.provisioned && opts.provisioned.total > 0 ? provisionedTable(opts.provisioned, chrome.now) : ''}`,
   );
+}
+
+/**
+ * Users the identity provider provisioned over SCIM that have not signed in yet (docs/contract.md
+ * section 20): each becomes an account at its first OIDC sign-in.
+ */
+function provisionedTable(provisioned: ScimPage<ScimUser>, now: number) {
+  const { items, total } = provisioned;
+  return html`<table id="provisioned">
+      <caption>
+        Provisioned, not signed in (${String(total)})
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">User name</th>
+          <th scope="col">Display name</th>
+          <th scope="col">State</th>
+          <th scope="col">Provisioned</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${items.map(
+          (u) =>
+            html`<tr>
+              <td><code>${u.userName}</code></td>
+              <td>${u.displayName ?? ''}</td>
+              <td>${u.active ? 'active' : 'inactive'}</td>
+              <td>${time(u.createdAt, now)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${total > items.length ? html`<p>and ${String(total - items.length)} more, by user name.</p>` : ''}`;
 }

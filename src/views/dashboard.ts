@@ -19,6 +19,8 @@ export function dashboardPage(
     clientVersions?: ReadonlyArray<{ value: string; devices: number }> | undefined;
     /** Devices waiting for approval (administrators only). */
     pending?: { count: number; oldest: number | null } | undefined;
+    /** Devices whose owner is a disabled account (administrators only; docs/contract.md section 19). */
+    disabledOwners?: number | undefined;
   },
 ) {
   const failed = opts.checks.filter((c) => !c.ok).length;
@@ -62,6 +64,7 @@ export function dashboardPage(
         <dt>Devices</dt>
         <dd><a href="/devices">${opts.counts.devices}</a> (${opts.counts.activeDevices} active)</dd>
         ${opts.pending ? pendingCount(opts.pending, chrome.now) : ''}
+        ${opts.disabledOwners === undefined ? '' : disabledOwnersCount(opts.disabledOwners)}
         <dt>Runs</dt>
         <dd><a href="/runs">${opts.counts.runs}</a></dd>
       </dl>`
@@ -81,6 +84,12 @@ function pendingCount(pending: { count: number; oldest: number | null }, now: nu
         pending.oldest === null ? '' : html` (the oldest since ${time(pending.oldest, now)})`
       }
     </dd>`;
+}
+
+/** How many devices belong to disabled accounts, linked to them: each waits to be handed over or revoked. */
+function disabledOwnersCount(devices: number) {
+  return html`<dt>Held by disabled accounts</dt>
+    <dd><a href="/devices?owner_disabled=yes">${devices}</a> (hand them over, or revoke them)</dd>`;
 }
 
 function uploadsChart(perDay: number[], now: number) {

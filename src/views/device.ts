@@ -98,6 +98,7 @@ function actions(chrome: Chrome, d: LabelledDevice, path: string): Html {
       <p><button type="submit">Save labels</button></p>
     </form>
     ${admin && d.pendingSince !== null ? approvalButtons(chrome, path) : ''}
+    ${admin ? ownerForm(chrome.csrf, d, path) : ''}
     ${admin && d.revokedAt === null ? actionButton(`${path}/rotate`, chrome.csrf, 'Ask this device to rotate its credential') : ''}
     ${admin && d.revokedAt === null ? actionButton(`${path}/revoke`, chrome.csrf, 'Revoke this device') : ''}
     ${admin && d.revokedAt !== null ? actionButton(`${path}/delete`, chrome.csrf, 'Delete this device and its runs') : ''}
@@ -106,6 +107,18 @@ function actions(chrome: Chrome, d: LabelledDevice, path: string): Html {
         ? html`<p><a href="/audit?device=${encodeURIComponent(d.id)}">This device in the audit trail</a></p>`
         : html`<p>Revoking and deleting devices is for administrators.</p>`
     }`;
+}
+
+/** Hands the device over (docs/contract.md section 19): to an account's subject or a group, runs and all. */
+function ownerForm(csrf: string, d: LabelledDevice, path: string): Html {
+  return html`<form method="post" action="${path}/owner">
+    <input type="hidden" name="csrf" value="${csrf}" />
+    <p>
+      <label for="owner">Hand over to (an account subject such as oidc:&lt;sub&gt;, or group:&lt;name&gt;)</label><br />
+      <input id="owner" name="owner" value="${d.owner}" required maxlength="262" />
+      <button type="submit">Hand over this device and its runs</button>
+    </p>
+  </form>`;
 }
 
 /**

@@ -52,7 +52,7 @@ export function devicesPage(
       ${items.length === 0 ? '' : table(chrome, items, opts.staleBefore)}
       ${next ? html`<p><a href="/devices${listQueryString(DEVICES, q, next)}">Older devices</a></p>` : ''}
       ${q.before === undefined ? '' : html`<p><a href="/devices${listQueryString(DEVICES, q)}">Newest devices</a></p>`}
-      ${requestForm(chrome.csrf, q, opts.reach)}
+      ${q.owner_disabled === undefined ? requestForm(chrome.csrf, q, opts.reach) : ''}
       ${admin && items.length > 0 ? bulkForm(chrome.csrf) : ''}`,
   );
 }
@@ -141,11 +141,16 @@ function bulkForm(csrf: string): Html {
           <option value="delete">Delete (revoked devices only, with their runs)</option>
           <option value="label">Set a label (key=value)</option>
           <option value="unlabel">Remove a label (key)</option>
+          <option value="owner">Hand over, with their runs, to the owner below</option>
         </select>
       </p>
       <p>
         <label for="bulk-label">Label, for setting (key=value) or removing (key)</label><br />
         <input id="bulk-label" name="label" maxlength="127" placeholder="site=berlin" />
+      </p>
+      <p>
+        <label for="bulk-owner">Owner, for handing over (an account subject, or group:&lt;name&gt;)</label><br />
+        <input id="bulk-owner" name="owner" maxlength="262" placeholder="group:support" />
       </p>
       <p>
         <button type="submit">Apply to selected devices</button>
@@ -158,6 +163,10 @@ function bulkForm(csrf: string): Html {
  * Asks every device the list's filters match for a run (docs/contract.md section 15): the filters
  * ride along as hidden fields with `match=filter`, so the ask reaches what the list shows, on
  * every page of it. The most private level is selected: no device's ceiling refuses it.
+ */
+/*
+ * Not offered on the list of devices of disabled accounts (owner_disabled): a collection is asked
+ * by the filters of COLLECTION_FILTERS, and that one is not among them.
  */
 function requestForm(csrf: string, q: DeviceQuery, reach: number): Html | string {
   if (reach === 0) return '';

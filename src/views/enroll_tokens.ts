@@ -91,8 +91,10 @@ function mintForm(csrf: string, accounts: Account[], defaultTtlSeconds: number) 
     <form method="post" action="/enroll-tokens">
       <input type="hidden" name="csrf" value="${csrf}" />
       <p>
-        <label for="owner">Owner (an account subject; empty means you)</label><br />
-        <input id="owner" name="owner" list="known-accounts" maxlength="256" />
+        <label for="owner"
+          >Owner (an account subject, or group:&lt;name&gt; for a group's members; empty means you)</label
+        ><br />
+        <input id="owner" name="owner" list="known-accounts" maxlength="262" />
       </p>
       <datalist id="known-accounts">
         ${accounts.map((a) => html`<option value="${a.subject}">${a.display}</option>`)}

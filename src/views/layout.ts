@@ -43,6 +43,7 @@ function nav({ session, csrf }: Chrome): Html {
         <li><a href="/tokens">Access tokens</a></li>
         <li><a href="/sessions">Sessions</a></li>
         ${session.admin ? html`<li><a href="/accounts">Accounts</a></li>` : ''}
+        ${session.admin ? html`<li><a href="/groups">Groups</a></li>` : ''}
         ${session.admin ? html`<li><a href="/audit">Audit trail</a></li>` : ''}
         ${session.admin ? html`<li><a href="/webhooks">Webhooks</a></li>` : ''}
         ${session.subject.startsWith('local:') ? html`<li><a href="/totp">Second factor</a></li>` : ''}

@@ -359,6 +359,55 @@ const rows: Row[] = [
     status: 403,
     events: ['access_token.used', 'access.admin_refused'],
   },
+  // Handing over (docs/contract.md section 19): admin tokens only; the owner named when bad.
+  {
+    name: 'an admin hands a device over to a group, runs and all',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/owner',
+    as: 'admin',
+    json: { owner: 'group:ops' },
+    status: 200,
+    events: ['access_token.used', 'device.owner_changed'],
+    audited: [['device.owner_changed', ACCOUNTS.admin.subject]],
+    check: async (w, body) => {
+      assert.equal((body as { owner: string }).owner, 'group:ops');
+      assert.equal((await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.mine))?.owner, 'group:ops');
+      assert.equal(
+        (await w.h.store.runsVisibleTo(ACCOUNTS.user, { limit: 10 }, { device: w.ids.mine })).items.length,
+        0,
+      );
+    },
+  },
+  {
+    name: 'a user may not hand over, even its own device',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/owner',
+    as: 'user',
+    json: { owner: 'oidc:user-2' },
+    status: 403,
+    events: ['access_token.used', 'access.admin_refused'],
+    check: async (w) =>
+      assert.equal((await w.h.store.deviceVisibleTo(ACCOUNTS.admin, w.ids.mine))?.owner, ACCOUNTS.user.subject),
+  },
+  {
+    name: 'hand over: an owner that is neither a subject nor a group',
+    method: 'POST',
+    path: '/api/v1/devices/{mine}/owner',
+    as: 'admin',
+    json: { owner: 'team:ops' },
+    status: 400,
+    field: 'owner',
+    events: ['access_token.used'],
+  },
+  {
+    name: 'hand over: an unknown device',
+    method: 'POST',
+    path: '/api/v1/devices/d_nosuchdevice0000/owner',
+    as: 'admin',
+    json: { owner: 'group:ops' },
+    status: 404,
+    events: ['access_token.used'],
+  },
   // Labels (docs/contract.md section 12): on device objects, the filter, the change.
   {
     name: 'devices carry their labels',

@@ -418,3 +418,15 @@ test('approval: mint --approval required, list --status pending, approve and rej
   assert.equal(badMint.code, 1);
   assert.match(badMint.stderr, /approval must be automatic or required/);
 });
+
+test("mint for a group (docs/contract.md section 19): --owner group:<name>; a bad owner in the server's words", async () => {
+  const minted = await cli(['enroll-tokens', 'mint', '--owner', 'group:Field Ops', '--json']);
+  assert.equal(minted.code, 0, minted.stderr);
+  assert.equal((JSON.parse(minted.stdout) as { token: { owner: string } }).token.owner, 'group:Field Ops');
+  const bad = await cli(['enroll-tokens', 'mint', '--owner', 'group:']);
+  assert.equal(bad.code, 1, bad.stderr);
+  assert.match(
+    bad.stderr,
+    /^paddock enroll-tokens: 400 bad field: owner must be .*"group:": a group owner needs a name/,
+  );
+});

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { apiRoutes } from '../../src/api/routes.ts';
+import { scimRoutes } from '../../src/scim/routes.ts';
 import { consoleRoutes } from '../../src/console/routes.ts';
 import { interfaceRoutes } from '../../src/host/interface.ts';
 import { serviceRoutes } from '../../src/service/routes.ts';
@@ -42,22 +43,31 @@ test('routes: no method and path appear twice', () => {
   assert.equal(new Set(labels).size, labels.length);
 });
 
-test('routes: the rows checked by a bearer token of their own are /metrics and the API (docs/contract.md section 11)', () => {
+test('routes: the rows checked by a bearer token of their own are /metrics, the API and SCIM (docs/contract.md sections 11 and 20)', () => {
   assert.deepEqual(
     interfaceRoutes.filter((r) => r.access === 'token').map(label),
-    interfaceRoutes.filter((r) => r.path === '/metrics' || r.path.startsWith('/api/v1/')).map(label),
+    interfaceRoutes
+      .filter((r) => r.path === '/metrics' || r.path.startsWith('/api/v1/') || r.path.startsWith('/scim/v2/'))
+      .map(label),
   );
   assert.ok(interfaceRoutes.every((r) => !r.path.startsWith('/api/') || r.access === 'token'));
+  assert.ok(interfaceRoutes.every((r) => !r.path.startsWith('/scim/') || r.access === 'token'));
 });
 
-test('routes: the admin host serves the service, API and console tables, and only console rows are guarded', () => {
-  assert.deepEqual(interfaceRoutes.map(label), [...serviceRoutes, ...apiRoutes, ...consoleRoutes].map(label));
+test('routes: the admin host serves the service, API, SCIM and console tables, and only console rows are guarded', () => {
+  assert.deepEqual(
+    interfaceRoutes.map(label),
+    [...serviceRoutes, ...apiRoutes, ...scimRoutes, ...consoleRoutes].map(label),
+  );
   assert.deepEqual(
     interfaceRoutes.filter((r) => r.access === 'guarded' || r.access === 'admin').map(label),
     consoleRoutes.filter((r) => r.access !== 'none').map(label),
   );
   assert.ok(apiRoutes.every((r) => r.path.startsWith('/api/v1/')));
-  assert.ok(consoleRoutes.every((r) => !r.path.startsWith('/api/') && r.path !== '/metrics'));
+  assert.ok(scimRoutes.every((r) => r.path.startsWith('/scim/v2/')));
+  assert.ok(
+    consoleRoutes.every((r) => !r.path.startsWith('/api/') && !r.path.startsWith('/scim/') && r.path !== '/metrics'),
+  );
 });
 
 for (const route of interfaceRoutes.filter((r) => r.access !== 'none' && r.access !== 'token')) {

@@ -40,8 +40,8 @@ export function launch(): Promise<Browser> {
 }
 
 /** A browser context that records console messages and the origins it requested. */
-export async function watchedContext(browser: Browser) {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+export async function watchedContext(browser: Browser, viewport = { width: 1100, height: 800 }) {
+  const context = await browser.newContext({ viewport });
   const console: string[] = [];
   const requests: string[] = [];
   context.on('request', (r) => requests.push(r.url()));

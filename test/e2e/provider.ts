@@ -1,10 +1,12 @@
 /**
  * A real OpenID provider for the browser suite and the back-channel logout tests: `oidc-provider`
  * on loopback with its own login, consent and sign-out pages, confidential clients with PKCE
- * required, and two accounts: `alice` in the admin group and `bob` outside it. Each client is
- * registered as the README says a deployment registers Paddock: its callback as redirect URI, and
- * `<BaseURL>/oidc/backchannel-logout` with `backchannel_logout_session_required` (docs/contract.md
- * section 17), so signing out at the provider posts a logout token to Paddock.
+ * required, and four accounts: `alice` in the admin group, `bob` outside it, `olga` in the group
+ * `ops` (a group that owns devices, docs/contract.md section 19) and `sam`, whom the identity
+ * provider also provisions over SCIM (section 20). Each identity token carries the `groups` claim.
+ * Each client is registered as the README says a deployment registers Paddock: its callback as
+ * redirect URI, and `<BaseURL>/oidc/backchannel-logout` with `backchannel_logout_session_required`
+ * (docs/contract.md section 17), so signing out at the provider posts a logout token to Paddock.
  */
 import { createServer, type Server } from 'node:http';
 import { decodeJwt, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
@@ -18,6 +20,8 @@ export const BACKCHANNEL_LOGOUT_PATH = '/oidc/backchannel-logout';
 const accounts: Record<string, { name: string; email: string; groups: string[] }> = {
   alice: { name: 'Alice Admin', email: 'alice@example.com', groups: ['staff', ADMIN_GROUP] },
   bob: { name: 'Bob Builder', email: 'bob@example.com', groups: ['staff'] },
+  olga: { name: 'Olga Operator', email: 'olga@example.com', groups: ['staff', 'ops'] },
+  sam: { name: 'Sam Seasonal', email: 'sam@example.com', groups: ['staff'] },
 };
 
 /** One client at the provider: a Paddock deployment (one or several instances behind it). */

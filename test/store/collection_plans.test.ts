@@ -38,13 +38,13 @@ const checked = {
   counts: { sql: collectionsSql.counts(2), args: ['c_7', 'c_8'] },
   // A non-admin's view and cancel (issue 42): its targets, counts and cancel read the collection's
   // index and each target's device by its id, never the fleet.
-  ownTargets: { sql: collectionsSql.ownTargets, args: ['c_7', 'oidc:owner-7', 180_000, 51] },
+  ownTargets: { sql: collectionsSql.ownTargets, args: ['c_7', 'oidc:owner-7', 'oidc:owner-7', 180_000, 51] },
   ownTargetsInState: {
     sql: collectionsSql.ownTargetsInState,
-    args: ['c_7', 'fulfilled', 'oidc:owner-7', 180_000, 51],
+    args: ['c_7', 'fulfilled', 'oidc:owner-7', 'oidc:owner-7', 180_000, 51],
   },
-  ownCounts: { sql: collectionsSql.ownCounts(2), args: ['c_7', 'c_8', 'oidc:owner-7'] },
-  cancelOwn: { sql: collectionsSql.cancelOwn, args: [5, 'c_7', 'oidc:owner-7'] },
+  ownCounts: { sql: collectionsSql.ownCounts(2), args: ['c_7', 'c_8', 'oidc:owner-7', 'oidc:owner-7'] },
+  cancelOwn: { sql: collectionsSql.cancelOwn, args: [5, 'c_7', 'oidc:owner-7', 'oidc:owner-7'] },
   markCancelled: { sql: collectionsSql.markCancelled, args: [5, 'c_7', 'c_7'] },
   // An upload's X-Collection: the request and the level of a run stored under the id, in one read.
   requestAndRun: { sql: collectionsSql.requestAndRun, args: ['run-1', 7, 'd42'] },
@@ -52,6 +52,9 @@ const checked = {
   toWake: { sql: collectionsSql.toWake(2), args: ['d1', 'd2', 0] },
   standingOf: { sql: collectionsSql.standingOf(2), args: ['d1', 'd2'] },
 } as const;
+
+/** SQLite's plan of ownedSql: the account's groups by account_groups' primary key, once a statement. */
+const OWNED = String.raw`\|LIST SUBQUERY \d+\|SEARCH g USING PRIMARY KEY \(subject=\?\)(\|CREATE BLOOM FILTER)?`;
 
 test('SQLite EXPLAIN QUERY PLAN: every collection statement searches an index, never scans a table, never sorts', async () => {
   await withSqliteSchema(async (db) => {
@@ -62,12 +65,16 @@ test('SQLite EXPLAIN QUERY PLAN: every collection statement searches an index, n
       targetsInState: /^SEARCH t USING INDEX collection_targets_collection \(collection=\? AND state=\? AND seq<\?\)/,
       openRequests: /^SEARCH t USING INDEX collection_targets_open \(device=\?\)\|SEARCH c USING INDEX/,
       counts: /^SEARCH collection_targets USING COVERING INDEX collection_targets_collection \(collection=\?\)/,
-      ownTargets:
-        /^SEARCH t USING INDEX collection_targets_page \(collection=\? AND seq<\?\)\|SEARCH d USING INDEX \w+ \(id=\?\)$/,
-      ownTargetsInState:
-        /^SEARCH t USING INDEX collection_targets_collection \(collection=\? AND state=\? AND seq<\?\)\|SEARCH d USING INDEX \w+ \(id=\?\)$/,
-      ownCounts:
-        /^SEARCH t USING INDEX collection_targets_collection \(collection=\?\)\|SEARCH d USING INDEX \w+ \(id=\?\)$/,
+      // The device's owner checked against the account's groups, read once by their primary key (sql.ts, ownedSql).
+      ownTargets: new RegExp(
+        String.raw`^SEARCH t USING INDEX collection_targets_page \(collection=\? AND seq<\?\)\|SEARCH d USING INDEX \w+ \(id=\?\)${OWNED}$`,
+      ),
+      ownTargetsInState: new RegExp(
+        String.raw`^SEARCH t USING INDEX collection_targets_collection \(collection=\? AND state=\? AND seq<\?\)\|SEARCH d USING INDEX \w+ \(id=\?\)${OWNED}$`,
+      ),
+      ownCounts: new RegExp(
+        String.raw`^SEARCH t USING INDEX collection_targets_collection \(collection=\?\)\|SEARCH d USING INDEX \w+ \(id=\?\)${OWNED}$`,
+      ),
       cancelOwn: /^SEARCH collection_targets USING INDEX collection_targets_collection \(collection=\? AND state=\?\)/,
       markCancelled: /^SEARCH collections USING INDEX \w+ \(id=\?\)\|SCALAR SUBQUERY 1\|SEARCH t USING COVERING INDEX/,
       requestAndRun: /SEARCH r USING (COVERING )?INDEX \w+ \(device_id=\? AND id=\?\)/,

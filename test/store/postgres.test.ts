@@ -30,6 +30,9 @@ import { collectionsContract } from './collections_contract.ts';
 import { credentialsContract } from './credentials_contract.ts';
 import { factsContract } from './facts_contract.ts';
 import { approvalContract } from './approval_contract.ts';
+import { groupsContract } from './groups_contract.ts';
+import { ownersContract } from './owners_contract.ts';
+import { scimContract } from './scim_contract.ts';
 
 const available = await postgresAvailable();
 after(() => (available ? dropSchemas() : undefined));
@@ -74,6 +77,13 @@ if (!available) {
   credentialsContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   factsContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   approvalContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
+  groupsContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
+  // Lists read whole when the owners hold few rows, as SQLite does (the store merges them by default).
+  groupsContract('postgres, few owners read whole', () =>
+    openPostgresStore(PG_URL, { schema: freshSchema(), ownersScanRows: 5_000 }),
+  );
+  ownersContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
+  scimContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   totpContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
 
   test('postgres: the audit feed waits for a record whose transaction is still open, then gives both in commit order', async () => {

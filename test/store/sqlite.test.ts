@@ -19,6 +19,9 @@ import { collectionsContract } from './collections_contract.ts';
 import { credentialsContract } from './credentials_contract.ts';
 import { factsContract } from './facts_contract.ts';
 import { approvalContract } from './approval_contract.ts';
+import { groupsContract } from './groups_contract.ts';
+import { ownersContract } from './owners_contract.ts';
+import { scimContract } from './scim_contract.ts';
 
 storeContract('sqlite', async () => openSqliteStore(':memory:'));
 accessTokensContract('sqlite', async () => openSqliteStore(':memory:'));
@@ -30,6 +33,11 @@ collectionsContract('sqlite', async () => openSqliteStore(':memory:'));
 credentialsContract('sqlite', async () => openSqliteStore(':memory:'));
 factsContract('sqlite', async () => openSqliteStore(':memory:'));
 approvalContract('sqlite', async () => openSqliteStore(':memory:'));
+groupsContract('sqlite', async () => openSqliteStore(':memory:'));
+// Every account's lists merged by owner (sql.ts byOwners), as past OWNERS_SCAN_ROWS.
+groupsContract('sqlite, owners merged', async () => openSqliteStore(':memory:', { ownersScanRows: 0 }));
+ownersContract('sqlite', async () => openSqliteStore(':memory:'));
+scimContract('sqlite', async () => openSqliteStore(':memory:'));
 
 test('sqlite: the data directory is created 0700, WAL is on, migrations are recorded and not rerun', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'paddock-store-'));

@@ -21,8 +21,8 @@ export interface Live {
   dataDir: string;
   /** Signs the admin in; returns the cookie and a CSRF token. */
   signIn(): Promise<{ cookie: string; csrf: string }>;
-  /** Creates a personal access token of the admin through the console (`pdk_…`). */
-  accessToken(name?: string): Promise<string>;
+  /** Creates a personal access token of the admin through the console (`pdk_…`), of `scope` when given. */
+  accessToken(name?: string, scope?: string): Promise<string>;
   /** Mints a token through the console and enrolls a device with it. */
   enroll(name?: string): Promise<{ device: string; credential: string }>;
   close(): Promise<void>;
@@ -59,12 +59,12 @@ export async function live(env: Record<string, string> = {}, opts: Partial<Serve
     logs: logger.records,
     dataDir,
     signIn,
-    async accessToken(name = 'live token') {
+    async accessToken(name = 'live token', scope?: string) {
       session ??= await signIn();
       const made = await fetch(`${url}/tokens`, {
         method: 'POST',
         headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ csrf: session.csrf, name }),
+        body: new URLSearchParams({ csrf: session.csrf, name, ...(scope === undefined ? {} : { scope }) }),
       });
       const token = shownAccessToken(await made.text());
       if (!token) throw new Error('no access token on the page');

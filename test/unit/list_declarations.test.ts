@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { OPENAPI } from '../../src/api/openapi.ts';
 import { type Values as CliValues, VERBS } from '../../src/cli/admin_commands.ts';
 import type { ApiClient, Query } from '../../src/cli/api_client.ts';
+import { flag } from '../../src/cli/sub_command.ts';
 import { FAILURES } from '../../src/http/failures.ts';
 import { AUDIT } from '../../src/lists/audit.ts';
 import { DEVICES } from '../../src/lists/devices.ts';
@@ -123,11 +124,12 @@ for (const { name, list, api, cli, form } of LISTS) {
     test(`paddock ${cli} list: its flags are exactly the declared parameters, sent as the API's`, async () => {
       const command = VERBS[cli]?.list;
       assert.ok(command);
-      assert.deepEqual(Object.keys(command.options).sort(), [...names, 'all'].sort());
+      // A flag is its parameter's name with `-` for `_` (owner_disabled: --owner-disabled).
+      assert.deepEqual(Object.keys(command.options).sort(), [...names.map(flag), 'all'].sort());
       // Every flag given: the API is asked with every declared parameter, each value valid.
       const given = samples(list);
       const flags: CliValues = Object.fromEntries(
-        Object.entries(list.parameters).map(([param, p]) => [param, p.kind.kind === 'yes' ? true : given[param]]),
+        Object.entries(list.parameters).map(([param, p]) => [flag(param), p.kind.kind === 'yes' ? true : given[param]]),
       );
       const asked: Query[] = [];
       const client: ApiClient = {

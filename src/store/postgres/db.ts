@@ -148,6 +148,7 @@ export class PgDb {
         return counts;
       }),
     skipLocked: 'FOR UPDATE SKIP LOCKED',
+    limitEachArm: true,
     fanOut: fanOutSql.postgres,
   };
 

@@ -749,6 +749,128 @@ export const migrations: readonly Migration[] = [
   ALTER TABLE devices ADD COLUMN pending_reason TEXT;
   `,
   },
+  {
+    name: 'account-groups',
+    sql: `
+  -- docs/contract.md section 19: an account's groups, each a name exactly as the identity
+  -- provider spells it (1 to 128 characters); \`group:<name>\` owners reach their members. Written
+  -- at each OIDC sign-in from the groups claim, or by SCIM. The primary key finds an account's
+  -- groups (every request reads them); the index, a group's members.
+  CREATE TABLE account_groups (
+    subject TEXT NOT NULL,
+    group_name TEXT NOT NULL,
+    PRIMARY KEY (subject, group_name)
+  );
+  CREATE INDEX account_groups_group ON account_groups (group_name, subject);
+  `,
+  },
+  {
+    name: 'hand-over',
+    sql: `
+  -- docs/contract.md section 19: a device handed over changes owner, and its runs' copy of the
+  -- owner moves with it in the same transaction. The counters follow both, as they follow every
+  -- other change (the 'counts' migrations): the old owner's go down, the new owner's up, on this
+  -- connection's shard, in the order of the owners (as counts_runs_changed writes them).
+  CREATE FUNCTION counts_devices_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO counts (owner, shard, devices, active_devices)
+      SELECT owner, counts_shard(), d, a FROM (VALUES
+        (OLD.owner, -1, -(OLD.revoked_at IS NULL)::int), (NEW.owner, 1, (NEW.revoked_at IS NULL)::int)
+      ) AS moved (owner, d, a) ORDER BY owner
+      ON CONFLICT (owner, shard) DO UPDATE
+      SET devices = counts.devices + excluded.devices, active_devices = counts.active_devices + excluded.active_devices;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER counts_devices_owner AFTER UPDATE OF owner ON devices
+    FOR EACH ROW WHEN (OLD.owner IS DISTINCT FROM NEW.owner) EXECUTE FUNCTION counts_devices_moved();
+  -- Once per statement, over the rows whose owner changed (a transition table cannot go with a
+  -- column list, so every UPDATE of runs runs it: the level check's one row finds nothing to move).
+  CREATE FUNCTION counts_runs_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO counts (owner, shard, runs, full_bytes, redacted_bytes, minimal_bytes, full_runs, redacted_runs,
+        minimal_runs)
+      SELECT owner, counts_shard(), sum(sign),
+        coalesce(sum(sign * size) FILTER (WHERE privacy = 'full'), 0),
+        coalesce(sum(sign * size) FILTER (WHERE privacy = 'redacted'), 0),
+        coalesce(sum(sign * size) FILTER (WHERE privacy = 'minimal'), 0),
+        coalesce(sum(sign) FILTER (WHERE privacy = 'full'), 0),
+        coalesce(sum(sign) FILTER (WHERE privacy = 'redacted'), 0),
+        coalesce(sum(sign) FILTER (WHERE privacy = 'minimal'), 0)
+      FROM (
+        SELECT o.owner, -1 AS sign, o.size, o.privacy FROM before_rows o JOIN after_rows n ON n.seq = o.seq
+          WHERE n.owner <> o.owner
+        UNION ALL
+        SELECT n.owner, 1, n.size, n.privacy FROM before_rows o JOIN after_rows n ON n.seq = o.seq
+          WHERE n.owner <> o.owner
+      ) AS moved GROUP BY owner ORDER BY owner
+      ON CONFLICT (owner, shard) DO UPDATE SET runs = counts.runs + excluded.runs,
+        full_bytes = counts.full_bytes + excluded.full_bytes,
+        redacted_bytes = counts.redacted_bytes + excluded.redacted_bytes,
+        minimal_bytes = counts.minimal_bytes + excluded.minimal_bytes,
+        full_runs = counts.full_runs + excluded.full_runs,
+        redacted_runs = counts.redacted_runs + excluded.redacted_runs,
+        minimal_runs = counts.minimal_runs + excluded.minimal_runs;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER counts_runs_owner AFTER UPDATE ON runs
+    REFERENCING OLD TABLE AS before_rows NEW TABLE AS after_rows FOR EACH STATEMENT EXECUTE FUNCTION counts_runs_moved();
+  -- The disabled accounts, few: the dashboard's count of their devices and the device list's
+  -- owner_disabled filter start from here.
+  CREATE INDEX accounts_disabled ON accounts (subject) WHERE disabled_at IS NOT NULL;
+  -- The groups that own devices, one entry per device, for /groups: walked one group at a time
+  -- (the next name after the last), so a page reads about a page of entries.
+  CREATE INDEX devices_group_owners ON devices (owner) WHERE owner LIKE 'group:%';
+  `,
+  },
+  {
+    name: 'scim',
+    sql: `
+  -- docs/contract.md section 20: what the identity provider provisions over SCIM. user_name_key
+  -- is userName lower-cased by Paddock (unique in any case, the same on both backends); subject is
+  -- the account that signed in with that userName (NULL: provisioned, not signed in). attributes
+  -- holds the resource's attributes as JSON. version grows at each change (the ETag). Each
+  -- filter of a list reads an index: user_name_key, external_id, display_name.
+  CREATE TABLE scim_users (
+    id TEXT PRIMARY KEY,
+    user_name TEXT NOT NULL,
+    user_name_key TEXT NOT NULL,
+    external_id TEXT,
+    display_name TEXT,
+    active INTEGER NOT NULL,
+    attributes TEXT NOT NULL,
+    subject TEXT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    version BIGINT NOT NULL
+  );
+  CREATE UNIQUE INDEX scim_users_user_name_key ON scim_users (user_name_key);
+  CREATE UNIQUE INDEX scim_users_subject ON scim_users (subject) WHERE subject IS NOT NULL;
+  CREATE INDEX scim_users_external_id ON scim_users (external_id);
+  CREATE INDEX scim_users_display_name ON scim_users (display_name);
+  CREATE TABLE scim_groups (
+    id TEXT PRIMARY KEY,
+    display_name TEXT NOT NULL,
+    external_id TEXT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    version BIGINT NOT NULL
+  );
+  CREATE UNIQUE INDEX scim_groups_display_name ON scim_groups (display_name);
+  CREATE INDEX scim_groups_external_id ON scim_groups (external_id);
+  -- A group's members by the primary key; a user's groups by the index.
+  CREATE TABLE scim_members (
+    group_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    PRIMARY KEY (group_id, user_id)
+  );
+  CREATE INDEX scim_members_user ON scim_members (user_id, group_id);
+  -- A renamed group's enrollment tokens move with it (its devices and runs have their owner indexes).
+  CREATE INDEX enroll_tokens_owner ON enroll_tokens (owner);
+  -- The scim token scope (docs/contract.md section 20).
+  ALTER TABLE access_tokens DROP CONSTRAINT access_tokens_scope_check;
+  ALTER TABLE access_tokens ADD CONSTRAINT access_tokens_scope_check CHECK (scope IN ('read', 'write', 'scim'));
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

@@ -7,6 +7,8 @@
 import { accessTokensStore } from '../access_tokens.ts';
 import { totpStore } from '../totp.ts';
 import { accountsStore } from '../accounts.ts';
+import { accountGroupsStore } from '../account_groups.ts';
+import type { ListOptions } from '../owners_reach.ts';
 import { auditStore } from '../audit.ts';
 import { auditFeedStore, POSTGRES_SETTLED } from '../audit_feed.ts';
 import { devicesStore } from '../devices.ts';
@@ -21,26 +23,41 @@ import { collectionsStore } from '../collections.ts';
 import { factsStore } from '../facts.ts';
 import { credentialsStore } from '../credentials.ts';
 import { oidcStatesStore } from '../oidc_states.ts';
+import { pgScimWrite } from './scim.ts';
+import { scimStore } from '../scim.ts';
 import { pgWakeups } from './listen.ts';
 import { openPgDb } from './db.ts';
 import { pgDeviceTransactions } from './devices.ts';
+import { pgOwnerTransactions } from './owners.ts';
+import { ownersStore } from '../owners.ts';
 import type { PgOptions } from './pool.ts';
 import { pgPutRun } from './runs.ts';
 
-export async function openPostgresStore(url: string, opts: PgOptions = {}): Promise<Store> {
+/**
+ * An account's lists are always merged by owner here (owners_reach.ts): the generic plan PostgreSQL
+ * settles on for `owner IN (…) ORDER BY seq DESC` prepared on a pooled connection walks the seq
+ * index and filters, reading the fleet for an account with few devices (test/store/group_plans.test.ts).
+ */
+const PG_OWNERS_SCAN_ROWS = 0;
+
+export async function openPostgresStore(url: string, opts: PgOptions & ListOptions = {}): Promise<Store> {
   const db = await openPgDb(url, opts);
   const wakeups = pgWakeups(url, opts, db.sql);
   return {
     ...settingsStore(db.sql),
     ...signInStore(db.sql),
-    ...devicesStore(db.sql),
+    ...devicesStore(db.sql, { ownersScanRows: PG_OWNERS_SCAN_ROWS, ...opts }),
     ...enrollTokensStore(db.sql),
     ...pgDeviceTransactions(db),
-    ...runsStore(db.sql),
+    ...runsStore(db.sql, { ownersScanRows: PG_OWNERS_SCAN_ROWS, ...opts }),
     ...pgPutRun(db),
     ...auditStore(db.sql),
     ...auditFeedStore(db.sql, POSTGRES_SETTLED),
     ...accountsStore(db.sql),
+    ...accountGroupsStore(db.sql),
+    ...ownersStore(db.sql),
+    ...pgOwnerTransactions(db),
+    ...scimStore(db.sql, pgScimWrite(db)),
     ...accessTokensStore(db.sql),
     ...totpStore(db.sql),
     ...retentionStore(db.sql),

@@ -163,6 +163,7 @@ export class Db {
         ),
       atomically: async (statements) => this.transaction(() => statements.map(([s, p]) => this.run(s, ...p))),
       skipLocked: '',
+      limitEachArm: false,
       fanOut: fanOutSql.sqlite,
     };
   }

@@ -716,6 +716,111 @@ export const migrations: readonly Migration[] = [
   ALTER TABLE devices ADD COLUMN pending_reason TEXT;
   `,
   },
+  {
+    name: 'account-groups',
+    sql: `
+  -- docs/contract.md section 19: an account's groups, each a name exactly as the identity
+  -- provider spells it (1 to 128 characters); \`group:<name>\` owners reach their members. Written
+  -- at each OIDC sign-in from the groups claim, or by SCIM. The primary key finds an account's
+  -- groups (every request reads them); the index, a group's members.
+  CREATE TABLE account_groups (
+    subject TEXT NOT NULL,
+    group_name TEXT NOT NULL,
+    PRIMARY KEY (subject, group_name)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX account_groups_group ON account_groups (group_name, subject);
+  `,
+  },
+  {
+    name: 'hand-over',
+    sql: `
+  -- docs/contract.md section 19: a device handed over changes owner, and its runs' copy of the
+  -- owner moves with it in the same transaction. The counters follow both, as they follow every
+  -- other change (the 'counts' migrations): the old owner's go down, the new owner's up.
+  CREATE TRIGGER counts_devices_owner AFTER UPDATE OF owner ON devices WHEN OLD.owner <> NEW.owner BEGIN
+    UPDATE counts SET devices = devices - 1, active_devices = active_devices - (OLD.revoked_at IS NULL)
+      WHERE owner = OLD.owner AND shard = 0;
+    INSERT INTO counts (owner, shard, devices, active_devices) VALUES (NEW.owner, 0, 1, NEW.revoked_at IS NULL)
+      ON CONFLICT (owner, shard) DO UPDATE SET devices = devices + 1,
+        active_devices = active_devices + (NEW.revoked_at IS NULL);
+  END;
+  CREATE TRIGGER counts_runs_owner AFTER UPDATE OF owner ON runs WHEN OLD.owner <> NEW.owner BEGIN
+    UPDATE counts SET runs = runs - 1, full_bytes = full_bytes - iif(OLD.privacy = 'full', OLD.size, 0),
+      redacted_bytes = redacted_bytes - iif(OLD.privacy = 'redacted', OLD.size, 0),
+      minimal_bytes = minimal_bytes - iif(OLD.privacy = 'minimal', OLD.size, 0),
+      full_runs = full_runs - (OLD.privacy = 'full'), redacted_runs = redacted_runs - (OLD.privacy = 'redacted'),
+      minimal_runs = minimal_runs - (OLD.privacy = 'minimal')
+      WHERE owner = OLD.owner AND shard = 0;
+    INSERT INTO counts (owner, shard, runs, full_bytes, redacted_bytes, minimal_bytes, full_runs, redacted_runs,
+        minimal_runs)
+      VALUES (NEW.owner, 0, 1, iif(NEW.privacy = 'full', NEW.size, 0), iif(NEW.privacy = 'redacted', NEW.size, 0),
+        iif(NEW.privacy = 'minimal', NEW.size, 0), NEW.privacy = 'full', NEW.privacy = 'redacted',
+        NEW.privacy = 'minimal')
+      ON CONFLICT (owner, shard) DO UPDATE SET runs = runs + 1, full_bytes = full_bytes + excluded.full_bytes,
+        redacted_bytes = redacted_bytes + excluded.redacted_bytes, minimal_bytes = minimal_bytes + excluded.minimal_bytes,
+        full_runs = full_runs + excluded.full_runs, redacted_runs = redacted_runs + excluded.redacted_runs,
+        minimal_runs = minimal_runs + excluded.minimal_runs;
+  END;
+  -- The disabled accounts, few: the dashboard's count of their devices and the device list's
+  -- owner_disabled filter start from here.
+  CREATE INDEX accounts_disabled ON accounts (subject) WHERE disabled_at IS NOT NULL;
+  -- The groups that own devices, one entry per device, for /groups: walked one group at a time
+  -- (the next name after the last), so a page reads about a page of entries.
+  CREATE INDEX devices_group_owners ON devices (owner) WHERE owner LIKE 'group:%';
+  `,
+  },
+  {
+    name: 'scim',
+    sql: `
+  -- docs/contract.md section 20: what the identity provider provisions over SCIM. user_name_key
+  -- is userName lower-cased by Paddock (unique in any case, the same on both backends); subject is
+  -- the account that signed in with that userName (NULL: provisioned, not signed in). attributes
+  -- holds the resource's attributes as JSON. version grows at each change (the ETag). Each
+  -- filter of a list reads an index: user_name_key, external_id, display_name.
+  CREATE TABLE scim_users (
+    id TEXT PRIMARY KEY,
+    user_name TEXT NOT NULL,
+    user_name_key TEXT NOT NULL,
+    external_id TEXT,
+    display_name TEXT,
+    active INTEGER NOT NULL,
+    attributes TEXT NOT NULL,
+    subject TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    version INTEGER NOT NULL
+  ) STRICT;
+  CREATE UNIQUE INDEX scim_users_user_name_key ON scim_users (user_name_key);
+  CREATE UNIQUE INDEX scim_users_subject ON scim_users (subject) WHERE subject IS NOT NULL;
+  CREATE INDEX scim_users_external_id ON scim_users (external_id);
+  CREATE INDEX scim_users_display_name ON scim_users (display_name);
+  CREATE TABLE scim_groups (
+    id TEXT PRIMARY KEY,
+    display_name TEXT NOT NULL,
+    external_id TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    version INTEGER NOT NULL
+  ) STRICT;
+  CREATE UNIQUE INDEX scim_groups_display_name ON scim_groups (display_name);
+  CREATE INDEX scim_groups_external_id ON scim_groups (external_id);
+  -- A group's members by the primary key; a user's groups by the index.
+  CREATE TABLE scim_members (
+    group_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    PRIMARY KEY (group_id, user_id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX scim_members_user ON scim_members (user_id, group_id);
+  -- A renamed group's enrollment tokens move with it (its devices and runs have their owner indexes).
+  CREATE INDEX enroll_tokens_owner ON enroll_tokens (owner);
+  -- The scim token scope (docs/contract.md section 20). SQLite cannot change a column's CHECK: the
+  -- column is renamed, made again with the wider CHECK, filled, and the old one dropped.
+  ALTER TABLE access_tokens RENAME COLUMN scope TO scope_before_scim;
+  ALTER TABLE access_tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'write' CHECK (scope IN ('read', 'write', 'scim'));
+  UPDATE access_tokens SET scope = scope_before_scim;
+  ALTER TABLE access_tokens DROP COLUMN scope_before_scim;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

@@ -5,6 +5,8 @@
 import { accessTokensStore } from '../access_tokens.ts';
 import { totpStore } from '../totp.ts';
 import { accountsStore } from '../accounts.ts';
+import { accountGroupsStore } from '../account_groups.ts';
+import type { ListOptions } from '../owners_reach.ts';
 import { auditStore } from '../audit.ts';
 import { auditFeedStore, SQLITE_SETTLED } from '../audit_feed.ts';
 import { devicesStore } from '../devices.ts';
@@ -19,27 +21,35 @@ import { collectionsStore } from '../collections.ts';
 import { factsStore } from '../facts.ts';
 import { credentialsStore } from '../credentials.ts';
 import { oidcStatesStore } from '../oidc_states.ts';
+import { sqliteScimWrite } from './scim.ts';
+import { scimStore } from '../scim.ts';
 import { localWakeups } from '../wakeups.ts';
 import { openDb } from './db.ts';
 import { sqliteDeviceTransactions } from './devices.ts';
+import { sqliteOwnerTransactions } from './owners.ts';
+import { ownersStore } from '../owners.ts';
 import { sqlitePutRun } from './runs.ts';
 
 /** Opens (creating if needed) `<dataDir>/paddock.db`; `:memory:` opens a private in-memory store. */
-export function openSqliteStore(dataDir: string | ':memory:'): Store {
+export function openSqliteStore(dataDir: string | ':memory:', lists: ListOptions = {}): Store {
   const db = openDb(dataDir);
   const sql = db.sql;
   const wakeups = localWakeups();
   return {
     ...settingsStore(sql),
     ...signInStore(sql),
-    ...devicesStore(sql),
+    ...devicesStore(sql, lists),
     ...enrollTokensStore(sql),
     ...sqliteDeviceTransactions(db),
-    ...runsStore(sql),
+    ...runsStore(sql, lists),
     ...sqlitePutRun(db),
     ...auditStore(sql),
     ...auditFeedStore(sql, SQLITE_SETTLED),
     ...accountsStore(sql),
+    ...accountGroupsStore(sql),
+    ...ownersStore(sql),
+    ...sqliteOwnerTransactions(db),
+    ...scimStore(sql, sqliteScimWrite(db)),
     ...accessTokensStore(sql),
     ...totpStore(sql),
     ...retentionStore(sql),

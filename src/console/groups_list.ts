@@ -1,0 +1,22 @@
+/**
+ * GET /groups: admin only (docs/contract.md section 19). Every group known, from accounts' groups
+ * and from device owners, by name, 50 a page: its members (the first few, and how many) and its
+ * number of devices.
+ */
+import type { Handler } from 'hono';
+import { page } from '../http/responses.ts';
+import { groupsPage } from '../views/groups.ts';
+import type { Ctx, UiEnv } from '../context/deps.ts';
+import { GROUPS } from '../lists/pages.ts';
+import { PAGE_SIZE } from '../domain/paging.ts';
+import { chrome, listParameters } from './page_helpers.ts';
+
+export function groupsList(ctx: Ctx): Handler<UiEnv> {
+  return async function groupsListHandler(c) {
+    const q = listParameters(c, GROUPS);
+    if (q instanceof Response) return q;
+    const { before } = q;
+    const groups = await ctx.store.groupsPage({ before, limit: PAGE_SIZE });
+    return page(c, groupsPage(chrome(ctx, c), { page: groups, first: before === undefined }));
+  };
+}
