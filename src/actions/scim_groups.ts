@@ -2,7 +2,8 @@
  * SCIM groups (docs/contract.md sections 19 and 20), acted by the scim token's account. A group's
  * members are the accounts in `group:<displayName>`: the store writes each linked member's groups
  * again in the change's transaction, and a rename takes the group's devices, runs and enrollment
- * tokens to the new name there too. A member that names no user is an invalidValue, nothing changed.
+ * tokens to the new name there too, and the change's webhook note (docs/contract.md section 13). A
+ * member that names no user is an invalidValue, nothing changed.
  */
 import type { Actor } from '../domain/accounts.ts';
 import { groupOwner } from '../domain/owners.ts';
@@ -15,6 +16,7 @@ import { GROUP_SCHEMA } from '../domain/scim_schema.ts';
 import { changedNames } from './scim_users.ts';
 import { actedBy, type ActionDeps } from './deps.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { note } from '../events/note.ts';
 
 type Deps = ActionDeps;
 
@@ -56,8 +58,10 @@ export async function createScimGroup(deps: Deps, actor: Actor, body: unknown): 
   if (missing) return { ok: false, failure: missing };
   const now = deps.clock.now();
   const group = { id: newScimId(), ...fields, createdAt: now };
-  if ((await deps.store.createScimGroup(group)) !== 'done') return { ok: false, failure: taken(fields.displayName) };
-  await deps.logger.emit(EVENTS.scimGroupCreated, { ...about(actor, group), members: fields.members.length });
+  const created = { ...about(actor, group), members: fields.members.length };
+  if ((await deps.store.createScimGroup(group, [note(EVENTS.scimGroupCreated, created, now)])) !== 'done')
+    return { ok: false, failure: taken(fields.displayName) };
+  await deps.logger.emit(EVENTS.scimGroupCreated, created);
   return {
     ok: true,
     group: (await deps.store.scimGroup(group.id, true)) ?? { ...group, members: [], updatedAt: now, version: 1 },
@@ -111,27 +115,30 @@ async function changeGroup(
     });
     if (changed.length === 0) return { ok: true, group: before };
     const renamed = before.displayName !== fields.displayName;
-    const written = await deps.store.replaceScimGroup(
-      {
-        id,
-        displayName: fields.displayName,
-        externalId: fields.externalId,
-        updatedAt: deps.clock.now(),
-        ...(renamed ? { renamedFrom: before.displayName } : {}),
-        added,
-        removed,
-      },
-      before.version,
-    );
-    if (written === 'taken') return { ok: false, failure: taken(fields.displayName) };
-    if (written === 'missed') continue;
-    await deps.logger.emit(EVENTS.scimGroupUpdated, {
+    const at = deps.clock.now();
+    const updated = {
       ...about(actor, { id, displayName: fields.displayName }),
       changed: changed.join(','),
       added: added.length,
       removed: removed.length,
       ...(renamed ? { renamed_from: groupOwner(before.displayName) } : {}),
-    });
+    };
+    const written = await deps.store.replaceScimGroup(
+      {
+        id,
+        displayName: fields.displayName,
+        externalId: fields.externalId,
+        updatedAt: at,
+        ...(renamed ? { renamedFrom: before.displayName } : {}),
+        added,
+        removed,
+      },
+      before.version,
+      [note(EVENTS.scimGroupUpdated, updated, at)],
+    );
+    if (written === 'taken') return { ok: false, failure: taken(fields.displayName) };
+    if (written === 'missed') continue;
+    await deps.logger.emit(EVENTS.scimGroupUpdated, updated);
     return { ok: true, group: (await deps.store.scimGroup(id, true)) ?? before };
   }
   return { ok: false, failure: { status: 409, detail: 'the group kept changing under this request: try again' } };
@@ -145,7 +152,10 @@ export async function deleteScimGroup(
 ): Promise<{ ok: true } | { ok: false; failure: ScimFailure }> {
   const group = await deps.store.scimGroup(id, false);
   if (group && !matches(ifMatch, group.version)) return { ok: false, failure: preconditionFailed(group.version) };
-  if (!group || (await deps.store.deleteScimGroup(id)) !== 'done') return { ok: false, failure: notFound(id) };
-  await deps.logger.emit(EVENTS.scimGroupDeleted, about(actor, group));
+  if (!group) return { ok: false, failure: notFound(id) };
+  const deleted = about(actor, group);
+  if ((await deps.store.deleteScimGroup(id, [note(EVENTS.scimGroupDeleted, deleted, deps.clock.now())])) !== 'done')
+    return { ok: false, failure: notFound(id) };
+  await deps.logger.emit(EVENTS.scimGroupDeleted, deleted);
   return { ok: true };
 }

@@ -4,6 +4,11 @@
  * another writer came first); what follows from it comes after: `active` false, or deletion,
  * disables its account as section 14 says and, with PADDOCK_SCIM_HAND_OVER_TO, hands its devices
  * over (actions/accounts.ts, actions/owners.ts); `active` true enables it again.
+ *
+ * Each event's webhook note is written in the transaction of the user's change (docs/contract.md
+ * section 13), with the fields the log and the audit trail hear; but a deactivation that hands
+ * devices over counts them only afterwards, so its note is queued once they moved (each device's
+ * own device.owner_changed is noted in its batch's transaction).
  */
 import type { Actor } from '../domain/accounts.ts';
 import { type IfMatch, matches, newScimId, preconditionFailed, type ScimUser } from '../domain/scim.ts';
@@ -15,6 +20,7 @@ import { USER_SCHEMA } from '../domain/scim_schema.ts';
 import { disableAccount, enableAccount } from './accounts.ts';
 import { actedBy, type ActionDeps } from './deps.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { note, type Note } from '../events/note.ts';
 
 type Deps = ActionDeps;
 
@@ -49,8 +55,10 @@ export async function createScimUser(deps: Deps, actor: Actor, body: unknown): P
   if (isFailure(fields)) return { ok: false, failure: fields };
   const now = deps.clock.now();
   const user: ScimUser = { id: newScimId(), ...fields, subject: null, createdAt: now, updatedAt: now, version: 1 };
-  if ((await deps.store.createScimUser(user)) !== 'done') return { ok: false, failure: taken(user.userName) };
-  await deps.logger.emit(EVENTS.scimUserCreated, { ...who(actor, user), active: user.active });
+  const created = { ...who(actor, user), active: user.active };
+  if ((await deps.store.createScimUser(user, [note(EVENTS.scimUserCreated, created, now)])) !== 'done')
+    return { ok: false, failure: taken(user.userName) };
+  await deps.logger.emit(EVENTS.scimUserCreated, created);
   return { ok: true, user };
 }
 
@@ -94,11 +102,16 @@ async function changeUser(
     const after: ScimUser = { ...before, ...fields, updatedAt: now, version: before.version + 1 };
     const changed = changedNames(before.attributes, after.attributes);
     if (changed.length === 0) return { ok: true, user: before };
-    const written = await deps.store.replaceScimUser(after, before.version);
+    const updated = { ...who(actor, after), changed: changed.join(',') };
+    const leaving = before.active && !after.active ? leavingFields(actor, after, settings) : undefined;
+    const notes = [note(EVENTS.scimUserUpdated, updated, now)];
+    if (leaving?.handOver === false) notes.push(note(EVENTS.scimUserDeactivated, leaving.fields, now));
+    if (!before.active && after.active) notes.push(note(EVENTS.scimUserReactivated, who(actor, after), now));
+    const written = await deps.store.replaceScimUser(after, before.version, notes);
     if (written === 'taken') return { ok: false, failure: taken(after.userName) };
     if (written === 'missed') continue;
-    await deps.logger.emit(EVENTS.scimUserUpdated, { ...who(actor, after), changed: changed.join(',') });
-    if (before.active && !after.active) await deactivated(deps, actor, after, settings, 'deactivated');
+    await deps.logger.emit(EVENTS.scimUserUpdated, updated);
+    if (leaving) await deactivated(deps, actor, after, settings, 'deactivated');
     if (!before.active && after.active) await reactivated(deps, actor, after);
     return { ok: true, user: after };
   }
@@ -112,10 +125,23 @@ export async function deleteScimUser(
 ): Promise<{ ok: true } | { ok: false; failure: ScimFailure }> {
   const user = await deps.store.scimUser(input.id);
   if (user && !matches(input.ifMatch, user.version)) return { ok: false, failure: preconditionFailed(user.version) };
-  if (!user || (await deps.store.deleteScimUser(input.id)) !== 'done')
+  const leaving = user && leavingFields(actor, user, input.settings);
+  const notes: Note[] =
+    leaving?.handOver === false ? [note(EVENTS.scimUserDeleted, leaving.fields, deps.clock.now())] : [];
+  if (!user || (await deps.store.deleteScimUser(input.id, notes)) !== 'done')
     return { ok: false, failure: notFound(input.id) };
   await deactivated(deps, actor, user, input.settings, 'deleted');
   return { ok: true };
+}
+
+/**
+ * The fields of a user's deactivation or deletion as known before its account is disabled: with
+ * no device to hand over (never signed in, or no PADDOCK_SCIM_HAND_OVER_TO) they are final, and
+ * its note goes with the user's change (`handOver` false).
+ */
+function leavingFields(actor: Actor, user: ScimUser, settings: LeavingSettings) {
+  const handOver = user.subject !== null && settings.handOverTo !== undefined;
+  return { handOver, fields: { ...who(actor, user), handed_over: 0 } };
 }
 
 /**
@@ -144,10 +170,14 @@ async function deactivated(
     handed_over: handedOver,
     ...(settings.handOverTo === undefined || user.subject === null ? {} : { to: settings.handOverTo }),
   };
+  const event = how === 'deleted' ? EVENTS.scimUserDeleted : EVENTS.scimUserDeactivated;
+  // Its note was written with the user's change unless devices were to be handed over (leavingFields).
+  if (leavingFields(actor, user, settings).handOver) await deps.store.enqueue(note(event, fields, deps.clock.now()));
   if (how === 'deleted') await deps.logger.emit(EVENTS.scimUserDeleted, fields);
   else await deps.logger.emit(EVENTS.scimUserDeactivated, fields);
 }
 
+/** A user active again (its note went with the change): its account, once it signed in, enabled. */
 async function reactivated(deps: Deps, actor: Actor, user: ScimUser): Promise<void> {
   if (user.subject !== null) await enableAccount(deps, actor, user.subject);
   await deps.logger.emit(EVENTS.scimUserReactivated, who(actor, user));

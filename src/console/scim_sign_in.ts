@@ -11,6 +11,7 @@ import type { JWTPayload } from 'jose';
 import type { Ctx } from '../context/deps.ts';
 import type { ScimUser } from '../domain/scim.ts';
 import { EVENTS } from '../events/catalogue.ts';
+import { note } from '../events/note.ts';
 import { fail } from '../http/failures.ts';
 
 /** The SCIM user of this sign-in (undefined: none), or the refusal to answer with. */
@@ -47,6 +48,8 @@ export async function scimUserAtSignIn(
 /** Links the user to the account that just signed in, the first time: its SCIM groups become the account's. */
 export async function linkAtSignIn(ctx: Ctx, user: ScimUser, subject: string, client: string): Promise<void> {
   if (user.subject !== null) return;
-  if (await ctx.store.linkScimUser(user.id, subject))
-    await ctx.logger.emit(EVENTS.scimUserLinked, { account: subject, client, user: user.id, userName: user.userName });
+  const fields = { account: subject, client, user: user.id, userName: user.userName };
+  // The webhook note goes with the link, in its transaction (docs/contract.md section 13).
+  if (await ctx.store.linkScimUser(user.id, subject, [note(EVENTS.scimUserLinked, fields, ctx.clock.now())]))
+    await ctx.logger.emit(EVENTS.scimUserLinked, fields);
 }

@@ -584,6 +584,7 @@ export const EVENTS = {
     fields: { ...SCIM_USER, active: 'boolean' },
     audited: true,
     help: 'the identity provider provisioned a user over SCIM (its SCIM id and userName)',
+    webhook: 'all',
   }),
   scimUserUpdated: event({
     name: 'scim.user_updated',
@@ -591,6 +592,7 @@ export const EVENTS = {
     fields: { ...SCIM_USER, changed: 'string' },
     audited: true,
     help: "the identity provider changed a SCIM user (`changed`: the attributes' names)",
+    webhook: 'all',
   }),
   scimUserDeactivated: event({
     name: 'scim.user_deactivated',
@@ -598,6 +600,7 @@ export const EVENTS = {
     fields: { ...SCIM_USER, handed_over: 'number', to: 'string?' },
     audited: true,
     help: 'the identity provider set a SCIM user inactive: its account (`subject`, once it signed in) was disabled, and its devices handed over to `to` when PADDOCK_SCIM_HAND_OVER_TO is set',
+    webhook: 'all',
   }),
   scimUserReactivated: event({
     name: 'scim.user_reactivated',
@@ -605,6 +608,7 @@ export const EVENTS = {
     fields: SCIM_USER,
     audited: true,
     help: 'the identity provider set a SCIM user active again: its account was enabled',
+    webhook: 'all',
   }),
   scimUserDeleted: event({
     name: 'scim.user_deleted',
@@ -612,6 +616,7 @@ export const EVENTS = {
     fields: { ...SCIM_USER, handed_over: 'number', to: 'string?' },
     audited: true,
     help: 'the identity provider deleted a SCIM user: its account stays, disabled, and its devices were handed over as on deactivation',
+    webhook: 'all',
   }),
   scimUserLinked: event({
     name: 'scim.user_linked',
@@ -619,6 +624,7 @@ export const EVENTS = {
     fields: { account: 'string', client: 'string', user: 'string', userName: 'string' },
     audited: true,
     help: 'an OIDC sign-in matched a SCIM user by PADDOCK_SCIM_USER_CLAIM: the account is that user from now on, its groups its SCIM groups',
+    webhook: 'all',
   }),
   scimGroupCreated: event({
     name: 'scim.group_created',
@@ -626,6 +632,7 @@ export const EVENTS = {
     fields: { ...SCIM_GROUP, members: 'number' },
     audited: true,
     help: 'the identity provider created a SCIM group (`group:<displayName>`) with its members',
+    webhook: 'all',
   }),
   scimGroupUpdated: event({
     name: 'scim.group_updated',
@@ -633,6 +640,7 @@ export const EVENTS = {
     fields: { ...SCIM_GROUP, changed: 'string', added: 'number', removed: 'number', renamed_from: 'string?' },
     audited: true,
     help: 'the identity provider changed a SCIM group: members added and removed, or renamed (its devices follow the new name)',
+    webhook: 'all',
   }),
   scimGroupDeleted: event({
     name: 'scim.group_deleted',
@@ -640,6 +648,7 @@ export const EVENTS = {
     fields: SCIM_GROUP,
     audited: true,
     help: "the identity provider deleted a SCIM group: its members' accounts lose it, its devices stay `group:<name>`'s",
+    webhook: 'all',
   }),
   accessScopeRefused: event({
     name: 'access.scope_refused',

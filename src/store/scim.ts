@@ -4,9 +4,12 @@
  * transaction (each backend's scim.ts): its first statement must find its row (at the version
  * read, for a replacement), or nothing is written. In the same transaction the groups of every
  * linked account it touches are written again from its memberships (account_groups, section 19),
- * and a renamed group's devices, runs and enrollment tokens follow it to `group:<new name>`.
+ * and a renamed group's devices, runs and enrollment tokens follow it to `group:<new name>`, and
+ * the change's webhook notes are written (docs/contract.md section 13): a delivery announces a
+ * change that committed, and every one that did.
  */
 import { accountGroupsSql } from './account_groups.ts';
+import type { Note } from '../events/note.ts';
 import type { Param, Row, Sql } from './sql.ts';
 import type { ScimStore } from './store.ts';
 import { MAX_ACCOUNT_GROUPS } from '../domain/owners.ts';
@@ -24,9 +27,15 @@ export type Statement = readonly [string, Param[]];
 
 /**
  * The backend's guarded transaction: `guard` runs first (a change with RETURNING); when it returns
- * no row, 'missed' and nothing is written; a uniqueness conflict anywhere, 'taken'.
+ * no row, 'missed' and nothing is written; a uniqueness conflict anywhere, 'taken'. The statements
+ * `then` makes of its rows follow, then the webhook notes (outbox.ts noteStatement), last, so they
+ * are written only with a change that commits.
  */
-export type ScimWrite = (guard: Statement, then: (rows: Row[]) => Statement[]) => Promise<ScimWriteOutcome>;
+export type ScimWrite = (
+  guard: Statement,
+  then: (rows: Row[]) => Statement[],
+  notes: readonly Note[],
+) => Promise<ScimWriteOutcome>;
 
 const USER_COLUMNS =
   'id, user_name, external_id, display_name, active, attributes, subject, created_at, updated_at, version';
@@ -206,22 +215,26 @@ export function scimStore(db: Sql, write: ScimWrite): ScimStore {
       const r = await db.get(scimSql.userBySubject, subject);
       return r && userFrom(r);
     },
-    async createScimUser(u) {
-      return write([scimSql.insertUser, [u.id, ...userColumns(u), u.createdAt, u.createdAt]], () => []);
+    async createScimUser(u, notes = []) {
+      return write([scimSql.insertUser, [u.id, ...userColumns(u), u.createdAt, u.createdAt]], () => [], notes);
     },
-    async replaceScimUser(u, expectedVersion) {
-      return write([scimSql.replaceUser, [...userColumns(u), u.updatedAt, u.id, expectedVersion]], () => []);
+    async replaceScimUser(u, expectedVersion, notes = []) {
+      return write([scimSql.replaceUser, [...userColumns(u), u.updatedAt, u.id, expectedVersion]], () => [], notes);
     },
-    async deleteScimUser(id) {
-      return write([scimSql.deleteUser, [id]], (rows) => {
-        const subject = rows[0]?.subject as string | null | undefined;
-        const then: Statement[] = [[scimSql.removeMemberships, [id]]];
-        if (subject) then.push([accountGroupsSql.clear, [subject]]);
-        return then;
-      });
+    async deleteScimUser(id, notes = []) {
+      return write(
+        [scimSql.deleteUser, [id]],
+        (rows) => {
+          const subject = rows[0]?.subject as string | null | undefined;
+          const then: Statement[] = [[scimSql.removeMemberships, [id]]];
+          if (subject) then.push([accountGroupsSql.clear, [subject]]);
+          return then;
+        },
+        notes,
+      );
     },
-    async linkScimUser(id, subject) {
-      return (await write([scimSql.linkUser, [subject, id]], () => refreshGroups(id))) === 'done';
+    async linkScimUser(id, subject, notes = []) {
+      return (await write([scimSql.linkUser, [subject, id]], () => refreshGroups(id), notes)) === 'done';
     },
     async missingScimUsers(ids) {
       const missing: string[] = [];
@@ -251,42 +264,51 @@ export function scimStore(db: Sql, write: ScimWrite): ScimStore {
       if (withMembers) g.members = await members(id);
       return g;
     },
-    async createScimGroup(g) {
-      return write([scimSql.insertGroup, [g.id, g.displayName, g.externalId, g.createdAt, g.createdAt]], () => [
-        ...memberStatements(g.id, g.members, true),
-        [scimSql.joinAccounts, [g.displayName, g.id]],
-      ]);
+    async createScimGroup(g, notes = []) {
+      return write(
+        [scimSql.insertGroup, [g.id, g.displayName, g.externalId, g.createdAt, g.createdAt]],
+        () => [...memberStatements(g.id, g.members, true), [scimSql.joinAccounts, [g.displayName, g.id]]],
+        notes,
+      );
     },
-    async replaceScimGroup(g, expectedVersion) {
+    async replaceScimGroup(g, expectedVersion, notes = []) {
       const guard: Statement = [
         scimSql.replaceGroup,
         [g.displayName, g.externalId, g.updatedAt, g.id, expectedVersion],
       ];
       const before = g.renamedFrom ?? g.displayName;
-      return write(guard, () => {
-        // The name leaves the members' accounts as they were, and joins them as they are after.
-        const then: Statement[] = [[scimSql.leaveAccounts, [before, g.id]]];
-        if (before !== g.displayName) {
-          const [from, to] = [`group:${before}`, `group:${g.displayName}`];
-          then.push(
-            [scimSql.moveDevices, [to, from]],
-            [scimSql.moveRuns, [to, from]],
-            [scimSql.moveEnrollTokens, [to, from]],
-          );
-        }
-        then.push(...memberStatements(g.id, g.removed, false), ...memberStatements(g.id, g.added, true));
-        then.push([scimSql.joinAccounts, [g.displayName, g.id]]);
-        return then;
-      });
+      return write(
+        guard,
+        () => {
+          // The name leaves the members' accounts as they were, and joins them as they are after.
+          const then: Statement[] = [[scimSql.leaveAccounts, [before, g.id]]];
+          if (before !== g.displayName) {
+            const [from, to] = [`group:${before}`, `group:${g.displayName}`];
+            then.push(
+              [scimSql.moveDevices, [to, from]],
+              [scimSql.moveRuns, [to, from]],
+              [scimSql.moveEnrollTokens, [to, from]],
+            );
+          }
+          then.push(...memberStatements(g.id, g.removed, false), ...memberStatements(g.id, g.added, true));
+          then.push([scimSql.joinAccounts, [g.displayName, g.id]]);
+          return then;
+        },
+        notes,
+      );
     },
-    async deleteScimGroup(id) {
+    async deleteScimGroup(id, notes = []) {
       const group = await db.get(scimSql.group, id);
       if (group === undefined) return 'missed';
       // The name leaves the members' accounts before the memberships go.
-      return write([scimSql.deleteGroup, [id]], () => [
-        [scimSql.leaveAccounts, [group.display_name as string, id]],
-        [scimSql.removeMembersOf, [id]],
-      ]);
+      return write(
+        [scimSql.deleteGroup, [id]],
+        () => [
+          [scimSql.leaveAccounts, [group.display_name as string, id]],
+          [scimSql.removeMembersOf, [id]],
+        ],
+        notes,
+      );
     },
   };
 }

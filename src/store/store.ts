@@ -492,7 +492,10 @@ export interface OwnersStore {
   group(name: string, members: number): Promise<GroupSummary | undefined>;
 }
 
-/** SCIM users, groups and members (store/scim.ts, docs/contract.md section 20). */
+/**
+ * SCIM users, groups and members (store/scim.ts, docs/contract.md section 20). A change's `notes`
+ * (the webhook outbox's, docs/contract.md section 13) are written in its transaction, only when it is done.
+ */
 export interface ScimStore {
   /** A page of users matching every equality of `filter`, by userName, with how many match in all. */
   scimUsers(filter: ScimUserFilter, page: ScimPageRequest): Promise<ScimPage<ScimUser>>;
@@ -502,16 +505,20 @@ export interface ScimStore {
   /** The user linked to the account `subject`. */
   scimUserOfSubject(subject: string): Promise<ScimUser | undefined>;
   /** 'taken' when another user has its userName (in any case). */
-  createScimUser(user: Omit<ScimUser, 'subject' | 'updatedAt' | 'version'>): Promise<ScimWriteOutcome>;
+  createScimUser(
+    user: Omit<ScimUser, 'subject' | 'updatedAt' | 'version'>,
+    notes?: readonly Note[],
+  ): Promise<ScimWriteOutcome>;
   /** Replaces the user's attributes when it is still at `expectedVersion` ('missed' otherwise). */
   replaceScimUser(
     user: Omit<ScimUser, 'subject' | 'createdAt' | 'version'>,
     expectedVersion: number,
+    notes?: readonly Note[],
   ): Promise<ScimWriteOutcome>;
   /** Deletes the user and its memberships; its linked account keeps no group of them. */
-  deleteScimUser(id: string): Promise<ScimWriteOutcome>;
+  deleteScimUser(id: string, notes?: readonly Note[]): Promise<ScimWriteOutcome>;
   /** Links an unlinked user to the account that signed in with its userName; its groups become the account's. */
-  linkScimUser(id: string, subject: string): Promise<boolean>;
+  linkScimUser(id: string, subject: string, notes?: readonly Note[]): Promise<boolean>;
   /** The ids of `ids` that name no user. */
   missingScimUsers(ids: readonly string[]): Promise<string[]>;
   /** The names of the SCIM groups of the account `subject` (the first MAX_ACCOUNT_GROUPS by name). */
@@ -524,6 +531,7 @@ export interface ScimStore {
   /** 'taken' when another group has its displayName. Its members' accounts get the group. */
   createScimGroup(
     group: Omit<ScimGroup, 'members' | 'updatedAt' | 'version'> & { members: readonly string[] },
+    notes?: readonly Note[],
   ): Promise<ScimWriteOutcome>;
   /**
    * Replaces the group's name and externalId and changes its members, when it is still at
@@ -537,9 +545,10 @@ export interface ScimStore {
       removed: readonly string[];
     },
     expectedVersion: number,
+    notes?: readonly Note[],
   ): Promise<ScimWriteOutcome>;
   /** Deletes the group; its devices stay `group:<name>`'s, its members' accounts lose it. */
-  deleteScimGroup(id: string): Promise<ScimWriteOutcome>;
+  deleteScimGroup(id: string, notes?: readonly Note[]): Promise<ScimWriteOutcome>;
 }
 
 export interface AccountsStore {

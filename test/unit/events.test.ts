@@ -97,19 +97,26 @@ test('docs/contract.md section 8: its events, levels and fields are in the catal
   }
 });
 
-/** One README row of an entry: `| event | level | fields | audited | what |`. */
+/** Whether webhooks carry an entry, as the README's table says it. */
+function webhookCell(entry: AnyEvent): string {
+  const webhook: EventEntry['webhook'] = 'webhook' in entry ? entry.webhook : undefined;
+  return webhook === 'all' ? 'yes' : webhook === 'opt-in' ? 'when named' : 'no';
+}
+
+/** One README row of an entry: `| event | level | fields | audited | webhooks | what |`. */
 function readmeRow(entry: AnyEvent): string {
   const fields = Object.entries(entry.fields as Record<string, string>)
     .map(([name, kind]) => `\`${name}: ${kind}\``)
     .join(', ');
   const from: EventEntry['auditAccount'] = 'auditAccount' in entry ? entry.auditAccount : undefined;
   const account = from ? ` (account \`${from.prefix}<${from.field}>\`)` : '';
-  return `| \`${entry.name}\` | ${entry.level} | ${fields || '—'} | ${entry.audited ? `yes${account}` : 'no'} | ${entry.help} |`;
+  const audited = entry.audited ? `yes${account}` : 'no';
+  return `| \`${entry.name}\` | ${entry.level} | ${fields || '—'} | ${audited} | ${webhookCell(entry)} | ${entry.help} |`;
 }
 
 test("the README's event table is the catalogue, row for row", () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n| event | level | fields | audited | what |\n');
+  const start = readme.indexOf('\n| event | level | fields | audited | webhooks | what |\n');
   assert.ok(start >= 0, 'README.md has the event table');
   const lines = readme.slice(start + 1).split('\n');
   const end = lines.findIndex((line) => !line.startsWith('|'));

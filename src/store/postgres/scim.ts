@@ -3,6 +3,7 @@
  * connection; the guard's row lock holds the resource until the commit, so of two writers at the
  * same version one wins and the other misses.
  */
+import { noteStatement } from '../outbox.ts';
 import type { ScimWrite } from '../scim.ts';
 import type { PgDb } from './db.ts';
 
@@ -10,12 +11,12 @@ import type { PgDb } from './db.ts';
 const UNIQUE = '23505';
 
 export function pgScimWrite(db: PgDb): ScimWrite {
-  return async function scimWrite(guard, then) {
+  return async function scimWrite(guard, then, notes) {
     try {
       return await db.transaction(async (q, run) => {
         const rows = await q(guard[0], ...guard[1]);
         if (rows.length === 0) return 'missed' as const;
-        for (const [sql, params] of then(rows)) await run(sql, ...params);
+        for (const [sql, params] of [...then(rows), ...notes.map(noteStatement)]) await run(sql, ...params);
         return 'done' as const;
       });
     } catch (err) {

@@ -2,6 +2,7 @@
  * The SCIM store's guarded transaction on SQLite (store/scim.ts): synchronous on the one
  * connection, so nothing runs between the guard and the statements it lets through.
  */
+import { noteStatement } from '../outbox.ts';
 import type { ScimWrite } from '../scim.ts';
 import type { Db } from './db.ts';
 
@@ -9,12 +10,12 @@ import type { Db } from './db.ts';
 const UNIQUE = new Set([2067, 1555]);
 
 export function sqliteScimWrite(db: Db): ScimWrite {
-  return async function scimWrite(guard, then) {
+  return async function scimWrite(guard, then, notes) {
     try {
       return db.transaction(() => {
         const rows = db.all(guard[0], ...guard[1]);
         if (rows.length === 0) return 'missed' as const;
-        for (const [sql, params] of then(rows)) db.run(sql, ...params);
+        for (const [sql, params] of [...then(rows), ...notes.map(noteStatement)]) db.run(sql, ...params);
         return 'done' as const;
       });
     } catch (err) {
