@@ -3,11 +3,10 @@
 // PADDOCK_TOKEN. Tables for people, the API's JSON with --json, every page with --all, the bytes
 // of a run, and on failure a non-zero exit with the server's own words.
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { consoleClient } from '../multi/client.ts';
+import { adminServer } from '../support/admin_server.ts';
 import { paddock } from '../support/process.ts';
 import { freePort } from '../support/tls_fixture.ts';
 
@@ -45,24 +44,10 @@ const upload = (credential: string, id: string, body: string | Buffer) =>
   });
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'paddock-admin-cli-'));
-  const serve = paddock(['serve'], {
-    PADDOCK_LISTEN: '127.0.0.1:0',
-    PADDOCK_DATA_DIR: join(dir, 'data'),
-    PADDOCK_ADMIN_PASSWORD: PASSWORD,
-  });
-  base = (await serve.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
-  stop = async () => {
-    serve.child.kill('SIGTERM');
-    await serve.exited;
-  };
-  token = await consoleClient(() => PASSWORD).accessToken(base, 'cli test');
+  ({ dir, base, token, stop } = await adminServer('cli test', PASSWORD));
 });
 
-after(async () => {
-  await stop();
-  await rm(dir, { recursive: true, force: true });
-});
+after(() => stop());
 
 test('mint a link, enroll with it, then list, get, rename, revoke and delete devices', async () => {
   const minted = await cli(['enroll-tokens', 'mint', '--uses', '3', '--note', 'bench', '--json']);

@@ -3,15 +3,11 @@
 // all; one refused (unknown) is named on stderr and the others still go (exit 1); a bad owner is a
 // usage error before anything is sent (exit 2).
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { consoleClient } from '../multi/client.ts';
+import { adminServer } from '../support/admin_server.ts';
 import { paddock } from '../support/process.ts';
 
 const PASSWORD = 'the owner cli test password';
-let dir: string;
 let base: string;
 let token: string;
 let stop: () => Promise<void>;
@@ -33,24 +29,10 @@ async function enroll(link: string, name: string) {
 }
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'paddock-owner-cli-'));
-  const serve = paddock(['serve'], {
-    PADDOCK_LISTEN: '127.0.0.1:0',
-    PADDOCK_DATA_DIR: join(dir, 'data'),
-    PADDOCK_ADMIN_PASSWORD: PASSWORD,
-  });
-  base = (await serve.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
-  stop = async () => {
-    serve.child.kill('SIGTERM');
-    await serve.exited;
-  };
-  token = await consoleClient(() => PASSWORD).accessToken(base, 'owner cli test');
+  ({ base, token, stop } = await adminServer('owner cli test', PASSWORD));
 });
 
-after(async () => {
-  await stop();
-  await rm(dir, { recursive: true, force: true });
-});
+after(() => stop());
 
 test('devices owner: several devices to a group, each on its own; refusals named; a bad owner is a usage error', async () => {
   const minted = await cli(['enroll-tokens', 'mint', '--uses', '2', '--json']);

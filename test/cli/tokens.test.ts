@@ -2,15 +2,11 @@
 // `paddock serve` process and the CLI as a child process. `--scope scim` makes the identity
 // provider's token, which /scim/v2 takes and the JSON API refuses; revoked, SCIM refuses it too.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { consoleClient } from '../multi/client.ts';
+import { adminServer } from '../support/admin_server.ts';
 import { paddock } from '../support/process.ts';
 
 const PASSWORD = 'the tokens cli test password';
-let dir: string;
 let base: string;
 let token: string;
 let stop: () => Promise<void>;
@@ -22,24 +18,10 @@ async function cli(args: string[], as = token) {
 }
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'paddock-tokens-cli-'));
-  const serve = paddock(['serve'], {
-    PADDOCK_LISTEN: '127.0.0.1:0',
-    PADDOCK_DATA_DIR: join(dir, 'data'),
-    PADDOCK_ADMIN_PASSWORD: PASSWORD,
-  });
-  base = (await serve.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
-  stop = async () => {
-    serve.child.kill('SIGTERM');
-    await serve.exited;
-  };
-  token = await consoleClient(() => PASSWORD).accessToken(base, 'tokens cli test');
+  ({ base, token, stop } = await adminServer('tokens cli test', PASSWORD));
 });
 
-after(async () => {
-  await stop();
-  await rm(dir, { recursive: true, force: true });
-});
+after(() => stop());
 
 test('tokens create --scope scim: a token for /scim/v2 only; list and revoke', async () => {
   const made = await cli(['tokens', 'create', 'okta', '--scope', 'scim', '--json']);

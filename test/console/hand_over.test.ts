@@ -29,6 +29,24 @@ async function fleet(h: Harness): Promise<Record<string, string>> {
   return { a: a.device, b: b.device, c: c.device };
 }
 
+/** The fleet with the device `key` handed to `owner` first (no webhook subscribed to hear it). */
+const fleetHandedOver =
+  (key: string, owner: string) =>
+  async (h: Harness): Promise<Record<string, string>> => {
+    const f = await fleet(h);
+    await h.store.handOverDevices([f[key] ?? ''], owner, () => {
+      throw new Error('no webhook is subscribed');
+    });
+    return f;
+  };
+
+/** The fleet with its user's account disabled. */
+async function fleetUserDisabled(h: Harness): Promise<Record<string, string>> {
+  const f = await fleet(h);
+  await h.store.setAccountDisabled(ACCOUNTS.user.subject, h.clock.now());
+  return f;
+}
+
 const owner = async (h: Harness, id: string) => (await h.store.deviceVisibleTo(admin, id))?.owner;
 
 const scenarios: Scenario[] = [
@@ -236,13 +254,7 @@ const scenarios: Scenario[] = [
     name: 'the groups list: from accounts and owners, members and devices, linked',
     path: '/groups',
     as: 'admin',
-    setup: async (h) => {
-      const f = await fleet(h);
-      await h.store.handOverDevices([f.c ?? ''], 'group:lab', () => {
-        throw new Error('no webhook is subscribed');
-      });
-      return f;
-    },
+    setup: fleetHandedOver('c', 'group:lab'),
     status: 200,
     contains: [
       '<a href="/groups/lab">lab</a>',
@@ -257,13 +269,7 @@ const scenarios: Scenario[] = [
     name: 'one group: its members and its devices',
     path: '/groups/ops',
     as: 'admin',
-    setup: async (h) => {
-      const f = await fleet(h);
-      await h.store.handOverDevices([f.a ?? ''], 'group:ops', () => {
-        throw new Error('no webhook is subscribed');
-      });
-      return f;
-    },
+    setup: fleetHandedOver('a', 'group:ops'),
     status: 200,
     contains: ['<code>group:ops</code>', 'Uma User', 'Uma Laptop', '1 device'],
     notContains: ['Otto Board'],
@@ -289,11 +295,7 @@ const scenarios: Scenario[] = [
     name: 'the dashboard counts the devices of disabled accounts, linked to the list of them',
     path: '/',
     as: 'admin',
-    setup: async (h) => {
-      const f = await fleet(h);
-      await h.store.setAccountDisabled(ACCOUNTS.user.subject, h.clock.now());
-      return f;
-    },
+    setup: fleetUserDisabled,
     status: 200,
     contains: ['Held by disabled accounts', '<a href="/devices?owner_disabled=yes">2</a>'],
   },
@@ -301,11 +303,7 @@ const scenarios: Scenario[] = [
     name: 'the list of devices of disabled accounts',
     path: '/devices?owner_disabled=yes',
     as: 'admin',
-    setup: async (h) => {
-      const f = await fleet(h);
-      await h.store.setAccountDisabled(ACCOUNTS.user.subject, h.clock.now());
-      return f;
-    },
+    setup: fleetUserDisabled,
     status: 200,
     contains: ['Uma Laptop', 'Uma Phone', 'held by disabled accounts'],
     notContains: ['Otto Board'],

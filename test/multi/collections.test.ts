@@ -2,23 +2,12 @@
 // on one PostgreSQL database. A device holds its request on one; a collection created through the
 // other reaches it by PostgreSQL's LISTEN/NOTIFY within a second, and its answer is seen by both.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { randomToken, secretHash } from '../../src/crypto/random.ts';
 import { newAccessToken } from '../../src/domain/access_tokens.ts';
-import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { paddock, type PaddockProcess } from '../support/process.ts';
-import {
-  databaseUrl,
-  dropDatabase,
-  freshDatabase,
-  postgresAvailable,
-  sharedDatabaseEnv,
-  SKIP_REASON,
-} from '../support/postgres.ts';
+import { type TwoInstances, twoInstances } from '../support/two_instances.ts';
+import { postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 
 const available = await postgresAvailable();
 const admin = { subject: 'local:admin', admin: true, client: null };
@@ -27,36 +16,15 @@ if (!available) {
   test(`collection requests across two instances (skipped: ${SKIP_REASON})`, { skip: true }, () => undefined);
 } else {
   describe('collection requests across two instances on one database', () => {
-    let database: string;
-    let dir: string;
     let store: Store;
-    const instances: Array<{ p: PaddockProcess; base: string }> = [];
+    let instances: TwoInstances['instances'] = [];
+    let stop: () => Promise<void> = async () => undefined;
 
     before(async () => {
-      database = await freshDatabase();
-      dir = await mkdtemp(join(tmpdir(), 'paddock-multi-collections-'));
-      for (const name of ['a', 'b']) {
-        const p = paddock(['serve'], {
-          PADDOCK_LISTEN: '127.0.0.1:0',
-          PADDOCK_DATA_DIR: join(dir, name),
-          ...sharedDatabaseEnv(databaseUrl(database), dir),
-          PADDOCK_ADMIN_PASSWORD: 'collections across instances',
-        });
-        const base = (await p.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
-        instances.push({ p, base });
-      }
-      store = await openPostgresStore(databaseUrl(database));
+      ({ store, instances, stop } = await twoInstances('collections', 'collections across instances'));
     });
 
-    after(async () => {
-      await store.close();
-      for (const { p } of instances) {
-        p.child.kill('SIGTERM');
-        await p.exited;
-      }
-      await rm(dir, { recursive: true, force: true });
-      await dropDatabase(database);
-    });
+    after(() => stop());
 
     async function enroll(base: string): Promise<{ device: string; credential: string }> {
       const token = randomToken(32);

@@ -3,16 +3,12 @@
 // and a change of its groups (as a sign-in or SCIM writes it, through the store) reaches both at
 // their next request: nothing about groups is kept in an instance.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { randomToken, secretHash } from '../../src/crypto/random.ts';
 import { newAccessToken } from '../../src/domain/access_tokens.ts';
-import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { paddock, type PaddockProcess } from '../support/process.ts';
-import { databaseUrl, dropDatabase, freshDatabase, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import { type TwoInstances, twoInstances } from '../support/two_instances.ts';
+import { postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 
 const available = await postgresAvailable();
 const MEMBER = 'oidc:carol';
@@ -21,38 +17,15 @@ if (!available) {
   test(`groups across two instances (skipped: ${SKIP_REASON})`, { skip: true }, () => undefined);
 } else {
   describe('groups across two instances on one database', () => {
-    let database: string;
-    let dir: string;
     let store: Store;
-    const instances: Array<{ p: PaddockProcess; base: string }> = [];
+    let instances: TwoInstances['instances'] = [];
+    let stop: () => Promise<void> = async () => undefined;
 
     before(async () => {
-      database = await freshDatabase();
-      dir = await mkdtemp(join(tmpdir(), 'paddock-multi-groups-'));
-      for (const name of ['a', 'b']) {
-        const p = paddock(['serve'], {
-          PADDOCK_LISTEN: '127.0.0.1:0',
-          PADDOCK_DATA_DIR: join(dir, name),
-          PADDOCK_DATABASE_URL: databaseUrl(database),
-          // One seal key file for every instance on the database (docs/contract.md section 23).
-          PADDOCK_SEAL_KEY_FILE: join(dir, 'seal.key'),
-          PADDOCK_ADMIN_PASSWORD: 'groups across instances',
-        });
-        const base = (await p.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
-        instances.push({ p, base });
-      }
-      store = await openPostgresStore(databaseUrl(database));
+      ({ store, instances, stop } = await twoInstances('groups', 'groups across instances'));
     });
 
-    after(async () => {
-      await store.close();
-      for (const { p } of instances) {
-        p.child.kill('SIGTERM');
-        await p.exited;
-      }
-      await rm(dir, { recursive: true, force: true });
-      await dropDatabase(database);
-    });
+    after(() => stop());
 
     async function enroll(base: string, owner: string): Promise<string> {
       const token = randomToken(32);

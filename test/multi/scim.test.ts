@@ -14,7 +14,14 @@ import { sessionCodec } from '../../src/session/session.ts';
 import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { type PaddockProcess, paddock } from '../support/process.ts';
-import { databaseUrl, dropDatabase, freshDatabase, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import {
+  databaseUrl,
+  dropDatabase,
+  freshDatabase,
+  postgresAvailable,
+  sharedDatabaseEnv,
+  SKIP_REASON,
+} from '../support/postgres.ts';
 import { freePort } from '../support/tls_fixture.ts';
 
 const available = await postgresAvailable();
@@ -41,8 +48,7 @@ if (!available) {
           PADDOCK_LISTEN: `127.0.0.1:${port}`,
           PADDOCK_BASE_URL: base,
           PADDOCK_DATA_DIR: join(dir, name),
-          PADDOCK_DATABASE_URL: databaseUrl(database),
-          PADDOCK_SEAL_KEY_FILE: join(dir, 'seal.key'),
+          ...sharedDatabaseEnv(databaseUrl(database), dir),
           PADDOCK_SESSION_KEYS: KEY.toString('base64'),
           PADDOCK_ADMIN_PASSWORD: 'scim instances password',
         });
