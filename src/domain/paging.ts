@@ -13,6 +13,11 @@ export interface Page<T> {
   items: T[];
   /** Cursor for the next (older) page, absent on the last page. */
   next?: string;
+  /**
+   * The page stopped where its reading did, not at its size: a search reads at most so many
+   * candidates a page (docs/contract.md section 21), so it may hold fewer rows and still go on.
+   */
+  cut?: true;
 }
 
 /**

@@ -2,6 +2,7 @@
 import type { PrivacyLevel } from './privacy.ts';
 import type { Receipt } from './receipt.ts';
 import type { Findings } from './redaction.ts';
+import type { TextQuery } from './words.ts';
 
 /** The largest run an upload may carry (docs/contract.md section 5: above it, 413). */
 export const RUN_LIMIT = 16 * 1024 * 1024;
@@ -50,6 +51,8 @@ export interface RunFilter {
   until?: number | undefined;
   /** Only runs the level check flagged (true) or did not (false). */
   flagged?: boolean | undefined;
+  /** Only runs whose text holds every word of the query (docs/contract.md section 21), from the index. */
+  text?: TextQuery | undefined;
 }
 
 /**

@@ -8,11 +8,22 @@ import type { Receipt } from '../domain/receipt.ts';
 import { chartStart, cursor, page, perDay, summaryFrom } from './rows.ts';
 import { changed } from './devices.ts';
 import type { Findings } from '../domain/redaction.ts';
-import { allAndOwn, byOwners, counted, IN_SCOPE, merged, type Param, placeholders, scope, type Sql } from './sql.ts';
+import {
+  allAndOwn,
+  byOwners,
+  counted,
+  IN_SCOPE,
+  merged,
+  type Param,
+  placeholders,
+  type RunCandidates,
+  scope,
+  type Sql,
+} from './sql.ts';
 import { ownersOf } from '../domain/owners.ts';
 import { type ListOptions, ownersReach } from './owners_reach.ts';
 import type { RunsStore } from './store.ts';
-import type { PageRequest } from '../domain/paging.ts';
+import type { Page, PageRequest } from '../domain/paging.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
 import type { Run, RunFilter, RunSummary, StoredRun } from '../domain/runs.ts';
 import type { Viewer } from '../domain/accounts.ts';
@@ -48,6 +59,9 @@ export const runsSql = {
     WHERE id = ? AND (last_upload_at IS NULL OR last_upload_at < ?)`,
   visible: `SELECT seq, ${summary}, chunked, findings, receipt FROM runs WHERE device_id = ? AND id = ? AND ${IN_SCOPE}`,
   body: 'SELECT body FROM runs WHERE seq = ?',
+  /** Through runs_device_list: the device's newest run below this one's seq. */
+  previous: `SELECT seq, ${summary} FROM runs WHERE device_id = ? AND ${IN_SCOPE}
+    AND seq < (SELECT seq FROM runs WHERE device_id = ? AND id = ?) ORDER BY seq DESC LIMIT 1`,
   chunk: 'SELECT data FROM run_chunks WHERE run_seq = ? AND n = ?',
   delete: `DELETE FROM runs WHERE device_id = ? AND id = ? AND ${IN_SCOPE} RETURNING id`,
   levelCheck: 'UPDATE runs SET flagged = ?, findings = ? WHERE device_id = ? AND id = ? RETURNING id',
@@ -137,7 +151,12 @@ export function runsStore(db: Sql, opts: ListOptions = {}): Omit<RunsStore, 'put
       const receipt = typeof row.receipt === 'string' ? (JSON.parse(row.receipt) as Receipt) : null;
       return { ...summaryFrom(row), findings, receipt, read };
     },
+    async previousRun(viewer, device, id) {
+      const row = await db.get(runsSql.previous, device, ...scope(viewer), device, id);
+      return row ? summaryFrom(row) : undefined;
+    },
     async runsVisibleTo(viewer, req, filter) {
+      if (filter?.text !== undefined) return searchRuns(db, viewer, req, filter, filter.text.words);
       if (filter && Object.values(filter).some((v) => v !== undefined)) {
         let scoped = viewer;
         if (filter.device !== undefined && !viewer.admin) {
@@ -241,6 +260,72 @@ export function filteredRuns(
     );
   params.push(req.limit + 1);
   return { sql: `SELECT seq, ${summary} FROM runs WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, params };
+}
+
+/** A search page reads at most this many candidates from the index (or, walking, runs): docs/decisions.md. */
+export const SEARCH_CANDIDATES = 10_000;
+
+const summaryOfR = summary
+  .split(', ')
+  .map((c) => `r.${c}`)
+  .join(', ');
+
+/**
+ * The search across runs (docs/contract.md section 21): the candidates from the backend's index
+ * (Sql.runCandidates: the runs holding every word, newest first, at most SEARCH_CANDIDATES below
+ * the cursor), each joined to its run by seq for the scope and the other filters. A page that the
+ * cap cut short still names the next: its cursor is the least seq the candidates reached, so the
+ * reader goes on from there and no query reads more than the cap, whatever the store holds.
+ */
+async function searchRuns(
+  db: Sql,
+  viewer: Viewer,
+  req: PageRequest,
+  filter: RunFilter,
+  words: readonly string[],
+): Promise<Page<RunSummary>> {
+  const seqs = await rangeSeqs(db, filter);
+  const below = Math.min(cursor(req.before), seqs.below);
+  const found = await db.runCandidates(words, below, seqs.atLeast, SEARCH_CANDIDATES);
+  const { sql, params } = searchStatement(viewer, req.limit, filter, found);
+  const result = page(await db.arrays(sql, ...params), req.limit, runSummaryFromArray);
+  if (result.next !== undefined) return result;
+  const reached = await db.get(reachedSql(found), ...found.examined.params);
+  return Number(reached?.n) >= SEARCH_CANDIDATES && Number(reached?.least) > 1
+    ? { items: result.items, next: String(reached?.least), cut: true }
+    : result;
+}
+
+/** How far a search's candidates reached: how many runs it read, and the least seq among them. */
+export function reachedSql(found: RunCandidates): string {
+  return `SELECT count(*) AS n, min(seq) AS least FROM (${found.examined.sql}) AS e`;
+}
+
+/** A search page: the candidates joined to their runs by seq, for the scope and the list's other filters. */
+export function searchStatement(
+  viewer: Viewer,
+  limit: number,
+  filter: RunFilter,
+  found: RunCandidates,
+): { sql: string; params: Param[] } {
+  const where: string[] = [];
+  const params: Param[] = [...found.params];
+  const add = (condition: string, ...values: Param[]) => (where.push(condition), params.push(...values));
+  // Each condition is checked on the candidate's own row, written as an expression no index
+  // answers: else a planner may read all of an owner's (or a device's, or a time range's) runs and
+  // join the candidates to them, a cost that grows with what they hold. The time range already
+  // bounds the candidates by seq (rangeSeqs).
+  const owners = viewer.admin ? [] : ownersOf(viewer);
+  if (owners.length > 0) add(`r.owner || '' IN (${placeholders(owners.length)})`, ...owners);
+  if (filter.device !== undefined) add(`r.device_id || '' = ?`, filter.device);
+  if (filter.privacy !== undefined) add(`r.privacy || '' = ?`, filter.privacy);
+  if (filter.since !== undefined) add('r.uploaded_at + 0 >= ?', filter.since);
+  if (filter.until !== undefined) add('r.uploaded_at + 0 < ?', filter.until);
+  if (filter.flagged !== undefined) add(filter.flagged ? 'r.flagged + 0 = 1' : 'r.flagged + 0 = 0');
+  params.push(limit + 1);
+  const sql = `SELECT r.seq, ${summaryOfR} FROM (${found.sql}) AS c CROSS JOIN runs r
+    WHERE r.seq = c.seq${where.map((w) => ` AND ${w}`).join('')} ORDER BY c.seq DESC LIMIT ?`;
+  return { sql, params };
 }
 
 /** The seq bounds of a time range: below the newest run before `until`, from the oldest at or after `since`. */

@@ -13,6 +13,13 @@ export type Row = Record<string, unknown>;
 /** What both drivers bind: booleans are passed as 1 and 0 (PostgreSQL reads '1' and '0' as booleans). */
 export type Param = string | number | null | Uint8Array;
 
+/** A search's candidate runs (Sql.runCandidates): statements and their parameters. */
+export interface RunCandidates {
+  sql: string;
+  params: Param[];
+  examined: { sql: string; params: Param[] };
+}
+
 export interface Sql {
   get(sql: string, ...params: Param[]): Promise<Row | undefined>;
   all(sql: string, ...params: Param[]): Promise<Row[]>;
@@ -32,6 +39,15 @@ export interface Sql {
    * PostgreSQL checks each of its devices rather than read the trigram index.
    */
   searchDevices(q: string, fewDevices?: boolean): { sql: string; params: Param[] };
+  /**
+   * The other condition written per backend (docs/contract.md section 21): a statement whose one
+   * column, `seq`, is the runs holding every word (src/domain/words.ts) with `atLeast <= seq <
+   * below`, newest first, at most `cap` of them; and `examined`, the seqs it read its way through
+   * (at most `cap`: when that many, the page stopped at the cap and the next starts below their
+   * least). SQLite reads its FTS5 table; PostgreSQL the GIN index, or walks the newest runs when
+   * every word is common (store/postgres/run_words.ts).
+   */
+  runCandidates(words: readonly string[], below: number, atLeast: number, cap: number): Promise<RunCandidates>;
   /**
    * Runs `sql` (a change with RETURNING) and, in the same transaction, writes the webhook notes
    * that `notes` makes of its rows (store/outbox.ts): a change and its messages commit together.

@@ -377,6 +377,8 @@ export interface RunsStore {
   /** Stores a run unless the id is taken; idempotent for identical bytes (docs/contract.md section 6). */
   putRun(run: Run & { sha256: string }, note?: Note): Promise<PutRunResult>;
   runVisibleTo(viewer: Viewer, device: string, id: string): Promise<StoredRun | undefined>;
+  /** The device's run stored just before this one, when both are in the viewer's scope (the run view's compare link). */
+  previousRun(viewer: Viewer, device: string, id: string): Promise<RunSummary | undefined>;
   runsVisibleTo(viewer: Viewer, page: PageRequest, filter?: RunFilter): Promise<Page<RunSummary>>;
   /**
    * Whether the device has a run stored under this id, whoever asks: the control path's question

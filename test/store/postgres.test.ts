@@ -31,6 +31,7 @@ import { credentialsContract } from './credentials_contract.ts';
 import { factsContract } from './facts_contract.ts';
 import { approvalContract } from './approval_contract.ts';
 import { groupsContract } from './groups_contract.ts';
+import { runWordsContract } from './run_words_contract.ts';
 import { ownersContract } from './owners_contract.ts';
 import { scimContract } from './scim_contract.ts';
 
@@ -78,6 +79,7 @@ if (!available) {
   factsContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   approvalContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   groupsContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
+  runWordsContract('postgres', () => openPostgresStore(PG_URL, { schema: freshSchema() }));
   // Lists read whole when the owners hold few rows, as SQLite does (the store merges them by default).
   groupsContract('postgres, few owners read whole', () =>
     openPostgresStore(PG_URL, { schema: freshSchema(), ownersScanRows: 5_000 }),

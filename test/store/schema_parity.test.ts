@@ -34,6 +34,12 @@ const ALLOWED_INDEXES: Record<string, { sqlite: string; postgres: string; why: s
  */
 const SEARCH = 'devices_search';
 
+/**
+ * The search across runs likewise (store/sql.ts, runCandidates): the FTS5 table run_words (and
+ * its shadow tables) on SQLite, the column runs.words and its GIN index runs_words on PostgreSQL.
+ */
+const RUN_WORDS = 'run_words';
+
 interface Schema {
   /** `table.column` → type family */
   columns: Map<string, string>;
@@ -141,6 +147,15 @@ test(
       const pgSearch = [...pg.indexes].filter((i) => i === `${SEARCH} on devices(expr)`);
       assert.equal(pgSearch.length, 1, 'PostgreSQL has its trigram search index');
       pg.indexes.delete(pgSearch[0]!);
+      const liteWords = [...lite.columns.keys()].filter(
+        (c) => c.startsWith(`${RUN_WORDS}.`) || c.startsWith(`${RUN_WORDS}_`),
+      );
+      assert.ok(liteWords.includes(`${RUN_WORDS}.words`), 'SQLite has its FTS5 table of run words');
+      for (const c of liteWords) lite.columns.delete(c);
+      for (const k of [...lite.keys]) if (k.startsWith(RUN_WORDS)) lite.keys.delete(k);
+      assert.equal(pg.columns.get('runs.words'), 'array', 'PostgreSQL holds the words in the run');
+      pg.columns.delete('runs.words');
+      assert.ok(pg.indexes.delete('runs_words on runs(words)'), 'PostgreSQL has its GIN index of run words');
 
       assert.ok(lite.columns.size > 40 && lite.keys.size > 10 && lite.indexes.size > 8, 'the schema was read');
       assert.deepEqual([...lite.columns.keys()].sort(), [...pg.columns.keys()].sort(), 'the same columns');

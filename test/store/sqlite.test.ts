@@ -20,10 +20,12 @@ import { credentialsContract } from './credentials_contract.ts';
 import { factsContract } from './facts_contract.ts';
 import { approvalContract } from './approval_contract.ts';
 import { groupsContract } from './groups_contract.ts';
+import { runWordsContract } from './run_words_contract.ts';
 import { ownersContract } from './owners_contract.ts';
 import { scimContract } from './scim_contract.ts';
 
 storeContract('sqlite', async () => openSqliteStore(':memory:'));
+runWordsContract('sqlite', async () => openSqliteStore(':memory:'));
 accessTokensContract('sqlite', async () => openSqliteStore(':memory:'));
 auditContract('sqlite', async () => openSqliteStore(':memory:'));
 totpContract('sqlite', async () => openSqliteStore(':memory:'));

@@ -871,6 +871,18 @@ export const migrations: readonly Migration[] = [
   ALTER TABLE access_tokens ADD CONSTRAINT access_tokens_scope_check CHECK (scope IN ('read', 'write', 'scim'));
   `,
   },
+  {
+    name: 'run-words',
+    sql: `
+  -- docs/contract.md section 21: the search across runs. A text run's distinct words
+  -- (src/domain/words.ts), in lower case by Paddock's own rules, so the database's locale has no say;
+  -- NULL for a binary run. In the run's row, so it is written by the upload's own statement and
+  -- goes with the run whatever removes it. A GIN index finds the runs holding every word
+  -- (words @> query); a text[] has no size limit of its own (a tsvector holds at most 1 MB).
+  ALTER TABLE runs ADD COLUMN words TEXT[];
+  CREATE INDEX runs_words ON runs USING gin (words);
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

@@ -25,13 +25,15 @@ import type { Note } from '../../events/note.ts';
 import type { Row } from '../sql.ts';
 import { StoreError } from '../errors.ts';
 import { isConnectionError } from './pool.ts';
+import { indexTextOf } from '../../domain/words.ts';
 import type { PgDb } from './db.ts';
 
 const putRun = `WITH device AS (
     SELECT id, owner, last_upload_at FROM devices WHERE id = ? AND ${CREDENTIAL_HELD} AND revoked_at IS NULL FOR SHARE
   ), inserted AS (
-    INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, chunked, body, receipt)
-    SELECT id, ?::text, owner, ?::text, ?::text, ?::bigint, ?::text, ?::bigint, ?::int::boolean, ?::bytea, ?::text FROM device
+    INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, chunked, body, receipt, words)
+    SELECT id, ?::text, owner, ?::text, ?::text, ?::bigint, ?::text, ?::bigint, ?::int::boolean, ?::bytea, ?::text,
+      string_to_array(?::text, ' ') FROM device
     ON CONFLICT (device_id, id) DO NOTHING RETURNING seq
   )
   SELECT (SELECT seq FROM inserted) AS seq, (SELECT last_upload_at FROM device) AS last_upload_at,
@@ -50,23 +52,24 @@ const HELD = 'd.credential_version = coalesce(i.credential_version, d.credential
  * ($11…$16: noteStatement's parameters, id, event, data, at, pattern, star; NULL for an upload
  * without one) is written as outbox.ts writes one, for a run the statement stored, naming the
  * endpoints subscribed at commit. $17: each upload's credential version (store/runs.ts,
- * CREDENTIAL_HELD), NULL for any.
+ * CREDENTIAL_HELD), NULL for any. $18: each run's words (src/domain/words.ts), NULL for a binary run.
  */
 const putRuns = `WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[],
       $8::int[], $9::text[], $11::text[], $12::text[], $13::text[], $14::bigint[], $15::text[], $16::int[],
-      $17::bigint[])
+      $17::bigint[], $18::text[])
       WITH ORDINALITY AS i(device_id, id, content_type, privacy, size, sha256, uploaded_at, length, receipt,
-        note_id, note_event, note_data, note_at, note_pattern, note_star, credential_version, n)
+        note_id, note_event, note_data, note_at, note_pattern, note_star, credential_version, words, n)
   ), cut AS (
     SELECT i.*, 1 + sum(length) OVER (ORDER BY n) - length AS start FROM input i
   ), device AS (
     SELECT id, owner, last_upload_at, credential_version FROM devices
     WHERE id IN (SELECT device_id FROM input) AND revoked_at IS NULL ORDER BY id FOR SHARE
   ), inserted AS (
-    INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, chunked, body, receipt)
+    INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, chunked, body, receipt,
+      words)
     SELECT i.device_id, i.id, d.owner, i.content_type, i.privacy, i.size, i.sha256, i.uploaded_at, false,
-      substring($10::bytea FROM i.start::int FOR i.length), i.receipt
+      substring($10::bytea FROM i.start::int FOR i.length), i.receipt, string_to_array(i.words, ' ')
     FROM cut i JOIN device d ON d.id = i.device_id AND ${HELD} ORDER BY i.n
     ON CONFLICT (device_id, id) DO NOTHING RETURNING device_id, id, seq
   ), noted AS (
@@ -89,6 +92,7 @@ const MAX_IN_FLIGHT = 2;
 type Upload = Run & { sha256: string };
 type Queued = {
   run: Upload;
+  words: string | undefined;
   note: Note | undefined;
   resolve: (row: Row | undefined) => void;
   reject: (e: unknown) => void;
@@ -134,7 +138,10 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
       const rows = group.length === 1 ? undefined : await storeGroup(group).catch(groupFailed);
       if (rows) group.forEach((item, i) => item.resolve(rows[i]));
       // A lone upload, or a group the database refused as a whole (say, one row it rejects): each alone.
-      else await Promise.all(group.map((item) => storeOne(item.run, item.note).then(item.resolve, item.reject)));
+      else
+        await Promise.all(
+          group.map((item) => storeOne(item.run, item.words, item.note).then(item.resolve, item.reject)),
+        );
     } catch (err) {
       for (const item of group) item.reject(err);
     } finally {
@@ -156,8 +163,10 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
     const runs: unknown[][] = Array.from({ length: 9 }, () => []);
     const notes: unknown[][] = Array.from({ length: 6 }, () => []);
     const versions: Array<number | null> = [];
-    for (const { run, note } of group) {
+    const words: Array<string | null> = [];
+    for (const { run, note, words: w } of group) {
       versions.push(deviceCheckArgs(run)[1]);
+      words.push(w ?? null);
       const args = insertArgs(run);
       for (let c = 0; c < 7; c++) runs[c]?.push(args[c]);
       runs[7]?.push(run.body.byteLength);
@@ -166,7 +175,7 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
       for (let c = 0; c < 6; c++) notes[c]?.push(noteArgs[c] ?? null);
     }
     const bodies = Buffer.concat(group.map(({ run }) => run.body));
-    const rows = await db.rowsOf(putRuns, [...runs, bodies, ...notes, versions]);
+    const rows = await db.rowsOf(putRuns, [...runs, bodies, ...notes, versions, words]);
     if (rows.length !== group.length) throw new Error(`group commit: ${rows.length} answers for ${group.length} runs`);
     return rows;
   }
@@ -175,9 +184,9 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
    * One upload alone. A large run and its chunks are one transaction, so none is seen without all
    * its bytes; a run.stored note commits with its run.
    */
-  async function storeOne(run: Upload, note: Note | undefined): Promise<Row | undefined> {
+  async function storeOne(run: Upload, words: string | undefined, note: Note | undefined): Promise<Row | undefined> {
     const chunked = run.body.byteLength > CHUNK_SIZE;
-    const args = [...deviceCheckArgs(run), ...insertArgs(run).slice(1), run.device, run.id];
+    const args = [...deviceCheckArgs(run), ...insertArgs(run).slice(1), words ?? null, run.device, run.id];
     if (!chunked && !note) return db.sql.get(putRun, ...args);
     return db.transaction(async (q) => {
       const [result] = await q(putRun, ...args);
@@ -194,12 +203,13 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
 
   return {
     async putRun(run, note): Promise<PutRunResult> {
+      const words = await indexTextOf(run.body);
       // Small uploads that arrive together are stored by one statement (group commit); a large one alone.
       const row =
         run.body.byteLength > CHUNK_SIZE
-          ? await storeOne(run, note)
+          ? await storeOne(run, words, note)
           : await new Promise<Row | undefined>((resolve, reject) => {
-              queue.push({ run, note, resolve, reject });
+              queue.push({ run, words, note, resolve, reject });
               schedule();
             });
       if (!row?.active) return 'device-unknown';

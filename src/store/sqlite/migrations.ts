@@ -821,6 +821,24 @@ export const migrations: readonly Migration[] = [
   ALTER TABLE access_tokens DROP COLUMN scope_before_scim;
   `,
   },
+  {
+    name: 'run-words',
+    sql: `
+  -- docs/contract.md section 21: the search across runs. One row per text run, its rowid the run's
+  -- seq, holding the run's distinct words (src/domain/words.ts) joined by spaces. Contentless (the
+  -- words are not stored twice) with deletes, no positions (a quoted phrase is checked against the
+  -- run's text), and split on spaces only, every other character a word's: the words are already
+  -- Paddock's own, in lower case. Written with its run in the upload's transaction; removed with
+  -- it by the trigger, whatever removes the run (delete, bulk, retention, device delete).
+  CREATE VIRTUAL TABLE run_words USING fts5 (
+    words, content = '', contentless_delete = 1, detail = none,
+    tokenize = "unicode61 remove_diacritics 0 categories 'L* M* N* P* S* C* Z*' separators ' '"
+  );
+  CREATE TRIGGER run_words_delete AFTER DELETE ON runs BEGIN
+    DELETE FROM run_words WHERE rowid = old.seq;
+  END;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

@@ -8,6 +8,7 @@ import type { PutRunResult, Run } from '../../domain/runs.ts';
 import type { Note } from '../../events/note.ts';
 import { noteRow, type Subscription, subscriptionsFrom, subscriptionsSql } from '../outbox.ts';
 import type { Db } from './db.ts';
+import { indexTextOf } from '../../domain/words.ts';
 
 /** At most this many uploads share one transaction; the rest go in the next. */
 const MAX_BATCH = 256;
@@ -17,10 +18,14 @@ const insertRun = `WITH device AS (SELECT id, owner FROM devices WHERE id = ? AN
   INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, chunked, body, receipt)
   SELECT id, ?, owner, ?, ?, ?, ?, ?, ?, ?, ? FROM device WHERE true
   ON CONFLICT (device_id, id) DO NOTHING RETURNING seq`;
+/** The run's words in the search index (migration run-words), keyed by its seq. */
+const insertWords = 'INSERT INTO run_words (rowid, words) VALUES (?, ?)';
 const deviceActive = `SELECT 1 AS active FROM devices WHERE id = ? AND ${CREDENTIAL_HELD} AND revoked_at IS NULL`;
 
 type Queued = {
   run: Run & { sha256: string };
+  /** The run's words for the search index (src/domain/words.ts); undefined for a binary run. */
+  words: string | undefined;
   note: Note | undefined;
   resolve: (r: PutRunResult) => void;
   reject: (e: unknown) => void;
@@ -43,9 +48,9 @@ export function sqlitePutRun(db: Db): Pick<RunsStore, 'putRun'> {
       db.transaction(() => {
         // The endpoints are read once for the group (outbox.ts), not matched again by each upload.
         const subscriptions = batch.some((q) => q.note) ? subscriptionsFrom(db.all(subscriptionsSql)) : [];
-        for (const { run, note } of batch) {
+        for (const { run, words, note } of batch) {
           try {
-            outcomes.push({ ok: true, result: db.savepoint(() => put(run, note, subscriptions)) });
+            outcomes.push({ ok: true, result: db.savepoint(() => put(run, words, note, subscriptions)) });
           } catch (error) {
             outcomes.push({ ok: false, error });
           }
@@ -62,9 +67,15 @@ export function sqlitePutRun(db: Db): Pick<RunsStore, 'putRun'> {
     });
   }
 
-  function put(run: Run & { sha256: string }, note: Note | undefined, subscriptions: Subscription[]): PutRunResult {
+  function put(
+    run: Run & { sha256: string },
+    words: string | undefined,
+    note: Note | undefined,
+    subscriptions: Subscription[],
+  ): PutRunResult {
     const inserted = db.get(insertRun, ...deviceCheckArgs(run), ...insertArgs(run).slice(1));
     if (inserted) {
+      if (words) db.run(insertWords, inserted.seq as number, words);
       for (const [n, data] of chunksOf(run.body)) db.run(runsSql.insertChunk, inserted.seq as number, n, data);
       db.run(runsSql.touchDevice, ...touchArgs(run));
       const message = note && noteRow(note, subscriptions);
@@ -76,9 +87,10 @@ export function sqlitePutRun(db: Db): Pick<RunsStore, 'putRun'> {
   }
 
   return {
-    putRun(run, note) {
+    async putRun(run, note) {
+      const words = await indexTextOf(run.body);
       return new Promise((resolve, reject) => {
-        if (queue.push({ run, note, resolve, reject }) === 1) setImmediate(writeQueued);
+        if (queue.push({ run, words, note, resolve, reject }) === 1) setImmediate(writeQueued);
       });
     },
   };
