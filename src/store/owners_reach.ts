@@ -20,6 +20,11 @@ export type OwnersReach = (owners: readonly string[], table: 'devices' | 'runs')
 /** How the lists read an account's owners: `ownersScanRows` (default OWNERS_SCAN_ROWS; 0 merges always, as tests of the merge do). */
 export interface ListOptions {
   ownersScanRows?: number;
+  /**
+   * False: runs are stored without their words in the search index (docs/contract.md section 21).
+   * Only the bench's baseline of uploads without the index sets it (bench/run_text.ts).
+   */
+  indexRunWords?: boolean;
 }
 
 /** Whether the owners hold few enough rows of the table to be read whole (`true`) or merged. */

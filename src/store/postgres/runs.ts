@@ -26,6 +26,7 @@ import type { Row } from '../sql.ts';
 import { StoreError } from '../errors.ts';
 import { isConnectionError } from './pool.ts';
 import { indexTextOf } from '../../domain/words.ts';
+import type { ListOptions } from '../owners_reach.ts';
 import type { PgDb } from './db.ts';
 
 const putRun = `WITH device AS (
@@ -98,7 +99,7 @@ type Queued = {
   reject: (e: unknown) => void;
 };
 
-export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
+export function pgPutRun(db: PgDb, opts: ListOptions = {}): Pick<RunsStore, 'putRun'> {
   let queue: Queued[] = [];
   let inFlight = 0;
   let scheduled = false;
@@ -203,7 +204,7 @@ export function pgPutRun(db: PgDb): Pick<RunsStore, 'putRun'> {
 
   return {
     async putRun(run, note): Promise<PutRunResult> {
-      const words = await indexTextOf(run.body);
+      const words = opts.indexRunWords === false ? undefined : await indexTextOf(run.body);
       // Small uploads that arrive together are stored by one statement (group commit); a large one alone.
       const row =
         run.body.byteLength > CHUNK_SIZE

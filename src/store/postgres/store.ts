@@ -50,7 +50,7 @@ export async function openPostgresStore(url: string, opts: PgOptions & ListOptio
     ...enrollTokensStore(db.sql),
     ...pgDeviceTransactions(db),
     ...runsStore(db.sql, { ownersScanRows: PG_OWNERS_SCAN_ROWS, ...opts }),
-    ...pgPutRun(db),
+    ...pgPutRun(db, opts),
     ...auditStore(db.sql),
     ...auditFeedStore(db.sql, POSTGRES_SETTLED),
     ...accountsStore(db.sql),

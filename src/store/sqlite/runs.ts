@@ -9,6 +9,7 @@ import type { Note } from '../../events/note.ts';
 import { noteRow, type Subscription, subscriptionsFrom, subscriptionsSql } from '../outbox.ts';
 import type { Db } from './db.ts';
 import { indexTextOf } from '../../domain/words.ts';
+import type { ListOptions } from '../owners_reach.ts';
 
 /** At most this many uploads share one transaction; the rest go in the next. */
 const MAX_BATCH = 256;
@@ -36,7 +37,7 @@ type Queued = {
  * acknowledged upload is a committed one. The batch is written once the current turn of the event
  * loop has delivered what it read (setImmediate), so a lone upload waits for nothing.
  */
-export function sqlitePutRun(db: Db): Pick<RunsStore, 'putRun'> {
+export function sqlitePutRun(db: Db, opts: ListOptions = {}): Pick<RunsStore, 'putRun'> {
   let queue: Queued[] = [];
 
   function writeQueued(): void {
@@ -88,7 +89,7 @@ export function sqlitePutRun(db: Db): Pick<RunsStore, 'putRun'> {
 
   return {
     async putRun(run, note) {
-      const words = await indexTextOf(run.body);
+      const words = opts.indexRunWords === false ? undefined : await indexTextOf(run.body);
       return new Promise((resolve, reject) => {
         if (queue.push({ run, words, note, resolve, reject }) === 1) setImmediate(writeQueued);
       });

@@ -42,7 +42,7 @@ export function openSqliteStore(dataDir: string | ':memory:', lists: ListOptions
     ...enrollTokensStore(sql),
     ...sqliteDeviceTransactions(db),
     ...runsStore(sql, lists),
-    ...sqlitePutRun(db),
+    ...sqlitePutRun(db, lists),
     ...auditStore(sql),
     ...auditFeedStore(sql, SQLITE_SETTLED),
     ...accountsStore(sql),
