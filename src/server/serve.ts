@@ -10,6 +10,7 @@ import { failureResponse } from '../http/failures.ts';
 import { createControlApp } from '../control/app.ts';
 import { type RequestHub, requestHub } from '../collections/hub.ts';
 import { type LevelCheck, levelCheck } from '../control/level_check.ts';
+import { wordsBackfill } from '../control/words_backfill.ts';
 import { defaultLinkBuilder } from '../link/link_builder.ts';
 import type { Log, Logger } from '../log/logger.ts';
 import { createSelfTest } from '../selftest/selftest.ts';
@@ -88,6 +89,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
     flush: () => audit.flush(),
   };
   const checks = levelCheck({ store, logger });
+  const words = wordsBackfill(store);
   // Held requests of devices (docs/contract.md section 15): answered at once on SIGTERM.
   const requests = requestHub(store, clock, (err) =>
     logger.emit(EVENTS.serverError, { error: `held requests: ${err.message}` }),
@@ -201,6 +203,12 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
     checks
       .backfill()
       .catch((err: unknown) => logger.emit(EVENTS.levelCheckFailed, { error: `backfill: ${(err as Error).message}` }));
+    // Runs stored before the search index existed are indexed in the background; a failure is logged.
+    void words
+      .run()
+      .catch((err: unknown) =>
+        logger.emit(EVENTS.serverError, { error: `search index backfill: ${(err as Error).message}` }),
+      );
     logger.emit(EVENTS.serverStarted, { listen: url, base_url: config.baseUrl, version: config.version });
     return {
       url,
@@ -216,6 +224,7 @@ export async function startServer(configured: Config, opts: ServeOptions): Promi
         requests.stop();
         await sweep.stop();
         await sender?.stop();
+        words.stop();
         await checks.stop();
         await retention.stop();
         // The records of the last requests are written before the store closes, and sent when they can be;

@@ -59,6 +59,7 @@ export const runsSql = {
     WHERE id = ? AND (last_upload_at IS NULL OR last_upload_at < ?)`,
   visible: `SELECT seq, ${summary}, chunked, findings, receipt FROM runs WHERE device_id = ? AND id = ? AND ${IN_SCOPE}`,
   body: 'SELECT body FROM runs WHERE seq = ?',
+  below: 'SELECT seq, device_id, id FROM runs WHERE seq < ? ORDER BY seq DESC LIMIT ?',
   /** Through runs_device_list: the device's newest run below this one's seq. */
   previous: `SELECT seq, ${summary} FROM runs WHERE device_id = ? AND ${IN_SCOPE}
     AND seq < (SELECT seq FROM runs WHERE device_id = ? AND id = ?) ORDER BY seq DESC LIMIT 1`,
@@ -150,6 +151,16 @@ export function runsStore(db: Sql, opts: ListOptions = {}): Omit<RunsStore, 'put
       const findings = typeof row.findings === 'string' ? (JSON.parse(row.findings) as Findings) : null;
       const receipt = typeof row.receipt === 'string' ? (JSON.parse(row.receipt) as Receipt) : null;
       return { ...summaryFrom(row), findings, receipt, read };
+    },
+    async runsBelow(below, limit) {
+      return (await db.all(runsSql.below, below, limit)).map((r) => ({
+        seq: Number(r.seq),
+        device: r.device_id as string,
+        id: r.id as string,
+      }));
+    },
+    async indexRunWords(seq, words) {
+      await db.atomically(db.indexWords(seq, words));
     },
     async previousRun(viewer, device, id) {
       const row = await db.get(runsSql.previous, device, ...scope(viewer), device, id);

@@ -48,6 +48,8 @@ export interface Sql {
    * every word is common (store/postgres/run_words.ts).
    */
   runCandidates(words: readonly string[], below: number, atLeast: number, cap: number): Promise<RunCandidates>;
+  /** The statements that write a stored run's words into the index, unless the run is gone (the backfill's). */
+  indexWords(seq: number, words: string): ReadonlyArray<readonly [string, Param[]]>;
   /**
    * Runs `sql` (a change with RETURNING) and, in the same transaction, writes the webhook notes
    * that `notes` makes of its rows (store/outbox.ts): a change and its messages commit together.

@@ -377,6 +377,10 @@ export interface RunsStore {
   /** Stores a run unless the id is taken; idempotent for identical bytes (docs/contract.md section 6). */
   putRun(run: Run & { sha256: string }, note?: Note): Promise<PutRunResult>;
   runVisibleTo(viewer: Viewer, device: string, id: string): Promise<StoredRun | undefined>;
+  /** The runs below `below` (by seq), newest first, at most `limit`: the search index's backfill. */
+  runsBelow(below: number, limit: number): Promise<Array<{ seq: number; device: string; id: string }>>;
+  /** Writes a run's words (src/domain/words.ts) into the search index, unless the run is gone; the backfill's. */
+  indexRunWords(seq: number, words: string): Promise<void>;
   /** The device's run stored just before this one, when both are in the viewer's scope (the run view's compare link). */
   previousRun(viewer: Viewer, device: string, id: string): Promise<RunSummary | undefined>;
   runsVisibleTo(viewer: Viewer, page: PageRequest, filter?: RunFilter): Promise<Page<RunSummary>>;

@@ -2,7 +2,7 @@
  * The PostgreSQL connection: a pool, migrations under an advisory lock, and query helpers that turn
  * a lost connection into a StoreError (answered 503) while the pool reconnects by itself.
  */
-import { pgRunCandidates } from './run_words.ts';
+import { pgIndexWords, pgRunCandidates } from './run_words.ts';
 import pg from 'pg';
 import { substringPattern } from '../devices.ts';
 import { StoreError } from '../errors.ts';
@@ -133,6 +133,7 @@ export class PgDb {
     // The database server's disk is its own to keep room on: nothing is held in reserve here.
     critical: async (sql, ...params) => (await this.#query(sql, params)).rowCount ?? 0,
     searchDevices: pgSearchDevices,
+    indexWords: pgIndexWords,
     runCandidates: pgRunCandidates(async (sql) => (await this.#query(sql, [])).rows[0] as Row | undefined),
     noted: (notes, sql, ...params) =>
       this.transaction(async (q) => {

@@ -881,6 +881,9 @@ export const migrations: readonly Migration[] = [
   -- (words @> query); a text[] has no size limit of its own (a tsvector holds at most 1 MB).
   ALTER TABLE runs ADD COLUMN words TEXT[];
   CREATE INDEX runs_words ON runs USING gin (words);
+  -- The runs stored before this migration are indexed in the background, newest first: those below
+  -- this seq are not yet (src/control/words_backfill.ts).
+  INSERT INTO settings (name, value) SELECT 'run_words_backfill_below', (coalesce(max(seq), 0) + 1)::text FROM runs;
   `,
   },
 ];

@@ -70,3 +70,8 @@ function read(row: Row | undefined): WordStats | undefined {
   // The array's first extra entry is the least frequency among the common elements.
   return { share, rest: freqs[words.length] ?? 0, runs };
 }
+
+/** The run's words, in its row (a run gone has none to write). */
+export const pgIndexWords: Sql['indexWords'] = (seq, words) => [
+  ["UPDATE runs SET words = string_to_array(?::text, ' ') WHERE seq = ?", [words, seq]],
+];

@@ -3,7 +3,7 @@
  * its cached statements and transactions. One connection does every read and write: node:sqlite is
  * synchronous, so one connection is one writer and SQLITE_BUSY cannot arise inside a process.
  */
-import { sqliteRunCandidates } from './run_words.ts';
+import { sqliteIndexWords, sqliteRunCandidates } from './run_words.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import { isStorageFull, StoreError } from '../errors.ts';
 import { numberedName, NUMBERED_SENTINEL, pendingMigrations } from '../migrations.ts';
@@ -152,6 +152,7 @@ export class Db {
       critical: async (sql, ...params) => this.critical(() => this.run(sql, ...params)),
       searchDevices: sqliteSearchDevices,
       runCandidates: sqliteRunCandidates,
+      indexWords: sqliteIndexWords,
       noted: async (notes, sql, ...params) =>
         this.critical(() =>
           this.transaction(() => {

@@ -837,6 +837,9 @@ export const migrations: readonly Migration[] = [
   CREATE TRIGGER run_words_delete AFTER DELETE ON runs BEGIN
     DELETE FROM run_words WHERE rowid = old.seq;
   END;
+  -- The runs stored before this migration are indexed in the background, newest first: those below
+  -- this seq are not yet (src/control/words_backfill.ts).
+  INSERT INTO settings (name, value) SELECT 'run_words_backfill_below', CAST(coalesce(max(seq), 0) + 1 AS TEXT) FROM runs;
   `,
   },
 ];

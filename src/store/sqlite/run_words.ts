@@ -13,3 +13,12 @@ export const sqliteRunCandidates: Sql['runCandidates'] = async (words, below, at
   const params = [words.map((w) => `"${w}"`).join(' '), below, atLeast, cap];
   return { sql: candidates, params, examined: { sql: candidates, params } };
 };
+
+/** Replaces what the index holds for the run, in one transaction (Sql.atomically), while it exists. */
+export const sqliteIndexWords: Sql['indexWords'] = (seq, words) => [
+  ['DELETE FROM run_words WHERE rowid = ?', [seq]],
+  [
+    "INSERT INTO run_words (rowid, words) SELECT ?, ? WHERE ? <> '' AND EXISTS (SELECT 1 FROM runs WHERE seq = ?)",
+    [seq, words, words, seq],
+  ],
+];
