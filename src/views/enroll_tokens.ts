@@ -100,11 +100,13 @@ function mintForm(csrf: string, accounts: Account[], defaultTtlSeconds: number) 
         ${accounts.map((a) => html`<option value="${a.subject}">${a.display}</option>`)}
       </datalist>
       <p>
-        <label for="expires_in"
-          >Expires in, seconds (${String(EXPIRES_IN_MIN)} to ${String(EXPIRES_IN_MAX)}; empty:
-          ${String(defaultTtlSeconds)})</label
-        ><br />
-        <input id="expires_in" name="expires_in" type="number" min="${String(EXPIRES_IN_MIN)}" max="${String(EXPIRES_IN_MAX)}" step="1" />
+        <label for="expires_in">Expires in</label><br />
+        <select id="expires_in" name="expires_in">
+          ${lifetimes(defaultTtlSeconds).map(
+            ([seconds, text]) =>
+              html`<option value="${String(seconds)}" ${seconds === defaultTtlSeconds ? 'selected' : ''}>${text}</option>`,
+          )}
+        </select>
       </p>
       <p>
         <label for="uses">Uses: how many devices it enrolls (${String(USES_MIN)} to ${String(USES_MAX)}; empty: 1)</label
@@ -134,4 +136,35 @@ function mintForm(csrf: string, accounts: Account[], defaultTtlSeconds: number) 
       </p>
       <p><button type="submit">Mint enrollment link</button></p>
     </form>`;
+}
+
+/**
+ * The lifetimes offered (docs/contract.md section 22: durations from 1 hour to 30 days, not seconds
+ * typed in), with the server's default among them wherever it falls; the form still posts seconds.
+ */
+function lifetimes(defaultSeconds: number): Array<[number, string]> {
+  const HOUR = 3_600;
+  const DAY = 86_400;
+  const offered: Array<[number, string]> = [
+    [HOUR, '1 hour'],
+    [4 * HOUR, '4 hours'],
+    [DAY, '1 day'],
+    [3 * DAY, '3 days'],
+    [7 * DAY, '7 days'],
+    [14 * DAY, '14 days'],
+    [30 * DAY, '30 days'],
+  ];
+  if (
+    defaultSeconds >= EXPIRES_IN_MIN &&
+    defaultSeconds <= EXPIRES_IN_MAX &&
+    !offered.some(([s]) => s === defaultSeconds)
+  )
+    offered.push([defaultSeconds, `${duration(defaultSeconds)} (the default)`]);
+  return offered.sort((a, b) => a[0] - b[0]);
+}
+
+function duration(seconds: number): string {
+  if (seconds % 86_400 === 0) return `${seconds / 86_400} days`;
+  if (seconds % 3_600 === 0) return `${seconds / 3_600} hours`;
+  return `${Math.round(seconds / 60)} minutes`;
 }

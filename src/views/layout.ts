@@ -20,11 +20,9 @@ export function layout(title: string, chrome: Chrome | undefined, body: Html): H
         <title>${title} · Paddock</title>
       </head>
       <body>
-        <header>
-          <p><strong>Paddock</strong></p>
-          ${chrome ? nav(chrome) : ''}
-        </header>
-        <main>
+        <a href="#content">Skip to content</a>
+        <header>${chrome ? nav(chrome) : html`<p><strong>Paddock</strong></p>`}</header>
+        <main id="content" tabindex="-1">
           <h1>${title}</h1>
           ${chrome?.notice ? html`<p role="status"><strong>${chrome.notice}</strong></p>` : ''}
           ${body}
@@ -33,21 +31,38 @@ export function layout(title: string, chrome: Chrome | undefined, body: Html): H
     </html> `;
 }
 
+/**
+ * The navigation in one line (docs/contract.md section 22): the pages an operator runs the fleet
+ * from, then the rest folded under "More", then the account and its sign-out, so few tab stops
+ * come before the content.
+ */
 function nav({ session, csrf }: Chrome): Html {
+  const main = [
+    html`<a href="/">Dashboard</a>`,
+    html`<a href="/devices">Devices</a>`,
+    html`<a href="/runs">Runs</a>`,
+    ...(session.admin ? [html`<a href="/enroll-tokens">Enroll a device</a>`] : []),
+    html`<a href="/collections">Collections</a>`,
+  ];
+  const more = [
+    html`<a href="/tokens">Access tokens</a>`,
+    html`<a href="/sessions">Sessions</a>`,
+    ...(session.admin
+      ? [
+          html`<a href="/accounts">Accounts</a>`,
+          html`<a href="/groups">Groups</a>`,
+          html`<a href="/audit">Audit trail</a>`,
+          html`<a href="/webhooks">Webhooks</a>`,
+        ]
+      : []),
+    ...(session.subject.startsWith('local:') ? [html`<a href="/totp">Second factor</a>`] : []),
+  ];
   return html`<nav aria-label="Main">
-      <ul>
-        <li><a href="/">Dashboard</a></li>
-        <li><a href="/devices">Devices</a></li>
-        <li><a href="/runs">Runs</a></li>
-        <li><a href="/collections">Collections</a></li>
-        <li><a href="/tokens">Access tokens</a></li>
-        <li><a href="/sessions">Sessions</a></li>
-        ${session.admin ? html`<li><a href="/accounts">Accounts</a></li>` : ''}
-        ${session.admin ? html`<li><a href="/groups">Groups</a></li>` : ''}
-        ${session.admin ? html`<li><a href="/audit">Audit trail</a></li>` : ''}
-        ${session.admin ? html`<li><a href="/webhooks">Webhooks</a></li>` : ''}
-        ${session.subject.startsWith('local:') ? html`<li><a href="/totp">Second factor</a></li>` : ''}
-      </ul>
+      <p><strong>Paddock</strong> · ${inline(main)}</p>
+      <details>
+        <summary>More</summary>
+        <p>${inline(more)}</p>
+      </details>
     </nav>
     <form method="post" action="/logout">
       <p>
@@ -56,6 +71,11 @@ function nav({ session, csrf }: Chrome): Html {
         <button type="submit">Sign out</button>
       </p>
     </form>`;
+}
+
+/** Links in one line, separated by middle dots. */
+function inline(links: Html[]): Html[] {
+  return links.map((link, i) => (i === 0 ? link : html` · ${link}`));
 }
 
 /** A small POST form with the CSRF field and one button. */

@@ -23,6 +23,23 @@ export function mintResultPage(chrome: Chrome, opts: { link: string; token: Enro
         <label for="link">Enrollment link</label><br />
         <textarea id="link" readonly rows="4" cols="80">${opts.link}</textarea>
       </p>
+      <h2>Enroll from the device's shell</h2>
+      <p>
+        Either client reads the link from its standard input, so it never shows in the device's process list. With
+        the Node client:
+      </p>
+      <pre><code>paddock device enroll - &lt;&lt;'LINK'
+${opts.link}
+LINK</code></pre>
+      <p>With the sh client (<code>clients/sh/paddock-device</code>, for devices without Node):</p>
+      <pre><code>paddock-device enroll - &lt;&lt;'LINK'
+${opts.link}
+LINK</code></pre>
+      ${
+        token.approval === 'required'
+          ? html`<p>Each client says so when the device waits for an administrator's approval.</p>`
+          : ''
+      }
       <figure>
         ${qrSvg(opts.link, { title: 'Enrollment link as a QR code' })}
         <figcaption>The same link as a QR code.</figcaption>

@@ -263,8 +263,8 @@ test('the navigation links the audit trail and the accounts for administrators o
   const h = await harness();
   try {
     const admin = (await get(h, '/')).body;
-    assert.match(admin, /<li><a href="\/accounts">Accounts<\/a><\/li>/);
-    assert.match(admin, /<li><a href="\/audit">Audit trail<\/a><\/li>/);
+    assert.match(admin, /<nav aria-label="Main">[\s\S]*<a href="\/accounts">Accounts<\/a>[\s\S]*<\/nav>/);
+    assert.match(admin, /<nav aria-label="Main">[\s\S]*<a href="\/audit">Audit trail<\/a>[\s\S]*<\/nav>/);
     const user = (await get(h, '/', 'user')).body;
     assert.doesNotMatch(user, /href="\/audit"|href="\/accounts"/);
   } finally {

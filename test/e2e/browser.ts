@@ -113,3 +113,14 @@ async function keyboardReachesEverything(page: Page, name: string): Promise<void
   }
   assert.deepEqual(reached, focusable, `${name}: Tab order`);
 }
+
+/**
+ * Opens the navigation's "More" by keyboard (docs/contract.md section 22: the less used pages are
+ * folded there), unless it is open already.
+ */
+export async function openMore(page: Page): Promise<void> {
+  if (await page.$('nav details[open]')) return;
+  await page.focus('nav summary');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('nav details[open]');
+}

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { type PaddockProcess, paddock } from '../support/process.ts';
 import { freePort } from '../support/tls_fixture.ts';
-import { audit, chromiumAvailable, launch, type Watched, watchedContext } from './browser.ts';
+import { audit, chromiumAvailable, launch, openMore, type Watched, watchedContext } from './browser.ts';
 import { ADMIN_GROUP, CLIENT, type StartedProvider, startProvider } from './provider.ts';
 import { decodeQrSvg } from './qr.ts';
 import { codeAt } from '../support/totp.ts';
@@ -192,7 +192,7 @@ if (!available) {
       assert.match(runsText, /bob-run-1/);
       assert.doesNotMatch(runsText, /alice-run/);
       await w.page.click('text=bob-run-1');
-      assert.match((await w.page.textContent('pre')) ?? '', /^temp=21 id=bob-run-1 <ok>\n$/);
+      assert.match((await w.page.textContent('pre')) ?? '', /^1 {2}temp=21 id=bob-run-1 <ok>\n$/);
       assert.match((await w.page.textContent('main')) ?? '', /redacted: the device removed sensitive content/);
       await audit(w, origin, 'run');
       // The raw download is a download, never a page: the run view stays, the bytes arrive whole.
@@ -201,7 +201,7 @@ if (!available) {
         w.page.waitForEvent('download'),
         w.page.click('text=Download the run exactly as uploaded'),
       ]);
-      assert.match(download.suggestedFilename(), /^d_[A-Za-z0-9_-]+_bob-run-1\.run$/);
+      assert.match(download.suggestedFilename(), /^bob-run-1\.txt$/);
       assert.equal(readFileSync((await download.path()) ?? '', 'utf8'), 'temp=21 id=bob-run-1 <ok>\n');
       assert.equal(w.page.url(), runUrl, 'nothing was rendered in place of the run view');
       await assert.rejects(w.page.goto(`${runUrl}/raw`), /Download is starting/, 'opened directly, it still downloads');
@@ -373,11 +373,13 @@ if (!available) {
       await audit(alice, origin, 'devices-after-bulk');
 
       // Accounts, each linked to its devices; the audit trail filtered, and the same as JSON lines.
+      await openMore(alice.page);
       await alice.page.click('nav >> text=Accounts');
       const accountsText = (await alice.page.textContent('main')) ?? '';
       assert.match(accountsText, /oidc:alice/);
       assert.match(accountsText, /oidc:bob/);
       await audit(alice, origin, 'accounts');
+      await openMore(alice.page);
       await alice.page.click('nav >> text=Audit trail');
       await alice.page.selectOption('#audit-event', 'device.deleted');
       await alice.page.click('button:has-text("Filter")');
@@ -388,6 +390,7 @@ if (!available) {
       await audit(alice, origin, 'audit');
 
       // A personal access token: created on /tokens, shown once, listed without its value.
+      await openMore(alice.page);
       await alice.page.click('nav >> text=Access tokens');
       await alice.page.fill('#name', 'nightly export');
       await alice.page.click('button:has-text("Create token")');
@@ -427,6 +430,7 @@ if (!available) {
       await other.page.waitForURL(`${origin}/`);
 
       // The admin's own sessions: this one marked, the others (this test's and earlier ones) ended by keyboard.
+      await openMore(admin.page);
       await admin.page.click('nav >> text=Sessions');
       const sessions = (await admin.page.textContent('main')) ?? '';
       assert.match(sessions, /\(this session\)/);
@@ -441,6 +445,7 @@ if (!available) {
       assert.equal(other.page.url(), `${origin}/login`, 'the ended session is refused');
 
       // Bob's account: his session listed; disabled by keyboard, which ends it; enabled again.
+      await openMore(admin.page);
       await admin.page.click('nav >> text=Accounts');
       await admin.page.click('a:has-text("Bob Builder")');
       await admin.page.waitForURL(`${origin}/accounts/oidc%3Abob`);
@@ -529,6 +534,7 @@ if (!available) {
       await w.page.focus('#password');
       await w.page.keyboard.press('Enter');
       await w.page.waitForURL(`${origin}/`);
+      await openMore(w.page);
       await w.page.focus('nav >> text=Webhooks');
       await w.page.keyboard.press('Enter');
       await w.page.waitForURL(`${origin}/webhooks`);
@@ -587,6 +593,7 @@ if (!available) {
       };
       await signIn('');
       await w.page.waitForURL(`${origin}/`);
+      await openMore(w.page);
       await w.page.focus('nav >> text=Second factor');
       await w.page.keyboard.press('Enter');
       await w.page.waitForURL(`${origin}/totp`);

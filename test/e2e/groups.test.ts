@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { type PaddockProcess, paddock } from '../support/process.ts';
 import { freePort } from '../support/tls_fixture.ts';
-import { audit, chromiumAvailable, launch, type Watched, watchedContext } from './browser.ts';
+import { audit, chromiumAvailable, launch, openMore, type Watched, watchedContext } from './browser.ts';
 import { ADMIN_GROUP, CLIENT, type StartedProvider, startProvider } from './provider.ts';
 
 const PASSWORD = 'e2e groups password';
@@ -169,6 +169,7 @@ if (!chromiumAvailable()) {
     test('the groups pages by keyboard: every group with its members and devices, then one group', async () => {
       const { page } = admin;
       await page.goto(`${origin}/`);
+      await openMore(page);
       await navigation(page, () => page.click('nav >> text=Groups'));
       assert.equal(page.url(), `${origin}/groups`);
       const list = await mainText(page);
