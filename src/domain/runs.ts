@@ -37,6 +37,10 @@ export interface StoredRun extends RunSummary {
   findings: Findings | null;
   /** The device's receipt of what it removed, or null when it sent none. */
   receipt: Receipt | null;
+  /** Its device's name, when the device is still stored. */
+  deviceName?: string | undefined;
+  /** The collection (its id) whose request this run answered, if any (docs/contract.md section 15). */
+  collection?: string | undefined;
   /** The bytes in order; ends early if the run is deleted while being read. */
   read(): AsyncIterable<Uint8Array>;
 }

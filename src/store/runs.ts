@@ -57,7 +57,15 @@ export const runsSql = {
   /** Sets last upload and last seen unless they were written less than DEVICE_TOUCH_MS ago. */
   touchDevice: `UPDATE devices SET last_upload_at = ?, last_seen_at = ?, stale_noted_at = NULL
     WHERE id = ? AND (last_upload_at IS NULL OR last_upload_at < ?)`,
-  visible: `SELECT seq, ${summary}, chunked, findings, receipt FROM runs WHERE device_id = ? AND id = ? AND ${IN_SCOPE}`,
+  /**
+   * One run in scope, with its device's name (by the devices' key) and the collection it answered
+   * (collection_targets_run), for the run page (docs/contract.md section 22).
+   */
+  visible: `SELECT seq, ${summary}, chunked, findings, receipt,
+    (SELECT d.name FROM devices d WHERE d.id = runs.device_id) AS device_name,
+    (SELECT t.collection FROM collection_targets t WHERE t.device = runs.device_id AND t.run = runs.id
+      AND t.run IS NOT NULL LIMIT 1) AS answered
+    FROM runs WHERE device_id = ? AND id = ? AND ${IN_SCOPE}`,
   body: 'SELECT body FROM runs WHERE seq = ?',
   below: 'SELECT seq, device_id, id FROM runs WHERE seq < ? ORDER BY seq DESC LIMIT ?',
   /** Through runs_device_list: the device's newest run below this one's seq. */
@@ -150,7 +158,9 @@ export function runsStore(db: Sql, opts: ListOptions = {}): Omit<RunsStore, 'put
       const read = row.chunked ? () => chunks(seq) : () => inline(seq);
       const findings = typeof row.findings === 'string' ? (JSON.parse(row.findings) as Findings) : null;
       const receipt = typeof row.receipt === 'string' ? (JSON.parse(row.receipt) as Receipt) : null;
-      return { ...summaryFrom(row), findings, receipt, read };
+      const deviceName = typeof row.device_name === 'string' ? row.device_name : undefined;
+      const collection = typeof row.answered === 'string' ? row.answered : undefined;
+      return { ...summaryFrom(row), findings, receipt, read, deviceName, collection };
     },
     async runsBelow(below, limit) {
       return (await db.all(runsSql.below, below, limit)).map((r) => ({

@@ -7,7 +7,8 @@
 // the generic form too.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { reachedSql, SEARCH_CANDIDATES, searchStatement } from '../../src/store/runs.ts';
+import { reachedSql, runsSql, SEARCH_CANDIDATES, searchStatement } from '../../src/store/runs.ts';
+import { scope } from '../../src/store/sql.ts';
 import { sqliteRunCandidates } from '../../src/store/sqlite/run_words.ts';
 import { pgRunCandidates } from '../../src/store/postgres/run_words.ts';
 import type { Viewer } from '../../src/domain/accounts.ts';
@@ -100,6 +101,10 @@ test(
         }
       }
       await c.query('RESET plan_cache_mode');
+      const page = await postgresPlan(c, 'run_page', runsSql.visible, ['d7', 'r7', ...scope(member)]);
+      assert.match(page, /Index Scan using collection_targets_run on collection_targets t/, page);
+      assert.match(page, /Index Scan using devices_id_key on devices d/, page);
+      assert.doesNotMatch(page, /Seq Scan/, page);
     });
   },
 );

@@ -886,6 +886,14 @@ export const migrations: readonly Migration[] = [
   INSERT INTO settings (name, value) SELECT 'run_words_backfill_below', (coalesce(max(seq), 0) + 1)::text FROM runs;
   `,
   },
+  {
+    name: 'run-collection',
+    sql: `
+  -- docs/contract.md section 22: the run page names the collection a run answered, found by the
+  -- device and the run's id among the fulfilled targets.
+  CREATE INDEX collection_targets_run ON collection_targets (device, run) WHERE run IS NOT NULL;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */
