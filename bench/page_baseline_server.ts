@@ -27,6 +27,8 @@ import { auditPage } from '../src/views/audit.ts';
 import { devicesPage } from '../src/views/devices.ts';
 import { runsPage } from '../src/views/runs.ts';
 import { runPage } from '../src/views/run.ts';
+import { runContent } from '../src/console/run_show.ts';
+import { runQuery } from '../src/console/run_query.ts';
 import { DEVICE_ID, RUN_ID } from '../src/domain/ids.ts';
 import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config/config.ts';
@@ -100,17 +102,16 @@ const server = createServer((req, res) => {
     };
     const chrome = { session, csrf: codec.csrfToken(session), now };
     const url = new URL(req.url ?? '/', 'http://baseline');
-    // One run's page, as GET /runs/{device}/{id}: the run read in the viewer's scope, the same view.
+    // One run's page, as GET /runs/{device}/{id}: the run read in the viewer's scope, the same page of
+    // it (or find) as its query asks, the device's previous run, the same view.
     const one = /^\/runs\/([^/]+)\/([^/]+)$/.exec(url.pathname);
     if (one) {
       const [, device = '', id = ''] = one;
       const run = DEVICE_ID.test(device) && RUN_ID.test(id) ? await store.runVisibleTo(viewer, device, id) : undefined;
       if (!run) return send(res, 404);
-      const body = runPage(chrome, run);
-      if (!(body instanceof ReadableStream)) return send(res, 200, await body);
-      res.writeHead(200, HEADERS);
-      for await (const chunk of body) res.write(chunk);
-      return void res.end();
+      const query = runQuery(url.searchParams);
+      const [content, previous] = await Promise.all([runContent(run, query), store.previousRun(viewer, device, id)]);
+      return send(res, 200, runPage(chrome, run, content, query, previous).value);
     }
     let page: Html;
     if (url.pathname === '/') {

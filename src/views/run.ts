@@ -1,12 +1,14 @@
 /** The run page (GET /runs/{device}/{id}): what the device sent, the level check, the receipt and the content. */
 import { rulesDigest } from '../domain/receipt.ts';
-import type { StoredRun } from '../domain/runs.ts';
+import type { RunSummary, StoredRun } from '../domain/runs.ts';
 import { type Findings, RULES, type RuleName } from '../domain/redaction.ts';
 import { size, time } from './format.ts';
 import { html, type Html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
 import { runPath } from './runs.ts';
-import { SHORT_NOTE_SLOT, STREAM_SLOT, streamedPage, textDecoderFor, wholePage } from './stream.ts';
+import type { FindResult } from '../domain/run_find.ts';
+import { type BinaryRun, PAGE_BYTES, PAGE_LINES, type TextPage } from '../domain/run_pages.ts';
+import { count, foundPage, hexPage, type ReadingFields, readingForms, textPage } from './run_lines.ts';
 
 const levelText = {
   full: 'full: the device uploaded the run with nothing removed.',
@@ -100,20 +102,32 @@ function receiptSection(run: StoredRun): Html {
     ${replaced.length === 0 ? '' : ruleTable('What the device removed, per rule', 'Replaced', r.counts)}`;
 }
 
-/** Runs up to this size are rendered whole; larger ones are streamed. */
-const WHOLE_PAGE_LIMIT = 256 * 1024;
+/** What the run view shows of the content: a page of lines, the lines a find matched, or hex. */
+export type RunContent =
+  | { kind: 'page'; page: TextPage }
+  | { kind: 'found'; result: Extract<FindResult, { kind: 'text' }>; text: string }
+  | { kind: 'binary'; run: BinaryRun };
+
+/** Fewer bytes were read than the run holds: it was deleted while the page read it. */
+function readShort(run: StoredRun, content: RunContent): boolean {
+  const read =
+    content.kind === 'page' ? content.page.bytes : content.kind === 'found' ? content.result.bytes : run.size;
+  return read < run.size;
+}
 
 /**
- * HTML drops one line feed right after `<pre>`: this one, so a run that begins with a line feed
- * keeps it (HTML Standard, "in body" insertion mode, the `pre` start tag). Interpolated, so the
- * template's formatting cannot lose it; escaping leaves a line feed as it is.
+ * The run view: what the device sent, the checks, the content as `content` says, the reading forms
+ * with their values as sent (`fields`), and the compare link when the device has a `previous` run.
  */
-const PRE_NEWLINE = '\n';
-
-/** The run view: large content is escaped a chunk at a time between the page's head and tail. */
-export function runPage(chrome: Chrome, run: StoredRun): Promise<string> | ReadableStream<Uint8Array> {
-  const decoder = textDecoderFor(run.contentType);
-  const page = layout(
+export function runPage(
+  chrome: Chrome,
+  run: StoredRun,
+  content: RunContent,
+  fields: ReadingFields,
+  previous?: RunSummary,
+): Html {
+  const path = runPath(run);
+  return layout(
     `Run ${run.id}`,
     chrome,
     html`<dl>
@@ -136,16 +150,31 @@ export function runPage(chrome: Chrome, run: StoredRun): Promise<string> | Reada
       </p>
       ${levelCheckSection(run)} ${receiptSection(run)}
       <h2>Content</h2>
-      <p>
-        Shown as ${decoder.encoding} text. Control characters appear as their Unicode control pictures, and bytes that
-        are not ${decoder.encoding} text as the replacement character.
-      </p>
-      <pre>${PRE_NEWLINE}${STREAM_SLOT}</pre>
-      ${SHORT_NOTE_SLOT}
-      <p><a href="${runPath(run)}/raw" download>Download the run exactly as uploaded</a></p>
-      ${actionButton(`${runPath(run)}/delete`, chrome.csrf, 'Delete this run')}`,
+      ${
+        content.kind === 'binary'
+          ? hexPage(content.run, run.contentType)
+          : html`<p>
+              Shown as UTF-8 text, by pages of at most ${count(PAGE_LINES)} lines and ${PAGE_BYTES / 1024} KiB, each line
+              after its number. Control characters appear as their Unicode control pictures.
+            </p>
+            ${readingForms(path, fields)}
+            ${content.kind === 'page' ? textPage(path, content.page) : foundPage(path, content.result, content.text)}`
+      }
+      ${
+        readShort(run, content)
+          ? html`<p><strong>The run was deleted while this page read it: what is shown may be incomplete.</strong></p>`
+          : ''
+      }
+      <p><a href="${path}/raw" download>Download the run exactly as uploaded</a></p>
+      ${
+        previous === undefined
+          ? ''
+          : html`<p>
+            <a href="${runPath(previous)}/compare?with=${run.device}/${run.id}"
+              >Compare with this device's previous run (${previous.id})</a
+            >
+          </p>`
+      }
+      ${actionButton(`${path}/delete`, chrome.csrf, 'Delete this run')}`,
   );
-  return run.size <= WHOLE_PAGE_LIMIT
-    ? wholePage(page, run.read(), decoder, run.size)
-    : streamedPage(page, run.read(), decoder, run.size);
 }

@@ -57,7 +57,7 @@ test('paddock serve: first start prints a password once; sign in, mint, enroll, 
     });
     assert.equal(put.status, 201);
     const view = await (await fetch(`${base}/runs/${device}/run-1`, { headers: { cookie } })).text();
-    assert.match(view, /<pre>\ntemp=21 &lt;ok&gt;<\/pre>/);
+    assert.match(view, /<pre>\n<a id="L1" href="#L1">1<\/a> {2}temp=21 &lt;ok&gt;<\/pre>/);
 
     const logs = p
       .output()

@@ -168,7 +168,7 @@ runScenarios('pages', [
     headersMatch: page,
     contains: [
       ...wellFormed,
-      '<pre>\nhello &lt;b&gt;mine&lt;/b&gt;</pre>',
+      '<pre>\n<a id="L1" href="#L1">1</a>  hello &lt;b&gt;mine&lt;/b&gt;</pre>',
       'redacted',
       'cannot be restored',
       'text/plain',
@@ -204,7 +204,20 @@ runScenarios('pages', [
 
 runScenarios('run view text', [
   {
-    name: 'the charset of the content type decodes the bytes; controls show as symbols, never raw',
+    name: 'controls show as symbols, never raw, in a numbered line',
+    path: (_h, f) => `/runs/${f.device}/controls`,
+    as: 'admin',
+    setup: async (h) => {
+      const { device, credential } = await enrollDevice(h, 'oidc:user-1');
+      assert.equal((await upload(h, credential, 'controls', 'café\0\x07<b>\n')).status, 201);
+      return { device };
+    },
+    status: 200,
+    contains: ['<pre>\n<a id="L1" href="#L1">1</a>  café␀␇&lt;b&gt;\n</pre>', 'Shown as UTF-8 text'],
+    notContains: [/[\0\x07]/],
+  },
+  {
+    name: 'bytes that are not UTF-8 make a binary run, whatever the charset of its content type: shown as hex',
     path: (_h, f) => `/runs/${f.device}/latin1`,
     as: 'admin',
     setup: async (h) => {
@@ -217,27 +230,14 @@ runScenarios('run view text', [
       return { device };
     },
     status: 200,
-    contains: ['<pre>\ncafé␀␇&lt;b&gt;\n</pre>', 'Shown as windows-1252 text'],
-    notContains: [/[\0\x07]/],
+    contains: [
+      '<pre>\n00000000  63 61 66 e9 00 07 3c 62  3e 0a' + ' '.repeat(20) + '|caf...&lt;b&gt;.|\n</pre>',
+      'not UTF-8 text',
+    ],
+    notContains: [/[\0\x07]/, 'id="L1"'],
   },
   {
-    name: 'without a charset (or with one the Encoding Standard does not know) the bytes are UTF-8; what is not shows as U+FFFD',
-    path: (_h, f) => `/runs/${f.device}/bad-utf8`,
-    as: 'admin',
-    setup: async (h) => {
-      const { device, credential } = await enrollDevice(h, 'oidc:user-1');
-      const bytes = new Uint8Array([0x6f, 0x6b, 0xff, 0xc3, 0xa9]);
-      assert.equal(
-        (await upload(h, credential, 'bad-utf8', bytes, 'full', 'text/plain; charset=x-unknown')).status,
-        201,
-      );
-      return { device };
-    },
-    status: 200,
-    contains: ['<pre>\nok\uFFFDé</pre>', 'Shown as utf-8 text'],
-  },
-  {
-    name: 'a run that begins with line feeds keeps them (HTML drops only the one the page puts after <pre>)',
+    name: 'a run that begins with line feeds keeps them, as empty numbered lines',
     path: (_h, f) => `/runs/${f.device}/leading-lf`,
     as: 'admin',
     setup: async (h) => {
@@ -246,19 +246,21 @@ runScenarios('run view text', [
       return { device };
     },
     status: 200,
-    contains: ['<pre>\n\n\nfirst line</pre>'],
+    contains: [
+      '<pre>\n<a id="L1" href="#L1">1</a>  \n<a id="L2" href="#L2">2</a>  \n<a id="L3" href="#L3">3</a>  first line</pre>',
+    ],
   },
 ]);
 
-runScenarios('run view streaming', [
+runScenarios('run view pages', [
   {
-    name: 'a large run is streamed exactly, escaped, with a multi-byte character across a chunk boundary intact',
-    path: (_h, f) => `/runs/${f.device}/big`,
+    name: 'a large run is paged exactly, escaped, with a multi-byte character across a chunk boundary intact',
+    path: (_h, f) => `/runs/${f.device}/big?line=1&part=2`,
     as: 'admin',
     setup: async (h) => {
       const { device, credential } = await enrollDevice(h, 'oidc:user-1');
-      // 262,143 ASCII bytes put the 3-byte "€" across the 256 KiB chunk boundary.
-      const body = `${'a'.repeat(262_143)}€<tag>&${'z'.repeat(300_000)}`;
+      // 262,143 ASCII bytes put the 3-byte "€" across the 256 KiB chunk boundary (and the page's).
+      const body = `${'a'.repeat(262_143)}€<tag>&${'z'.repeat(200_000)}`;
       assert.equal((await upload(h, credential, 'big', body)).status, 201);
       return { device };
     },
@@ -266,9 +268,8 @@ runScenarios('run view streaming', [
     headersMatch: { 'content-type': /^text\/html/, 'content-security-policy': /^default-src 'none'$/ },
     after: (_h, _res, body) => {
       const pre = /<pre>([\s\S]*)<\/pre>/.exec(body)?.[1] ?? '';
-      assert.equal(pre, `\n${'a'.repeat(262_143)}€&lt;tag&gt;&amp;${'z'.repeat(300_000)}`);
+      assert.equal(pre, `\n<a id="L1" href="#L1">1</a>  €&lt;tag&gt;&amp;${'z'.repeat(200_000)}`);
       assert.match(body, /<\/html>\s*$/);
-      assert.doesNotMatch(body, /<!--stream-/);
     },
   },
 ]);

@@ -17,7 +17,7 @@ test('the raw download: the stored bytes exactly, with the headers of docs/contr
     const res = await h.request(`/runs/${device}/binary.bin/raw`, { headers: { cookie } });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'application/octet-stream');
-    assert.equal(res.headers.get('content-disposition'), `attachment; filename="${device}_binary.bin.run"`);
+    assert.equal(res.headers.get('content-disposition'), `attachment; filename="binary.bin.txt"`);
     assert.equal(res.headers.get('content-security-policy'), "default-src 'none'; sandbox");
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
     assert.equal(res.headers.get('cache-control'), 'no-store');

@@ -66,7 +66,10 @@ test('paddock serve over TLS + paddock device enroll/upload: the README loop', a
   );
   assert.equal(await upload.exited, 0, upload.output().stderr);
   const view = await httpsRequest(`${admin}/runs/${device}/loop-1`, { ca, headers: { cookie } });
-  assert.match(view.body, /<pre>\npressure=1\.2 operator=\[redacted\] from \[redacted\]\n<\/pre>/);
+  assert.match(
+    view.body,
+    /<pre>\n<a id="L1" href="#L1">1<\/a> {2}pressure=1\.2 operator=\[redacted\] from \[redacted\]\n<\/pre>/,
+  );
   assert.match(view.body, /redacted: the device removed/);
   assert.doesNotMatch(view.body, /alice|10\.1\.2\.3/);
 

@@ -147,7 +147,7 @@ describe('device client', () => {
       ca: fx.admin.certPem,
       headers: { cookie },
     });
-    assert.match(view.body, /<pre>\nt=1 operator=\[redacted\]\n<\/pre>/);
+    assert.match(view.body, /<pre>\n<a id="L1" href="#L1">1<\/a> {2}t=1 operator=\[redacted\]\n<\/pre>/);
     assert.doesNotMatch(view.body, /alice/);
     const revoke = await httpsRequest(`${admin}/devices/${state.device}/revoke`, {
       ca: fx.admin.certPem,

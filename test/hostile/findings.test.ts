@@ -44,7 +44,7 @@ test('finding: an upload is acknowledged exactly when stored (bytes past Content
   assert.equal(statuses(raw)[0], 201, raw);
   const { cookie } = await l.signIn();
   const view = await (await fetch(`${l.url}/runs/${device}/short`, { headers: { cookie } })).text();
-  assert.match(view, /<pre>\nhello<\/pre>/);
+  assert.match(view, /<pre>\n<a id="L1" href="#L1">1<\/a> {2}hello<\/pre>/);
   // The device's retry of the same bytes is the idempotent 200, not a conflict.
   const retry = await fetch(`${l.url}/v1/runs/short`, {
     method: 'PUT',
