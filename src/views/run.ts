@@ -132,7 +132,18 @@ export function runPage(
     chrome,
     html`<dl>
         <dt>Device</dt>
-        <dd><code>${run.device}</code></dd>
+        <dd>
+          <a href="/devices/${run.device}">${run.deviceName ?? run.device}</a>
+          ${run.deviceName === undefined ? '' : html`<code>${run.device}</code>`}
+        </dd>
+        <dt>Answered</dt>
+        <dd>
+          ${
+            run.collection === undefined
+              ? 'no collection request: the device uploaded it on its own'
+              : html`the collection request <a href="/collections/${run.collection}">${run.collection}</a>`
+          }
+        </dd>
         <dt>Run</dt>
         <dd><code>${run.id}</code></dd>
         <dt>Uploaded</dt>

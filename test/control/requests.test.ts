@@ -156,6 +156,13 @@ function suite(name: string, open: () => Promise<Store>, skip: string | false) {
 
         assert.equal((await collected(h, d.credential, 'answer', mine.id, 'the run', 'minimal')).status, 201);
         assert.equal((await collected(h, d.credential, 'answer', mine.id, 'the run', 'minimal')).status, 200, 'retry');
+        // The run page names the collection it answered, and its device by name, linked (section 22).
+        const { cookie } = h.signIn({ subject: 'local:admin', admin: true });
+        const view = await (await h.request(`/runs/${d.device}/answer`, { headers: { cookie } })).text();
+        assert.match(view, new RegExp(`the collection request <a href="/collections/${c.id}">${c.id}</a>`));
+        assert.match(view, new RegExp(`<a href="/devices/${d.device}">[^<]+</a>\\s*<code>${d.device}</code>`));
+        const own = await (await h.request(`/runs/${d.device}/bad-400-9`, { headers: { cookie } })).status;
+        assert.equal(own, 404, 'refused uploads left nothing to show');
         assert.equal((await collected(h, d.credential, 'another', mine.id, 'x', 'minimal')).status, 409, 'closed');
         assert.equal(await stored(d.device, 'another'), false);
         const targets = (await h.store.collectionTargets(admin, c.id, { limit: 10 })).items;
