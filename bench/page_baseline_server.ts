@@ -32,7 +32,6 @@ import { runQuery } from '../src/console/run_query.ts';
 import { DEVICE_ID, RUN_ID } from '../src/domain/ids.ts';
 import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { retentionStatus } from '../src/console/retention_status.ts';
 import { retentionOf } from '../src/domain/retention.ts';
 import { createSelfTest } from '../src/selftest/selftest.ts';
 import { resolveSessionKeys } from '../src/session/keys.ts';
@@ -40,9 +39,9 @@ import { withCountCache } from '../src/store/count_cache.ts';
 import { openStore } from '../src/store/open.ts';
 import { loadControlIdentity } from '../src/tls/control_identity.ts';
 import { dashboardPage } from '../src/views/dashboard.ts';
-import { CHART_DAYS, CLIENT_VERSIONS } from '../src/console/dashboard.ts';
-import { COLLECTION_FILTERS } from '../src/lists/collections.ts';
-import { valuesOf } from '../src/lists/parameters.ts';
+import { dashboardData, onlineLink } from '../src/console/dashboard_data.ts';
+import { deviceCounter } from '../src/console/device_counts.ts';
+import { pagePosition } from '../src/console/devices_list.ts';
 
 const [where = '', key = ''] = process.argv.slice(2);
 const codec = sessionCodec([Buffer.from(key, 'base64')], 43_200);
@@ -64,6 +63,8 @@ const selfTest = createSelfTest({
 });
 const retention = retentionOf(config);
 const STALE_AFTER_MS = 30 * 86_400_000;
+const ONLINE_WITHIN_MS = 5 * 60_000;
+const countDevices = deviceCounter(store, systemClock);
 const HEADERS = {
   ...SECURITY_HEADERS,
   'Cache-Control': DEFAULT_CACHE_CONTROL,
@@ -115,23 +116,14 @@ const server = createServer((req, res) => {
     }
     let page: Html;
     if (url.pathname === '/') {
-      const [checks, counts, perDay, kept, pending, clientVersions] = await Promise.all([
-        selfTest.run(),
-        store.countsVisibleTo(viewer).catch(() => undefined),
-        store.uploadsPerDay(viewer, CHART_DAYS, now).catch(() => undefined),
-        retentionStatus(store, retention, viewer, now),
-        viewer.admin ? store.pendingDevices().catch(() => undefined) : undefined,
-        viewer.admin ? store.factValueCounts('client_version', CLIENT_VERSIONS).catch(() => undefined) : undefined,
-      ]);
-      const shown = viewer.admin ? checks : checks.map((check) => ({ ...check, detail: '' }));
+      // The same reads as GET / (console/dashboard_data.ts), through the same count cache.
+      const deps = { store, selfTest, retention, staleAfterMs: STALE_AFTER_MS, onlineWithinMs: config.onlineWithinMs };
+      const data = await dashboardData(deps, viewer, now);
       page = dashboardPage(chrome, {
+        ...data,
         version: config.version,
-        checks: shown,
-        counts,
-        perDay,
-        retention: kept,
-        pending,
-        clientVersions,
+        online: { href: onlineLink(config.onlineWithinMs), withinMs: config.onlineWithinMs },
+        staleAfterMs: STALE_AFTER_MS,
       });
     } else if (url.pathname === '/runs') {
       const q = parseConsole(RUNS, url.searchParams);
@@ -146,25 +138,22 @@ const server = createServer((req, res) => {
       const q = parseConsole(DEVICES, url.searchParams);
       if (!q.ok) return send(res, 400);
       const staleBefore = now - STALE_AFTER_MS;
-      const filter = deviceFilter(q.values, staleBefore);
+      const filter = deviceFilter(q.values, staleBefore, now);
       const devices = await store.devicesVisibleTo(viewer, { before: q.values.before, limit: PAGE_SIZE }, filter);
-      // How many devices a collection would reach (console/devices_list.ts).
-      const filtered = COLLECTION_FILTERS.some((name) => valuesOf(q.values, name).length > 0);
-      const asked = {
-        id: '',
-        createdBy: viewer.subject,
-        createdAt: now,
-        privacy: 'minimal',
-        reason: '',
-        expiresAt: now,
-      } as const;
-      const reach =
+      // How many the list holds, through the same counter (console/devices_list.ts).
+      const total =
         q.values.before === undefined && devices.next === undefined
-          ? devices.items.length
-          : !filtered
-            ? (await store.countsVisibleTo(viewer)).devices
-            : await store.countCollectionReach(viewer, asked, { filter });
-      page = devicesPage(chrome, { page: devices, query: q.values, staleBefore, reach });
+          ? { n: devices.items.length, more: false, countedAt: now }
+          : await countDevices(viewer, q.values, filter);
+      page = devicesPage(chrome, {
+        page: devices,
+        query: q.values,
+        staleBefore,
+        onlineSince: now - ONLINE_WITHIN_MS,
+        total,
+        from: pagePosition(url.searchParams),
+        here: url.pathname + url.search,
+      });
     } else if (url.pathname === '/audit' && session.admin) {
       const q = parseConsole(AUDIT, url.searchParams);
       if (!q.ok) return send(res, 400);

@@ -530,6 +530,12 @@ async function dashboardAndSweep(
     const admin = { subject: 'local:admin', admin: true };
     await store.uploadsPerDay(admin, 14, newest);
     const chart = await ms(() => store.uploadsPerDay(admin, 14, newest));
+    // The dashboard's chart by level and its fleet counts (store/dashboard.ts), uncached, as a page view every few seconds reads them.
+    await store.uploadsByLevel(admin, 14, newest);
+    const byLevel = await ms(() => store.uploadsByLevel(admin, 14, newest));
+    const day = 86_400_000;
+    const at = { onlineSince: newest - 5 * 60_000, daySince: newest - day, staleBefore: newest - 30 * day };
+    const fleet = await ms(() => store.fleetCounts(admin, at));
     const due = await ms(() => store.dueForDeletion('minimal', newest, RETENTION_BATCH * RETENTION_BATCHES));
     const batches = [];
     for (let i = 0; i < 3; i++)
@@ -537,7 +543,7 @@ async function dashboardAndSweep(
     log(`sweep batches: ${batches.map((b) => `${b.result.runs} runs in ${b.ms.toFixed(1)} ms`).join(', ')}`);
     const prune = await ms(() => store.pruneAudit(data.auditFrom + audit * AUDIT_EVERY_MS, SWEEP_BATCH));
     return [
-      `dashboard counts ${counts.admin.toFixed(2)} ms for an admin, ${counts.owner.toFixed(2)} ms for an owner (one \`count(*)\` over the runs: ${counts.countAll.toFixed(0)} ms); the 14-day chart ${chart.ms.toFixed(1)} ms (${chart.result.reduce((a, b) => a + b, 0)} runs); the retention section's count of what is due ${due.ms.toFixed(1)} ms (${due.result.runs} runs, its bound)`,
+      `dashboard counts ${counts.admin.toFixed(2)} ms for an admin, ${counts.owner.toFixed(2)} ms for an owner (one \`count(*)\` over the runs: ${counts.countAll.toFixed(0)} ms); the 14-day chart ${chart.ms.toFixed(1)} ms (${chart.result.reduce((a, b) => a + b, 0)} runs), by level ${byLevel.ms.toFixed(1)} ms; the fleet counts (online, seen today, stale, open collections, flagged runs) ${fleet.ms.toFixed(1)} ms; the retention section's count of what is due ${due.ms.toFixed(1)} ms (${due.result.runs} runs, its bound)`,
       `retention sweep, every run expired: batches of ${batches.map((b) => `${b.result.runs} runs (${(b.result.bytes / 1024).toFixed(0)} KiB) in ${b.ms.toFixed(1)} ms`).join(', ')}; the audit trail's prune, every record expired: a batch of ${prune.result} records in ${prune.ms.toFixed(1)} ms`,
     ];
   } finally {

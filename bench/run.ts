@@ -263,6 +263,26 @@ for (const [what, fact] of [
   );
   await page(`GET /devices?fact=${fact} first page (${what}), admin`, path, adminCookie);
 }
+// Every other filter of the device list, its count included (docs/contract.md section 22: "1–50 of
+// 12,345", counted up to 10,000 and kept a few seconds per filter), against the plain list on the
+// same server: a status most devices hold and one few do, a search, windows of last seen that hold
+// no device and every device, silent devices, and the silent longest first.
+for (const [what, query] of [
+  ['status, most', 'status=active'],
+  ['status, few', 'status=revoked'],
+  ['search', 'q=device+123'],
+  ['seen, none', 'seen=5m'],
+  ['seen, all', 'seen=7d'],
+  ['not seen, all', 'seen=not:24h'],
+  ['silent longest first', 'sort=last_seen_oldest'],
+] as const)
+  await versus(
+    `GET /devices?${query} first page (${what}), admin, vs the plain list`,
+    `/devices?${query}`,
+    '/devices',
+    adminCookie,
+    { minRatio: 0.8, maxP99: 15 },
+  );
 // The same lists as JSON through the API, with a bearer token (its last use is written at most once
 // a minute), against a minimal server doing the same token lookup, query and JSON render.
 const apiBaseline = () => startBaselineServer(new URL('./api_baseline_server.ts', import.meta.url).pathname, [dataDir]);

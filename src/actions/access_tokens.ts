@@ -20,11 +20,17 @@ import { actedBy, type ActionDeps } from './deps.ts';
 import { EVENTS } from '../events/catalogue.ts';
 
 export type CreateAccessTokenOutcome =
-  | { ok: true; token: string; record: AccessToken }
-  | {
-      ok: false;
-      failure: 'badAccessTokenName' | 'badAccessTokenExpiresIn' | 'badAccessTokenScope' | 'scimTokenNotAdmin';
-    };
+  { ok: true; token: string; record: AccessToken } | { ok: false; failure: BadAccessTokenField | 'scimTokenNotAdmin' };
+
+/** A refused value of the create form's (or the API's body's) field. */
+export type BadAccessTokenField = 'badAccessTokenName' | 'badAccessTokenExpiresIn' | 'badAccessTokenScope';
+
+/** The field each refused value is, as the form and the API's JSON name it. */
+export const ACCESS_TOKEN_FIELD: Readonly<Record<BadAccessTokenField, string>> = {
+  badAccessTokenName: 'name',
+  badAccessTokenExpiresIn: 'expires_in',
+  badAccessTokenScope: 'scope',
+};
 
 /**
  * From the create form's fields as text: `name`, `expires_in` in seconds and `scope` (`read`,

@@ -11,6 +11,7 @@ import {
   COLLECTION_REASON,
   type CollectionScope,
   DECLINE_REASON,
+  isDeclineStderr,
   type DeviceRequest,
   EXPIRES_IN,
   MAX_NAMED_DEVICES,
@@ -150,11 +151,14 @@ export async function declineRequest(
   id: string,
   reason: string,
   onAnswer?: (createdAt: number) => void,
-): Promise<AnswerOutcome | 'bad-reason'> {
+  stderr: string | null = null,
+): Promise<AnswerOutcome | 'bad-reason' | 'bad-stderr'> {
   if (!DECLINE_REASON.test(reason)) return 'bad-reason';
+  if (stderr !== null && !isDeclineStderr(stderr)) return 'bad-stderr';
   if (!REQUEST_ID.test(id)) return 'unknown';
   const now = deps.clock.now();
-  const answer = await deps.store.declineRequest(device.id, id, reason, now);
+  // Kept with the target, not in the event: a page shows it, a log line or webhook need not carry 3 KiB.
+  const answer = await deps.store.declineRequest(device.id, id, reason, now, stderr === '' ? null : stderr);
   if (answer.outcome !== 'declined') return answer.outcome === 'fulfilled' ? 'not-open' : answer.outcome;
   onAnswer?.(answer.createdAt);
   const fields = { account: device.owner, device: device.id, collection: answer.collection, reason };

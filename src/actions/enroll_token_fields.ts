@@ -1,6 +1,6 @@
 /**
  * The mint form's optional fields (docs/contract.md section 9), read strictly: an empty field takes its
- * default, anything else must be valid, and a bad one names itself in a plain-text 400.
+ * default, anything else must be valid, and a bad one names its field (MINT_FIELD).
  */
 import {
   type Approval,
@@ -18,6 +18,18 @@ import { parseLabelLines, type Labels } from '../domain/labels.ts';
 /** The mint's failures, each the name of its plain-text 400 (http/failures.ts) and of a field in the API. */
 export type MintFailure =
   'badOwner' | 'badExpiresIn' | 'badUses' | 'badDeviceName' | 'badNote' | 'badMaxPrivacy' | 'badLabels' | 'badApproval';
+
+/** The field each failure is about, as the form and the API's JSON name it. */
+export const MINT_FIELD: Readonly<Record<MintFailure, string>> = {
+  badOwner: 'owner',
+  badExpiresIn: 'expires_in',
+  badUses: 'uses',
+  badDeviceName: 'name',
+  badNote: 'note',
+  badMaxPrivacy: 'max_privacy',
+  badLabels: 'labels',
+  badApproval: 'approval',
+};
 
 export interface MintFields {
   expiresInSeconds: number;

@@ -8,7 +8,7 @@
 import type { Handler } from 'hono';
 import type { AccessToken } from '../domain/access_tokens.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { createAccessToken, revokeAccessToken } from '../actions/access_tokens.ts';
+import { ACCESS_TOKEN_FIELD, createAccessToken, revokeAccessToken } from '../actions/access_tokens.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
 import { ACCESS_TOKENS } from '../lists/pages.ts';
 import { parameterNames } from '../lists/parameters.ts';
@@ -61,12 +61,7 @@ export function apiAccessTokenCreate(ctx: Ctx): Handler<UiEnv> {
     });
     if (!created.ok && created.failure === 'scimTokenNotAdmin')
       return problem(c, 403, 'forbidden', FAILURES.scimTokenNotAdmin.message, { field: 'scope' });
-    if (!created.ok)
-      return badField(c, created.failure, {
-        badAccessTokenName: 'name',
-        badAccessTokenExpiresIn: 'expires_in',
-        badAccessTokenScope: 'scope',
-      });
+    if (!created.ok) return badField(c, created.failure, ACCESS_TOKEN_FIELD);
     return c.json({ token: accessTokenJson(created.record, ctx.clock.now()), value: created.token }, 201);
   });
 }

@@ -55,6 +55,7 @@ export function targetJson(t: CollectionTarget) {
     since: iso(t.since),
     run: t.run,
     reason: t.reason,
+    stderr: t.stderr,
   };
 }
 

@@ -21,11 +21,12 @@ export function apiDevicesList(ctx: Ctx): Handler<UiEnv> {
     async (c, viewer) => {
       const q = listParameters(c, DEVICES);
       if (q instanceof Response) return q;
-      const staleBefore = ctx.clock.now() - ctx.config.staleAfterMs;
+      const now = ctx.clock.now();
+      const staleBefore = now - ctx.config.staleAfterMs;
       const page = await ctx.store.devicesVisibleTo(
         viewer,
         { before: q.before, limit: PAGE_SIZE },
-        deviceFilter(q, staleBefore),
+        deviceFilter(q, staleBefore, now),
       );
       const item = (d: LabelledDevice) => deviceJson(d, staleBefore);
       return c.json(pageJson(page, item));

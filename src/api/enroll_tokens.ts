@@ -8,7 +8,7 @@ import type { Handler } from 'hono';
 import type { EnrollToken } from '../domain/enroll_tokens.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { mintEnrollToken, revokeEnrollToken } from '../actions/enroll_tokens.ts';
-import type { MintFailure } from '../actions/enroll_token_fields.ts';
+import { MINT_FIELD } from '../actions/enroll_token_fields.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
 import { ENROLL_TOKENS } from '../lists/pages.ts';
 import { parameterNames } from '../lists/parameters.ts';
@@ -28,17 +28,6 @@ export const MINT_FIELDS: Record<string, FieldType> = {
   max_privacy: 'string',
   labels: 'labels',
   approval: 'string',
-};
-
-const FIELD: Record<MintFailure, string> = {
-  badOwner: 'owner',
-  badExpiresIn: 'expires_in',
-  badUses: 'uses',
-  badDeviceName: 'name',
-  badNote: 'note',
-  badMaxPrivacy: 'max_privacy',
-  badLabels: 'labels',
-  badApproval: 'approval',
 };
 
 /** An enrollment token as the API shows it: never the token or its hash. */
@@ -74,7 +63,7 @@ export function apiEnrollTokenMint(ctx: Ctx): Handler<UiEnv> {
     const body = await jsonFields(c, MINT_FIELDS);
     if (!body.ok) return body.response;
     const minted = await mintEnrollToken(ctx, actor, body.fields);
-    if (!minted.ok) return badField(c, minted.failure, FIELD, minted.detail);
+    if (!minted.ok) return badField(c, minted.failure, MINT_FIELD, minted.detail);
     return c.json({ token: enrollTokenJson(minted.token), link: minted.link }, 201);
   });
 }

@@ -15,6 +15,7 @@ import { COLLECTION_BODY_LIMIT } from './collection_body.ts';
 import { SCHEMAS } from './openapi_schemas.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
 import { MAX_LABELS } from '../domain/labels.ts';
+import { COMPARE_LIMIT } from '../domain/run_diff.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { liveSession } from '../context/session_cookie.ts';
 import { ATTEMPTS_SHOWN, MAX_WEBHOOKS } from '../actions/webhooks.ts';
@@ -231,7 +232,7 @@ export const OPENAPI = {
       get: {
         operationId: 'listRuns',
         summary: 'Runs the account may see, newest first',
-        description: `Lists the runs the account may see, filtered by device, privacy level, days and level check. A page holds at most ${PAGE_SIZE}; pass \`next\` as \`before\` for the following one.`,
+        description: `Lists the runs the account may see, filtered by device, privacy level, days and level check. A page holds at most ${PAGE_SIZE}; pass \`next\` as \`before\` for the following one. With \`text\`, a search: the runs whose text holds every word (letters and digits, in any case) and every "quoted phrase" (its words in that order, within one line), each with \`match\`, its first matching line; a page may then hold fewer runs than it read, and \`next\` still leads to the older ones.`,
         tags: ['Runs'],
         parameters: listParameters(RUNS),
         responses: {
@@ -355,6 +356,34 @@ export const OPENAPI = {
               'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } },
             },
           },
+          ...notFound,
+          ...errors,
+        },
+      },
+    },
+    '/api/v1/runs/{device}/{id}/compare': {
+      get: {
+        operationId: 'compareRuns',
+        summary: 'The unified diff of two runs, as `diff -u` writes it',
+        description: `Compares the path's run (the old side, \`---\`) with the run \`with\` names (the new side, \`+++\`), line by line, and answers the unified diff with 3 lines of context in the format of \`diff -u\`, which \`patch\` applies to the old run's bytes to make the new run's exactly. Runs that are the same answer an empty body. Both runs must be text (UTF-8) of at most ${COMPARE_LIMIT} bytes. Either run missing or outside the account's scope is a 404. Not audited, as reading a run's description is not.`,
+        tags: ['Runs'],
+        parameters: [
+          id('device'),
+          id('id'),
+          {
+            name: 'with',
+            in: 'query',
+            required: true,
+            schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}/[A-Za-z0-9._-]{1,128}$' },
+            description: 'The run to compare with, as `DEVICE/ID`: the new side',
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'The unified diff (empty when the runs are the same)',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          '422': failure(`A run is larger than ${COMPARE_LIMIT} bytes or is not UTF-8 text; the detail names it`),
           ...notFound,
           ...errors,
         },

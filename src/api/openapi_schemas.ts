@@ -4,6 +4,7 @@
  */
 import { APPROVALS, EXPIRES_IN_MAX, EXPIRES_IN_MIN, NOTE_MAX, USES_MAX, USES_MIN } from '../domain/enroll_tokens.ts';
 import { PRIVACY_LEVELS } from '../domain/privacy.ts';
+import { AROUND } from '../domain/run_match.ts';
 import { DEVICE_STATUSES } from '../domain/devices.ts';
 import {
   ACCESS_EXPIRES_IN_DEFAULT,
@@ -60,6 +61,7 @@ export const SCHEMAS = {
       'status',
       'pending_reason',
       'enrolled_at',
+      'enrolled_from',
       'last_seen_at',
       'last_upload_at',
       'revoked_at',
@@ -83,6 +85,11 @@ export const SCHEMAS = {
           "Why a pending device waits, when not since its enrollment: 'credential reused' (a credential a rotation replaced was presented again); null otherwise",
       },
       enrolled_at: { type: 'string', format: 'date-time' },
+      enrolled_from: {
+        type: ['string', 'null'],
+        description:
+          'The client address it enrolled from (IPv4 or IPv6, as the server saw it); null for a device enrolled before it was kept',
+      },
       last_seen_at: time,
       last_upload_at: time,
       revoked_at: time,
@@ -128,6 +135,16 @@ export const SCHEMAS = {
       size: { type: 'integer', minimum: 0 },
       uploaded_at: { type: 'string', format: 'date-time' },
       flagged: { type: 'boolean' },
+      match: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['line', 'text'],
+        description: `Only in the answer of a search (\`text\`): the run's first line holding a word or phrase searched for; a long line is cut to ${AROUND} characters on each side of its first match, with … where it was cut`,
+        properties: {
+          line: { type: 'integer', minimum: 1, description: 'Its number, from 1' },
+          text: { type: 'string' },
+        },
+      },
     },
   },
   Rename: {
@@ -448,7 +465,7 @@ export const SCHEMAS = {
     type: 'object',
     description: 'One device a collection reached',
     additionalProperties: false,
-    required: ['request', 'device', 'device_name', 'state', 'since', 'run', 'reason'],
+    required: ['request', 'device', 'device_name', 'state', 'since', 'run', 'reason', 'stderr'],
     properties: {
       request: { type: 'string', pattern: REQUEST_ID.source, description: 'The request id the device sees' },
       device: { type: 'string' },
@@ -459,6 +476,10 @@ export const SCHEMAS = {
       reason: {
         type: ['string', 'null'],
         description: `Why it was declined (the device's words) or skipped (${listed(SKIP_REASONS)})`,
+      },
+      stderr: {
+        type: ['string', 'null'],
+        description: "A declined target's: the end of the failed command's standard error that the device sent",
       },
     },
   },

@@ -31,6 +31,7 @@ export function deviceJson(d: LabelledDevice, staleBefore: number) {
     status: deviceStatus(d, staleBefore),
     pending_reason: d.pendingReason,
     enrolled_at: iso(d.enrolledAt),
+    enrolled_from: d.enrolledFrom,
     last_seen_at: iso(d.lastSeenAt),
     last_upload_at: iso(d.lastUploadAt),
     revoked_at: iso(d.revokedAt),

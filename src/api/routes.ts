@@ -31,6 +31,7 @@ import {
   apiRunGet,
   apiRunRaw,
 } from './resources.ts';
+import { apiRunCompare } from './run_compare.ts';
 import { apiRunsList } from './runs_list.ts';
 import {
   apiWebhookCreate,
@@ -62,6 +63,7 @@ export const apiRoutes: readonly DoorRoute<'token'>[] = [
   { method: 'GET', path: '/api/v1/runs/:device/:id', access: 'token', handler: apiRunGet },
   { method: 'DELETE', path: '/api/v1/runs/:device/:id', access: 'token', handler: apiRunDelete },
   { method: 'GET', path: '/api/v1/runs/:device/:id/raw', access: 'token', handler: apiRunRaw },
+  { method: 'GET', path: '/api/v1/runs/:device/:id/compare', access: 'token', handler: apiRunCompare },
   { method: 'GET', path: '/api/v1/audit', access: 'token', handler: apiAudit },
   { method: 'GET', path: '/api/v1/accounts', access: 'token', handler: apiAccounts },
   { method: 'GET', path: '/api/v1/tokens', access: 'token', handler: apiAccessTokensList },

@@ -19,15 +19,18 @@ const IN_COLUMNS = new Set(['account', 'client', 'device', 'run', 'level', 'even
 export const DETAIL_MAX = 500;
 
 /**
- * The stored form of an audited event (the catalogue says which are); `local:<user>` is the actor
- * of a break-glass sign-in (docs/contract.md section 4), named by its entry's `auditAccount`.
+ * The stored form of an audited event (the catalogue says which are). An entry's `auditAccount`
+ * names the actor: `local:<user>` for a break-glass sign-in (docs/contract.md section 4),
+ * `device:<id>` for what a device did (section 22: the device, not its owner); the `account` field
+ * such an event also carries (the device's owner) is kept in `detail` as `owner`.
  */
 export function auditRecord(at: number, event: AnyEvent, fields: Fields): AuditRecord {
   const text = (value: unknown) => (value === undefined || value === null ? null : String(value));
   const from = 'auditAccount' in event ? event.auditAccount : undefined;
   const named = from === undefined ? undefined : fields[from.field];
-  const account = text(fields.account) ?? (named === undefined ? null : `${from?.prefix}${String(named)}`);
-  const detail = Object.entries(fields)
+  const account = named === undefined || named === null ? text(fields.account) : `${from?.prefix}${String(named)}`;
+  const owner = account !== text(fields.account) && fields.account != null ? [['owner', fields.account] as const] : [];
+  const detail = [...owner, ...Object.entries(fields)]
     .filter(([name, value]) => !IN_COLUMNS.has(name) && !NEVER_STORED.test(name) && value !== undefined)
     .map(([name, value]) => `${name}=${String(value)}`)
     .join(' ');

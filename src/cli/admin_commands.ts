@@ -12,6 +12,7 @@ import { parseLabel, parseLabelKey } from '../domain/labels.ts';
 import { RUNS } from '../lists/runs.ts';
 import { CliFailure, EXIT } from './api_client.ts';
 import { COLLECTION_COMMANDS } from './collections_commands.ts';
+import { runsDiff } from './runs_diff.ts';
 import { STDOUT, writeRunBytes } from './runs_raw.ts';
 import {
   type Columns,
@@ -66,6 +67,10 @@ const RUN_COLUMNS: Columns = [
   ['UPLOADED', (r) => r.uploaded_at],
   ['FLAGGED', (r) => (r.flagged ? 'yes' : '')],
 ];
+/** A search's runs (docs/contract.md section 21) also show their first matching line: its number and text. */
+const matchOf = (r: Item) => (r.match ?? {}) as { line?: number; text?: string };
+const SEARCH_COLUMNS: Columns = [...RUN_COLUMNS, ['LINE', (r) => matchOf(r).line], ['MATCH', (r) => matchOf(r).text]];
+const RUNS_LIST = listCommand(RUNS, '/api/v1/runs', RUN_COLUMNS);
 const TOKEN_COLUMNS: Columns = [
   ['ID', (t) => t.id],
   ['OWNER', (t) => t.owner],
@@ -291,7 +296,13 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
     },
   },
   runs: {
-    list: listCommand(RUNS, '/api/v1/runs', RUN_COLUMNS),
+    list: {
+      ...RUNS_LIST,
+      run: async (api, args, v) => {
+        const out = await RUNS_LIST.run(api, args, v);
+        return out.kind === 'list' && text(v, 'text') !== undefined ? { ...out, columns: SEARCH_COLUMNS } : out;
+      },
+    },
     get: {
       usage: 'get DEVICE ID',
       positionals: 2,
@@ -320,6 +331,15 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
       options: { output: { type: 'string' } },
       run: async (api, [device = '', id = ''], v) =>
         writeRunBytes(api, `/api/v1/runs/${path(device, id)}/raw`, text(v, 'output')),
+    },
+    diff: {
+      usage: 'diff DEVICE/ID DEVICE/ID',
+      note:
+        'the unified diff (diff -u) of the first run, old, and the second, new, for patch -u;\n' +
+        'nothing when they are the same; exit 0 either way (not 1 on differences, as diff(1) does)',
+      positionals: 2,
+      options: {},
+      run: async (api, [oldRun = '', newRun = '']) => runsDiff(api, oldRun, newRun),
     },
   },
   collections: COLLECTION_COMMANDS,

@@ -38,7 +38,8 @@ watch    answers the operators' requests for a run: holds an ask open (--wait, 1
          PADDOCK_REQUEST_PRIVACY and PADDOCK_REQUEST_REASON in its environment), applies the
          level asked (never above this device's ceiling) to its standard output (at most 16 MiB)
          and uploads it for the request; a command that fails declines the request with its exit
-         status. After an error it waits 1 s doubling to 60 s (or the server's Retry-After);
+         status and the last 3 KiB of its standard error (which also goes to this one's). After
+         an error it waits 1 s doubling to 60 s (or the server's Retry-After);
          SIGINT or SIGTERM stops it (exit 0). --once answers what is open now, then exits.
 facts    reports this machine's facts now, changed or not, and prints them.
 

@@ -55,6 +55,16 @@ export type Setting<T = unknown> = WithDefault<T> | WithoutDefault<T>;
 
 const lifetime = (text: string) => parsePositiveInt(text, 31_536_000);
 
+/**
+ * PADDOCK_ONLINE_WITHIN (docs/contract.md section 22): at least 3 minutes, so that a device holding a
+ * request always counts as online by its last seen (domain/devices.ts, isOnline).
+ */
+function parseOnlineWithin(text: string): number {
+  const ms = parseDuration(text);
+  if (ms < 3 * 60_000) throw new Error('must be at least 3m (a device holding a request is seen every 3 minutes)');
+  return ms;
+}
+
 export const settings = {
   listen: {
     variable: 'PADDOCK_LISTEN',
@@ -233,6 +243,12 @@ export const settings = {
     default: '30d',
     help: 'a device not seen for this long is stale (a duration: 90m, 12h, 30d)',
     parse: parseDuration,
+  },
+  onlineWithinMs: {
+    variable: 'PADDOCK_ONLINE_WITHIN',
+    default: '5m',
+    help: 'a device seen within this long is online (a duration, at least 3m: a device holding a request is seen that often)',
+    parse: parseOnlineWithin,
   },
   credentialRotateAfterMs: {
     variable: 'PADDOCK_CREDENTIAL_ROTATE_AFTER',

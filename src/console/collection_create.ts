@@ -36,13 +36,16 @@ export function collectionCreate(ctx: Ctx): Handler<UiEnv> {
 }
 
 /** `expires_in` as whole seconds, undefined when blank (the default), NaN when not digits (refused). */
-function seconds(text: string | undefined): number | undefined {
+export function seconds(text: string | undefined): number | undefined {
   if (text === undefined || text === '') return undefined;
   return /^[0-9]{1,7}$/.test(text) ? Number(text) : Number.NaN;
 }
 
-/** The named devices (checked by the action), or the filter; the answer when the form is at fault. */
-function scopeOf(ctx: Ctx, c: Context, form: FormFields): CollectionScope | Response {
+/**
+ * The named devices (checked by the action), or the filter; the answer when the form is at fault.
+ * The confirmation step reads the form with it too (collection_create_confirm.ts).
+ */
+export function scopeOf(ctx: Ctx, c: Context, form: FormFields): CollectionScope | Response {
   const match = form.get('match');
   const devices = form.all('device');
   if (match === undefined) return { devices };

@@ -1,7 +1,7 @@
 /**
  * GET /groups: admin only (docs/contract.md section 19). Every group known, from accounts' groups
  * and from device owners, by name, 50 a page: its members (the first few, and how many) and its
- * number of devices.
+ * number of devices. A bad cursor is answered 400 with the page, its alert and no groups (section 22).
  */
 import type { Handler } from 'hono';
 import { page } from '../http/responses.ts';
@@ -9,13 +9,13 @@ import { groupsPage } from '../views/groups.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { GROUPS } from '../lists/pages.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
-import { chrome, listParameters } from './page_helpers.ts';
+import { chrome, listQuery } from './page_helpers.ts';
 
 export function groupsList(ctx: Ctx): Handler<UiEnv> {
   return async function groupsListHandler(c) {
-    const q = listParameters(c, GROUPS);
-    if (q instanceof Response) return q;
-    const { before } = q;
+    const q = listQuery(c, GROUPS);
+    if (!q.ok) return page(c, groupsPage(chrome(ctx, c), { page: { items: [] }, first: false, error: q.error }), 400);
+    const { before } = q.values;
     const groups = await ctx.store.groupsPage({ before, limit: PAGE_SIZE });
     return page(c, groupsPage(chrome(ctx, c), { page: groups, first: before === undefined }));
   };

@@ -2,15 +2,18 @@
 import type { Context } from 'hono';
 import type { Actor, Viewer } from '../domain/accounts.ts';
 import { clientAddress } from '../http/client_address.ts';
-import { fail } from '../http/failures.ts';
+import { FAILURES, type FailureName, fail, failureText } from '../http/failures.ts';
 import {
   consoleFailure,
   type ListDeclaration,
   type Parameters,
   parseConsole,
+  sentValues,
   type Values,
 } from '../lists/parameters.ts';
 import type { Chrome } from '../views/layout.ts';
+import type { FilterError } from '../views/list_parts.ts';
+import type { Refused } from '../views/form_errors.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { takeNotice } from './notice.ts';
 
@@ -39,6 +42,34 @@ export function listParameters<P extends Parameters>(c: Context, list: ListDecla
   if (parsed.ok) return parsed.values;
   const { failure, detail } = consoleFailure(list, parsed.fault);
   return fail(c, failure, detail);
+}
+
+/** A list's query read for its page: the values, or the values as sent and what is wrong with them. */
+export type ListQuery<P extends Parameters> =
+  { ok: true; values: Values<P> } | { ok: false; sent: Values<P>; error: FilterError };
+
+/**
+ * The list's parameters of the request for a page that answers a bad one with itself (docs/contract.md
+ * section 22: the form filled in as sent, the message beside the field at fault, status 400);
+ * parameters the list does not declare are ignored.
+ */
+export function listQuery<P extends Parameters>(c: Context, list: ListDeclaration<P>): ListQuery<P> {
+  const params = new URL(c.req.url).searchParams;
+  const parsed = parseConsole(list, params);
+  if (parsed.ok) return parsed;
+  const { fault } = parsed;
+  // A bad value's own explanation (the rule it broke) when its kind gives one, else its failure's message.
+  const message =
+    fault.problem === 'bad' && fault.detail !== undefined ? fault.detail : FAILURES[fault.failure].message;
+  return { ok: false, sent: sentValues(list, params), error: { parameter: fault.parameter, message } };
+}
+
+/**
+ * The posted form refused for the value of its field `field` (docs/contract.md section 22): what it
+ * sent, to fill the form in again, and the failure's message (with its detail) to show beside it.
+ */
+export function refusedForm(c: Context<UiEnv>, field: string, failure: FailureName, detail?: string): Refused {
+  return { sent: c.get('form'), error: { field, message: failureText(failure, detail).trimEnd() } };
 }
 
 /** Whether the session is the break-glass account's (the second factor is its alone: docs/contract.md section 14). */

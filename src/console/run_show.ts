@@ -23,7 +23,11 @@ export function runShow(ctx: Ctx): Handler<UiEnv> {
     const valid = DEVICE_ID.test(device) && RUN_ID.test(id);
     const run = valid ? await ctx.store.runVisibleTo(viewer(c), device, id) : undefined;
     if (!run) return fail(c, 'runNotFound');
-    const query = runQuery(new URL(c.req.url).searchParams);
+    const params = new URL(c.req.url).searchParams;
+    const query = runQuery(params);
+    // The "Go to line" form: its page, scrolled to the line (a GET form cannot add the fragment itself).
+    if (params.get('go') === 'line' && params.has('line') && query.faults.line === undefined && !params.has('find'))
+      return c.redirect(`/runs/${device}/${id}?line=${query.want.line}#L${query.want.line}`, 303);
     const [content, previous] = await Promise.all([
       runContent(run, query),
       ctx.store.previousRun(viewer(c), device, id),

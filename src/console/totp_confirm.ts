@@ -30,8 +30,9 @@ export function totpConfirm(ctx: Ctx): Handler<UiEnv> {
         serverName: ctx.config.serverName,
         pending,
       });
-      const error = 'That code does not match: check the clock of the device and type the newest code.';
-      return page(c, totpEnrollPage(chrome(ctx, c), { ...again, error }), 400);
+      const message = 'That code does not match: check the clock of the device and type the newest code.';
+      const refused = { sent: c.get('form'), error: { field: 'code', message } };
+      return page(c, totpEnrollPage(chrome(ctx, c), { ...again, refused }), 400);
     }
     // Expired or not this session's: a fresh secret to scan.
     const fresh = await startTotpEnrollment(ctx, actor(c), {

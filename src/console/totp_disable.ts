@@ -31,8 +31,11 @@ export function totpDisable(ctx: Ctx): Handler<UiEnv> {
     }
     const factor = await ctx.store.totpFactor(c.get('session').subject);
     if (!factor) return fail(c, 'totpNotEnrolled');
-    const error = 'That code is not valid (or was used already).';
-    const opts = { enrolledAt: factor.enrolledAt, recoveryLeft: factor.recoveryHashes.length, error };
+    const refused = {
+      sent: c.get('form'),
+      error: { field: 'code', message: 'That code is not valid (or was used already).' },
+    };
+    const opts = { enrolledAt: factor.enrolledAt, recoveryLeft: factor.recoveryHashes.length, refused };
     return page(c, totpStatusPage(chrome(ctx, c), opts), 400);
   };
 }

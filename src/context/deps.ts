@@ -23,6 +23,7 @@ const passedOn = [
   'sessionTtlSeconds',
   'enrollTokenTtlSeconds',
   'staleAfterMs',
+  'onlineWithinMs',
   'accountSignInMaxAgeMs',
   'metricsToken',
   'retentionFullMs',

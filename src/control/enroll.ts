@@ -56,6 +56,7 @@ export function enroll(deps: ControlDeps): Handler {
         name: name ?? deviceId,
         credentialHash: secretHash(credential),
         facts: reported?.value,
+        from: clientAddress(c),
       },
       // device.enrolled's webhook message commits with the device, and device.pending's with a
       // device that waits for approval (docs/contract.md section 16).
@@ -68,7 +69,8 @@ export function enroll(deps: ControlDeps): Handler {
     if (!device) return refuse(deps, c);
     await deps.logger.emit(EVENTS.deviceEnrolled, enrolledFields(device));
     if (device.pendingSince !== null) await deps.logger.emit(EVENTS.devicePending, enrolledFields(device));
-    return c.json({ device: device.id, credential }, 201);
+    // `status` says whether the device waits for approval, so that a client can say so (section 22).
+    return c.json({ device: device.id, credential, status: device.pendingSince === null ? 'active' : 'pending' }, 201);
   };
 }
 

@@ -65,7 +65,12 @@ export async function enroll(
   });
   if (res.status !== 201)
     throw new DeviceError(`enrollment refused (${res.status}): ${res.body.toString('utf8').trim()}`, res.status);
-  const answer = JSON.parse(res.body.toString('utf8')) as { device: string; credential: string };
+  const answer = JSON.parse(res.body.toString('utf8')) as { device: string; credential: string; status?: string };
+  // A device enrolled with a token that needs approval reaches nothing until approved: say so (section 22).
+  if (answer.status === 'pending')
+    opts.log?.(
+      `enrolled as ${answer.device}; waiting for an administrator's approval (until then it may only report its facts)`,
+    );
   const state: DeviceState = {
     server: link.server,
     controlUrl,

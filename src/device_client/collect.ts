@@ -1,21 +1,28 @@
 /**
  * Runs the collect command for one request (docs/contract.md section 15): `sh -c COMMAND` with the
  * request in its environment, its standard output taken as the run, at most the run limit
- * (section 6). Its standard error goes to the watch's, for whoever reads the log.
+ * (section 6). Its standard error goes to the watch's, for whoever reads the log, and its end is
+ * kept for the decline of a command that fails (stderr_tail.ts).
  */
 import { spawn } from 'node:child_process';
 import { RUN_LIMIT } from '../domain/runs.ts';
 import type { CollectionRequest } from './requests.ts';
+import { TailBuffer } from './stderr_tail.ts';
 
 /** The run, or why the request is declined, or nothing: the watch was told to stop. */
-export type Collected = { kind: 'run'; bytes: Buffer } | { kind: 'failed'; reason: string } | { kind: 'stopped' };
+export type Collected =
+  { kind: 'run'; bytes: Buffer } | { kind: 'failed'; reason: string; stderr?: string } | { kind: 'stopped' };
 
 export const TOO_LARGE = `command output is larger than the ${RUN_LIMIT / (1024 * 1024)} MiB run limit`;
 
 export function collect(
   command: string,
   request: CollectionRequest,
-  opts: { signal?: AbortSignal | undefined } = {},
+  opts: {
+    signal?: AbortSignal | undefined;
+    /** Where the command's standard error goes as it comes (the watch's own, by default). */
+    onStderr?: (chunk: Buffer) => void;
+  } = {},
 ): Promise<Collected> {
   return new Promise((resolve) => {
     if (opts.signal?.aborted) return resolve({ kind: 'stopped' });
@@ -28,10 +35,16 @@ export function collect(
         PADDOCK_REQUEST_PRIVACY: request.privacy,
         PADDOCK_REQUEST_REASON: request.reason,
       },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
     const chunks: Buffer[] = [];
+    const stderr = new TailBuffer();
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (opts.onStderr) opts.onStderr(chunk);
+      else process.stderr.write(chunk);
+      stderr.push(chunk);
+    });
     let size = 0;
     let tooLarge = false;
     let settled = false;
@@ -66,8 +79,9 @@ export function collect(
     child.on('close', (code, signal) => {
       if (tooLarge) finish({ kind: 'failed', reason: TOO_LARGE });
       else if (code === 0) finish({ kind: 'run', bytes: Buffer.concat(chunks) });
-      else if (code !== null) finish({ kind: 'failed', reason: `command exited with status ${code}` });
-      else finish({ kind: 'failed', reason: `command was killed by ${signal ?? 'a signal'}` });
+      else if (code !== null)
+        finish({ kind: 'failed', reason: `command exited with status ${code}`, stderr: stderr.text() });
+      else finish({ kind: 'failed', reason: `command was killed by ${signal ?? 'a signal'}`, stderr: stderr.text() });
     });
   });
 }

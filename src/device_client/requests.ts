@@ -48,12 +48,16 @@ export async function fetchRequests(
 /** How a decline ended: done, or the request was no longer open to decline (answered, expired, cancelled). */
 export type DeclineOutcome = 'declined' | 'not-open';
 
-/** POST /v1/requests/{id}/decline with the reason (at most 200 characters, cut here if longer). */
+/**
+ * POST /v1/requests/{id}/decline with the reason (at most 200 characters, cut here if longer) and,
+ * for a command that failed, the end of its standard error (stderr_tail.ts; none when empty).
+ */
 export async function declineRequest(
   state: DeviceState,
   id: string,
   reason: string,
   opts: ClientOptions = {},
+  stderr = '',
 ): Promise<DeclineOutcome> {
   const res = await controlRequest(
     state,
@@ -61,7 +65,9 @@ export async function declineRequest(
       url: new URL(`/v1/requests/${encodeURIComponent(id)}/decline`, state.controlUrl),
       method: 'POST',
       headers: { authorization: `Bearer ${state.credential}`, 'content-type': 'application/json' },
-      body: new TextEncoder().encode(JSON.stringify({ reason: declineReason(reason) })),
+      body: new TextEncoder().encode(
+        JSON.stringify({ reason: declineReason(reason), ...(stderr === '' ? {} : { stderr }) }),
+      ),
     },
     opts,
   );

@@ -128,7 +128,7 @@ async function answerRequest(
     log(`request ${id} asks for ${request.privacy}, above this device's ceiling (${ceiling}): sending ${level}`);
   const collected = await collect(opts.command, request, { signal: opts.signal });
   if (collected.kind === 'stopped') return 'stopped';
-  if (collected.kind === 'failed') return decline(state, request, collected.reason, client, log);
+  if (collected.kind === 'failed') return decline(state, request, collected.reason, client, log, collected.stderr);
   try {
     const run = await uploadRun(
       state,
@@ -154,8 +154,9 @@ async function decline(
   reason: string,
   client: ClientOptions,
   log: (line: string) => void,
+  stderr = '',
 ): Promise<Answer> {
-  const outcome = await declineRequest(state, request.id, reason, client);
+  const outcome = await declineRequest(state, request.id, reason, client, stderr);
   if (outcome === 'not-open') {
     log(`request ${request.id}: ${reason}; it is no longer open, so it was not declined`);
     return 'refused';

@@ -48,6 +48,23 @@ export const COLLECTION_REASON_RULE = 'reason must be 1 to 200 visible character
 /** A device's reason for declining: at most 200 characters, or none. */
 export const DECLINE_REASON = new RegExp(`^${VISIBLE_CHAR}{0,200}$`, 'u');
 
+/**
+ * The end of a failed command's standard error that a decline may carry (`stderr`), in bytes of
+ * UTF-8: 3 KiB, so that, with every character escaped in JSON (2 bytes) and the longest reason,
+ * the decline still fits the device routes' 8 KiB body (control/device_json.ts).
+ */
+export const DECLINE_STDERR_MAX = 3072;
+/** Control characters a decline's `stderr` may not hold: all of C0, DEL and C1 but line feed and tab. */
+const STDERR_CONTROL = /[\0-\x08\x0b-\x1f\x7f-\x9f]/;
+export const DECLINE_STDERR_RULE = `stderr must be a string of at most ${DECLINE_STDERR_MAX} bytes of UTF-8 with no control character but line feed and tab`;
+
+const UTF8 = new TextEncoder();
+
+/** Whether `text` may be kept as a decline's `stderr`: well-formed, short enough, no control but \n and \t. */
+export function isDeclineStderr(text: string): boolean {
+  return text.isWellFormed() && !STDERR_CONTROL.test(text) && UTF8.encode(text).byteLength <= DECLINE_STDERR_MAX;
+}
+
 /** `expires_in`, in seconds: a minute to a week, a day when not given. */
 export const EXPIRES_IN = { min: 60, max: 604_800, default: 86_400 } as const;
 export const EXPIRES_IN_RULE = `expires_in must be whole seconds from ${EXPIRES_IN.min} to ${EXPIRES_IN.max}`;
@@ -103,6 +120,8 @@ export interface CollectionTarget {
   run: string | null;
   /** Why it was declined (the device's words) or skipped (a SkipReason). */
   reason: string | null;
+  /** The end of the failed command's standard error that the device sent with its decline; null when none. */
+  stderr: string | null;
 }
 
 /** A request as the device sees it (GET /v1/requests). */

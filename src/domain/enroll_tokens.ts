@@ -59,6 +59,8 @@ export interface EnrollInput {
   credentialHash: string;
   /** What the device reported at enrollment (docs/contract.md section 16); absent: no report yet. */
   facts?: Facts | undefined;
+  /** The client address it enrolls from (http/client_address.ts); absent: not known. */
+  from?: string | undefined;
 }
 
 /** What minting stores; the fields after expiresAt default to one use, no name, no note, `full`. */

@@ -7,7 +7,8 @@
  *
  * An audited event's row (docs/contract.md section 9) is derived the same way for every event: `account`,
  * `client`, `device` and `run` go to their columns, the other fields to a short `detail`; an entry
- * with `auditAccount` names the account from another field (a break-glass sign-in's `user`).
+ * with `auditAccount` names the account from another field (a break-glass sign-in's `user`, a
+ * device's own doing's `device`).
  */
 import { PRIVACY_LEVELS, type PrivacyLevel } from '../domain/privacy.ts';
 
@@ -67,6 +68,8 @@ const COUNT = { count: 'number?' } as const;
  * acting through a door always has a client; the system actor (the sweepers) has none.
  */
 const ACTOR = { account: 'string', client: 'string?' } as const;
+/** What a device did is audited with the device as its actor, not its owner (docs/contract.md section 22). */
+const BY_DEVICE = { prefix: 'device:', field: 'device' } as const;
 /** A SCIM user an event is about: its SCIM id, userName, and its account once linked. */
 const SCIM_USER = { ...ACTOR, user: 'string', userName: 'string', subject: 'string?' } as const;
 /** A SCIM group an event is about: its SCIM id and the owner it stands for. */
@@ -222,6 +225,7 @@ export const EVENTS = {
     level: 'info',
     fields: { client: 'string', device: 'string', owner: 'string' },
     audited: true,
+    auditAccount: BY_DEVICE,
     help: 'a device enrolled with a token',
     webhook: 'all',
   }),
@@ -231,6 +235,7 @@ export const EVENTS = {
     level: 'info',
     fields: { client: 'string', device: 'string', owner: 'string' },
     audited: true,
+    auditAccount: BY_DEVICE,
     help: 'a device enrolled with a token minted with `approval=required`: it waits for an administrator',
     webhook: 'all',
   }),
@@ -256,6 +261,7 @@ export const EVENTS = {
     level: 'info',
     fields: { account: 'string', client: 'string', device: 'string' },
     audited: true,
+    auditAccount: BY_DEVICE,
     help: 'a device replaced its credential (`POST /v1/credential`; `account`: its owner); the old one works until the new one is used, or 10 minutes',
     webhook: 'all',
   }),
@@ -264,6 +270,7 @@ export const EVENTS = {
     level: 'warn',
     fields: { account: 'string', client: 'string', device: 'string' },
     audited: true,
+    auditAccount: BY_DEVICE,
     help: 'the credential a rotation replaced asked to rotate again, within its overlap, and was given the same new credential (a lost answer, a racing process of the device, or a second holder of the old credential: compare `client` with the rotation)',
     webhook: 'all',
   }),
@@ -280,6 +287,7 @@ export const EVENTS = {
     level: 'warn',
     fields: { account: 'string', client: 'string', device: 'string', issued_at: 'string' },
     audited: true,
+    auditAccount: BY_DEVICE,
     help: 'a device presented a credential older than PADDOCK_CREDENTIAL_MAX_AGE (once per credential); it must be enrolled again',
     webhook: 'all',
   }),
@@ -288,6 +296,7 @@ export const EVENTS = {
     level: 'warn',
     fields: { account: 'string', client: 'string', device: 'string', replaced_at: 'string' },
     audited: true,
+    auditAccount: BY_DEVICE,
     help: 'a credential a rotation replaced (at `replaced_at`) was presented after its overlap: a copy of it is in other hands, and the device is pending with the reason `credential reused` until an administrator approves or rejects it (once per such change)',
     webhook: 'all',
   }),
@@ -330,6 +339,7 @@ export const EVENTS = {
     level: 'info',
     fields: { account: 'string', device: 'string', collection: 'string', run: 'string' },
     audited: true,
+    auditAccount: BY_DEVICE,
     help: "a device answered a collection's request with a run (account: the device's owner)",
     webhook: 'all',
   }),
@@ -338,6 +348,7 @@ export const EVENTS = {
     level: 'info',
     fields: { account: 'string', device: 'string', collection: 'string', reason: 'string' },
     audited: true,
+    auditAccount: BY_DEVICE,
     help: "a device declined a collection's request, with its reason (account: the device's owner)",
     webhook: 'all',
   }),
@@ -346,6 +357,7 @@ export const EVENTS = {
     level: 'warn',
     fields: { account: 'string', device: 'string', run: 'string', privacy: 'string', max_privacy: 'string' },
     audited: true,
+    auditAccount: BY_DEVICE,
     help: "an upload above its device's privacy ceiling was refused",
     webhook: 'all',
   }),

@@ -9,7 +9,7 @@ import { RUN_ID_RULE } from '../domain/ids.ts';
 import { OWNER_RULE } from '../domain/owners.ts';
 import { APPROVAL_RULE, EXPIRES_IN_RULE, NOTE_RULE, USES_RULE } from '../domain/enroll_tokens.ts';
 import { DEVICE_NAME_RULE } from '../domain/names.ts';
-import { DEVICE_STATUSES_TEXT } from '../domain/devices.ts';
+import { DEVICE_SORTS_TEXT, DEVICE_STATUSES_TEXT, SEEN_VALUES_TEXT } from '../domain/devices.ts';
 import { MAX_LABEL_FILTERS } from '../domain/labels.ts';
 import { MAX_FACT_FILTERS } from '../domain/facts.ts';
 import {
@@ -19,10 +19,12 @@ import {
   TOKEN_SCOPE_RULE,
 } from '../domain/access_tokens.ts';
 import { PRIVACY_LEVELS_TEXT } from '../domain/privacy.ts';
+import { MAX_QUERY } from '../domain/words.ts';
 import { RECEIPT_RULE } from '../domain/receipt.ts';
 import {
   COLLECTION_REASON_RULE,
   COLLECTION_STATES,
+  DECLINE_STDERR_RULE,
   EXPIRES_IN_RULE as COLLECTION_EXPIRES_IN_RULE,
   MAX_NAMED_DEVICES,
   MAX_TARGETS,
@@ -70,11 +72,18 @@ export const FAILURES = {
   repeatedParameter: { status: 400, message: 'a query parameter is given more than once' },
   badSearch: { status: 400, message: 'q must be 3 to 128 printable characters' },
   badStatus: { status: 400, message: `status must be ${DEVICE_STATUSES_TEXT}` },
-  badSort: { status: 400, message: 'sort must be newest, name or last_seen' },
+  badSort: { status: 400, message: `sort must be ${DEVICE_SORTS_TEXT}` },
+  // Silent devices (docs/contract.md section 22).
+  badSeenFilter: { status: 400, message: `seen must be ${SEEN_VALUES_TEXT}` },
   badDeviceFilter: { status: 400, message: 'device must be a device id' },
   badPrivacyFilter: { status: 400, message: `privacy must be ${PRIVACY_LEVELS_TEXT}` },
   badDate: { status: 400, message: 'since and until must be days written YYYY-MM-DD (UTC)' },
   badDateRange: { status: 400, message: 'since must be a day before or equal to until' },
+  // Searching across runs (docs/contract.md section 21): the detail says which rule the text broke.
+  badTextSearch: {
+    status: 400,
+    message: `text must be 1 to ${MAX_QUERY} characters holding a letter or digit, with its quotes in pairs`,
+  },
   // Labels (docs/contract.md section 12): the detail names the label at fault and its rule.
   badLabelFilter: { status: 400, message: 'label must be key=value or key' },
   tooManyLabelFilters: { status: 400, message: `label may be given at most ${MAX_LABEL_FILTERS} times` },
@@ -181,7 +190,7 @@ export const FAILURES = {
   // The audit trail and accounts pages (docs/contract.md section 9): each bad query parameter by name.
   badAuditActor: {
     status: 400,
-    message: `actor must be system or an account subject such as local:admin or oidc:<sub>`,
+    message: `actor must be system, an account subject such as local:admin or oidc:<sub>, or device:<id>`,
   },
   badAuditEvent: { status: 400, message: 'event must be one of the audited events listed in the form' },
   badFlaggedFilter: { status: 400, message: 'flagged must be empty or yes' },
@@ -252,6 +261,7 @@ export const FAILURES = {
   },
   badCollectionHeader: { status: 400, message: 'X-Collection must be a request id such as r_123' },
   badDeclineReason: { status: 400, message: 'reason must be a string of at most 200 visible characters' },
+  badDeclineStderr: { status: 400, message: DECLINE_STDERR_RULE },
   // Every failure a list's parameter can be (lists/parameters.ts) is one of these.
 } as const satisfies Record<string, Failure> & Record<ListFailure, Failure>;
 

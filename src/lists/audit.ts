@@ -23,12 +23,12 @@ import {
 export const AUDIT = declareList({
   parameters: {
     actor: {
-      kind: subject({ system: true }),
+      kind: subject({ system: true, device: true }),
       failure: 'badAuditActor',
-      about: 'an account subject, or `system`',
+      about: 'an account subject, `system`, or `device:<id>` for what a device did',
       label: 'Actor',
       shown: 'actor is',
-      placeholder: 'system, local:admin or oidc:…',
+      placeholder: 'system, local:admin, oidc:… or device:…',
     },
     event: {
       kind: oneOf([...AUDITED_EVENTS].sort(), 'EVENT'),

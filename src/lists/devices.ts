@@ -1,5 +1,12 @@
 /** The device list's parameters (docs/contract.md sections 9 and 11): GET /devices and GET /api/v1/devices. */
-import { DEVICE_SORTS, DEVICE_STATUSES, type DeviceFilter } from '../domain/devices.ts';
+import {
+  DEVICE_SORTS,
+  DEVICE_STATUSES,
+  type DeviceFilter,
+  SEEN_VALUES,
+  type SeenValue,
+  seenRange,
+} from '../domain/devices.ts';
 import { MAX_LABEL_FILTERS, parseLabelSelector, type LabelSelector } from '../domain/labels.ts';
 import { VISIBLE_CHAR } from '../domain/names.ts';
 import { type FactSelector, MAX_FACT_FILTERS, parseFactSelector } from '../domain/facts.ts';
@@ -74,12 +81,36 @@ export const DEVICES = declareList({
       shown: 'reporting',
       repeat: { max: MAX_FACT_FILTERS, failure: 'tooManyFactFilters' },
     },
+    /** Silent devices (docs/contract.md section 22): seen within a window, or `not:` seen within it. */
+    seen: {
+      kind: oneOf(SEEN_VALUES, '[not:]5m|1h|24h|7d'),
+      failure: 'badSeenFilter',
+      about:
+        'last seen within 5m, 1h, 24h or 7d; with not: (not:7d), not seen within it. A device never seen is never seen within any',
+      label: 'Last seen',
+      shown: 'seen',
+      words: {
+        '5m': 'within 5 minutes',
+        '1h': 'within an hour',
+        '24h': 'within 24 hours',
+        '7d': 'within 7 days',
+        'not:5m': 'not within 5 minutes',
+        'not:1h': 'not within an hour',
+        'not:24h': 'not within 24 hours',
+        'not:7d': 'not within 7 days',
+      },
+    },
     sort: {
       kind: oneOf(DEVICE_SORTS),
       failure: 'badSort',
-      about: 'order',
+      about: 'order; last_seen_oldest: silent longest first, a device never seen first of all',
       label: 'Order',
-      words: { newest: 'newest first', name: 'by name', last_seen: 'most recently seen first' },
+      words: {
+        newest: 'newest first',
+        name: 'by name',
+        last_seen: 'most recently seen first',
+        last_seen_oldest: 'silent longest first',
+      },
       default: 'newest',
     },
     before: cursorParameter(cursor(SEQ_CURSOR)),
@@ -91,8 +122,12 @@ export const DEVICES = declareList({
 
 export type DeviceQuery = Values<typeof DEVICES.parameters>;
 
-/** The store's device filter for a parsed query. */
-export function deviceFilter(q: DeviceQuery, staleBefore: number): DeviceFilter {
+/**
+ * The store's device filter for a parsed query; `now` places the `seen=` window (a query with
+ * `seen` and no `now` is a caller's mistake: the collection forms have no `seen`).
+ */
+export function deviceFilter(q: DeviceQuery, staleBefore: number, now?: number): DeviceFilter {
+  if (q.seen !== undefined && now === undefined) throw new TypeError('deviceFilter: seen needs now');
   return {
     q: q.q,
     owner: q.owner,
@@ -102,6 +137,7 @@ export function deviceFilter(q: DeviceQuery, staleBefore: number): DeviceFilter 
     labels: selectors(q.label),
     facts: factSelectors(q.fact),
     staleBefore,
+    seen: q.seen === undefined || now === undefined ? undefined : seenRange(q.seen as SeenValue, now),
   };
 }
 

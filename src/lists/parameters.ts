@@ -11,6 +11,7 @@ import { DEVICE_ID, SUBJECT } from '../domain/ids.ts';
 import { isOwner, parseOwner } from '../domain/owners.ts';
 import { parseLabelSelector } from '../domain/labels.ts';
 import { FACT_VALUE_MAX, parseFactSelector } from '../domain/facts.ts';
+import { MAX_QUERY, parseTextQuery } from '../domain/words.ts';
 
 /**
  * The failures a list parameter can be, by the name http/failures.ts gives its status and
@@ -23,6 +24,7 @@ export type ListFailure =
   | 'badOwner'
   | 'badStatus'
   | 'badSort'
+  | 'badSeenFilter'
   | 'badDeviceFilter'
   | 'badPrivacyFilter'
   | 'badDate'
@@ -36,7 +38,8 @@ export type ListFailure =
   | 'badFactFilter'
   | 'tooManyFactFilters'
   | 'badCollectionState'
-  | 'badTargetState';
+  | 'badTargetState'
+  | 'badTextSearch';
 
 /** What a parameter's value is: how it is checked, described (JSON Schema) and shown. */
 export interface Kind<V extends string = string> {
@@ -65,6 +68,8 @@ export interface Parameter<V extends string = string> {
   /** How the page names the filter when it applies ("owned by"); absent when it is not named. */
   readonly shown?: string;
   readonly placeholder?: string;
+  /** A sentence under the form's field on what it takes, when the label alone would not say. */
+  readonly hint?: string;
   /** An enumeration's words in the form, per value; absent shows the values. */
   readonly words?: Readonly<Record<V, string>>;
   /** An enumeration's value when none is given (the form selects it); absent offers "any". */
@@ -152,11 +157,22 @@ export const text = (pattern: RegExp, length: { min: number; max: number }): Kin
 export const oneOf = <V extends string>(values: readonly V[], meta = values.join('|')): Kind<V> =>
   kind<V>({ kind: 'enum', schema: { enum: values }, meta, values }, (v) => (values as readonly string[]).includes(v));
 
-/** An account subject, or with `system` also the word `system` (the sweepers' actions). */
-export const subject = (opts: { system?: boolean } = {}): Kind =>
+/**
+ * An account subject, or with `system` also the word `system` (the sweepers' actions) and with
+ * `device` also `device:<id>` (what a device did, docs/contract.md section 22).
+ */
+export const subject = (opts: { system?: boolean; device?: boolean } = {}): Kind =>
   kind(
-    { kind: 'subject', schema: { type: 'string' }, meta: opts.system ? 'SUBJECT|system' : 'SUBJECT', maxLength: 262 },
-    (v) => SUBJECT.test(v) || (opts.system === true && v === 'system'),
+    {
+      kind: 'subject',
+      schema: { type: 'string' },
+      meta: `SUBJECT${opts.system ? '|system' : ''}${opts.device ? '|device:ID' : ''}`,
+      maxLength: 262,
+    },
+    (v) =>
+      SUBJECT.test(v) ||
+      (opts.system === true && v === 'system') ||
+      (opts.device === true && v.startsWith('device:') && DEVICE_ID.test(v.slice('device:'.length))),
   );
 
 /** An owner (docs/contract.md section 19): an account subject or `group:<name>`; a bad one says why. */
@@ -208,6 +224,27 @@ export const factSelector = (): Kind => ({
   explain: (v) => {
     const read = parseFactSelector(v);
     return read.ok ? undefined : read.error;
+  },
+});
+
+/**
+ * A search's words and "quoted phrases" (docs/contract.md section 21): 1 to MAX_QUERY characters
+ * holding a word, quotes in pairs; a bad one says why (domain/words.ts).
+ */
+export const searchText = (): Kind => ({
+  ...kind(
+    {
+      kind: 'text',
+      schema: { type: 'string', minLength: 1, maxLength: MAX_QUERY },
+      meta: 'WORDS',
+      minLength: 1,
+      maxLength: MAX_QUERY,
+    },
+    (v) => parseTextQuery(v).ok,
+  ),
+  explain: (v) => {
+    const read = parseTextQuery(v);
+    return read.ok ? undefined : read.message;
   },
 });
 
@@ -304,6 +341,19 @@ function values<P extends Parameters>(list: ListDeclaration<P>, params: URLSearc
   const across = list.across?.(parsed);
   if (across) return { ok: false, fault: { problem: 'bad', ...across } };
   return { ok: true, values: parsed };
+}
+
+/**
+ * The values of the list's parameters as the query sent them, valid or not, for a form filled in
+ * as it was sent (docs/contract.md section 22): each one's first value, a repeatable one's all.
+ */
+export function sentValues<P extends Parameters>(list: ListDeclaration<P>, params: URLSearchParams): Values<P> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, p] of Object.entries(list.parameters)) {
+    const given = params.getAll(name);
+    if (given.length > 0) out[name] = p.repeat === undefined ? (given[0] as string) : given;
+  }
+  return out as Values<P>;
 }
 
 /** The console's plain-text failure for a fault: its name, and the parameter when the list names it. */

@@ -1,7 +1,8 @@
-/** The run list's parameters (docs/contract.md sections 9 and 11): GET /runs and GET /api/v1/runs. */
+/** The run list's parameters (docs/contract.md sections 9, 11 and 21): GET /runs and GET /api/v1/runs. */
 import { SEQ_CURSOR } from '../domain/paging.ts';
 import { PRIVACY_LEVELS } from '../domain/privacy.ts';
 import type { RunFilter } from '../domain/runs.ts';
+import { parseTextQuery, type TextQuery } from '../domain/words.ts';
 import {
   cursor,
   cursorParameter,
@@ -10,6 +11,7 @@ import {
   declareList,
   deviceId,
   oneOf,
+  searchText,
   sinceNotAfterUntil,
   type Values,
   yes,
@@ -17,6 +19,15 @@ import {
 
 export const RUNS = declareList({
   parameters: {
+    /** Words and "quoted phrases" every run found holds (docs/contract.md section 21). */
+    text: {
+      kind: searchText(),
+      failure: 'badTextSearch',
+      about: 'words every run found holds (letters and digits, any case); a "quoted phrase" must appear as such',
+      label: 'Text',
+      hint: 'Runs holding every word, in any case; put a phrase in "quotes" to find its words together, in that order.',
+      shown: 'holding',
+    },
     device: {
       kind: deviceId(),
       failure: 'badDeviceFilter',
@@ -66,5 +77,19 @@ export type RunQuery = Values<typeof RUNS.parameters>;
 /** The store's run filter for a parsed query: the console's list and the API's read the same. */
 export function runFilter(q: RunQuery): RunFilter {
   const { since, until } = dayRange(q);
-  return { device: q.device, privacy: q.privacy, since, until, flagged: q.flagged === 'yes' ? true : undefined };
+  return {
+    device: q.device,
+    privacy: q.privacy,
+    since,
+    until,
+    flagged: q.flagged === 'yes' ? true : undefined,
+    text: textQuery(q),
+  };
+}
+
+/** The parsed search of a query whose `text` the parser accepted, or undefined without one. */
+export function textQuery(q: RunQuery): TextQuery | undefined {
+  if (q.text === undefined) return undefined;
+  const read = parseTextQuery(q.text);
+  return read.ok ? read.query : undefined;
 }

@@ -52,10 +52,10 @@ export const collectionsSql = {
   counts: (n: number) =>
     `SELECT collection, state, count(*) AS n FROM collection_targets WHERE collection IN (${placeholders(n)})
       GROUP BY collection, state`,
-  targets: `SELECT t.seq, t.device, coalesce(d.name, t.device) AS name, t.state, t.since, t.run, t.reason
+  targets: `SELECT t.seq, t.device, coalesce(d.name, t.device) AS name, t.state, t.since, t.run, t.reason, t.stderr
     FROM collection_targets t LEFT JOIN devices d ON d.id = t.device
     WHERE t.collection = ? AND t.seq < ? ORDER BY t.seq DESC LIMIT ?`,
-  targetsInState: `SELECT t.seq, t.device, coalesce(d.name, t.device) AS name, t.state, t.since, t.run, t.reason
+  targetsInState: `SELECT t.seq, t.device, coalesce(d.name, t.device) AS name, t.state, t.since, t.run, t.reason, t.stderr
     FROM collection_targets t LEFT JOIN devices d ON d.id = t.device
     WHERE t.collection = ? AND t.state = ? AND t.seq < ? ORDER BY t.seq DESC LIMIT ?`,
   /**
@@ -63,10 +63,10 @@ export const collectionsSql = {
    * targets of the devices it owns now, whoever asked them. A creator who has lost admin since sees
    * nothing of another account's devices: not their ids, names, states, reasons, nor their number.
    */
-  ownTargets: `SELECT t.seq, t.device, d.name, t.state, t.since, t.run, t.reason
+  ownTargets: `SELECT t.seq, t.device, d.name, t.state, t.since, t.run, t.reason, t.stderr
     FROM collection_targets t JOIN devices d ON d.id = t.device
     WHERE t.collection = ? AND ${ownedSql('d.owner')} AND t.seq < ? ORDER BY t.seq DESC LIMIT ?`,
-  ownTargetsInState: `SELECT t.seq, t.device, d.name, t.state, t.since, t.run, t.reason
+  ownTargetsInState: `SELECT t.seq, t.device, d.name, t.state, t.since, t.run, t.reason, t.stderr
     FROM collection_targets t JOIN devices d ON d.id = t.device
     WHERE t.collection = ? AND t.state = ? AND ${ownedSql('d.owner')} AND t.seq < ? ORDER BY t.seq DESC LIMIT ?`,
   /** As counts, of the targets of the owner's devices only (each target's device read by its id). */
@@ -98,7 +98,7 @@ export const collectionsSql = {
       AND EXISTS (SELECT 1 FROM collections c WHERE c.id = collection_targets.collection AND c.expires_at > ?
         AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.device_id = collection_targets.device AND r.id = ?
           AND ${rank('r.privacy')} < ${rank('c.privacy')}))`,
-  decline: `UPDATE collection_targets SET state = 'declined', since = ?, reason = ?
+  decline: `UPDATE collection_targets SET state = 'declined', since = ?, reason = ?, stderr = ?
     WHERE seq = ? AND device = ? AND state IN ${OPEN}
       AND EXISTS (SELECT 1 FROM collections c WHERE c.id = collection_targets.collection AND c.expires_at > ?)`,
   cancel: `UPDATE collection_targets SET state = 'cancelled', since = ? WHERE collection = ? AND state IN ${OPEN}`,
@@ -308,6 +308,7 @@ export function collectionsStore(db: Sql, wakeups: Wakeups): CollectionsStore {
         since: Number(r.since),
         run: (r.run as string | null) ?? null,
         reason: (r.reason as string | null) ?? null,
+        stderr: (r.stderr as string | null) ?? null,
       }));
       const last = rows[req.limit - 1];
       return rows.length > req.limit && last
@@ -352,10 +353,10 @@ export function collectionsStore(db: Sql, wakeups: Wakeups): CollectionsStore {
       return { outcome: 'fulfilled', collection: request.collection, createdAt: request.createdAt, closed };
     },
 
-    async declineRequest(device, id, reason, at) {
+    async declineRequest(device, id, reason, at, stderr = null) {
       const r = await db.get(collectionsSql.request, requestSeq(id), device);
       if (r === undefined) return { outcome: 'unknown' };
-      if ((await db.critical(collectionsSql.decline, at, reason, requestSeq(id), device, at)) !== 1) {
+      if ((await db.critical(collectionsSql.decline, at, reason, stderr, requestSeq(id), device, at)) !== 1) {
         return { outcome: 'not-open' };
       }
       const [closed] = await closeDone([r.collection as string], at);

@@ -1,5 +1,5 @@
 /**
- * Dashboard counts (and the uploads-per-day chart, and the client versions) cached for a few seconds per viewer, so a page view never counts a million
+ * Dashboard counts (and the uploads-per-day charts, the fleet counts, and the client versions) cached for a few seconds per viewer, so a page view never counts a million
  * runs: counting grows with the table, and a count a few seconds old is as useful on a dashboard.
  */
 import type { Clock } from '../clock.ts';
@@ -58,8 +58,36 @@ export function withCountCache(store: Store, clock: Clock, ttlMs = 5_000): Store
     values.set(name, { at: now, counts });
     return counts;
   }
+  // The dashboard's fleet counts and chart by level (store/dashboard.ts): per viewer, as the counts.
+  const fleet = new Map<string, { at: number; counts: ReturnType<Store['fleetCounts']> }>();
+  function fleetCounts(viewer: Viewer, at: Parameters<Store['fleetCounts']>[1]): ReturnType<Store['fleetCounts']> {
+    const key = cacheKey(viewer);
+    const now = clock.now();
+    const hit = fleet.get(key);
+    if (hit && now - hit.at < ttlMs) return hit.counts;
+    if (fleet.size >= MAX_ENTRIES) fleet.clear();
+    const counts = store.fleetCounts(viewer, at);
+    counts.catch(() => fleet.delete(key));
+    fleet.set(key, { at: now, counts });
+    return counts;
+  }
+  const levels = new Map<string, { at: number; counts: ReturnType<Store['uploadsByLevel']> }>();
+  function uploadsByLevel(viewer: Viewer, days: number, now: number): ReturnType<Store['uploadsByLevel']> {
+    const key = `${cacheKey(viewer)}\0${days}`;
+    const hit = levels.get(key);
+    // A new UTC day moves the chart's window: counted afresh.
+    if (hit && now - hit.at < ttlMs && Math.floor(hit.at / 86_400_000) === Math.floor(now / 86_400_000))
+      return hit.counts;
+    if (levels.size >= MAX_ENTRIES) levels.clear();
+    const counts = store.uploadsByLevel(viewer, days, now);
+    counts.catch(() => levels.delete(key));
+    levels.set(key, { at: now, counts });
+    return counts;
+  }
   return new Proxy(store, {
     get(target, prop) {
+      if (prop === 'fleetCounts') return fleetCounts;
+      if (prop === 'uploadsByLevel') return uploadsByLevel;
       if (prop === 'countsVisibleTo') return countsVisibleTo;
       if (prop === 'factValueCounts') return factValueCounts;
       if (prop === 'uploadsPerDay') return uploadsPerDay;

@@ -12,7 +12,7 @@ import { ownersOf } from '../domain/owners.ts';
 import { type ListOptions, ownersReach } from './owners_reach.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
 import type { DevicesStore } from './store.ts';
-import type { Device, DeviceFilter, DeviceSort } from '../domain/devices.ts';
+import type { Device, DeviceFilter, DeviceSeen, DeviceSort } from '../domain/devices.ts';
 import type { LabelSelector } from '../domain/labels.ts';
 import type { EnrollInput } from '../domain/enroll_tokens.ts';
 import type { PageRequest } from '../domain/paging.ts';
@@ -24,7 +24,7 @@ export const OWNER_DISABLED = 'owner IN (SELECT subject FROM accounts WHERE disa
 
 /** The columns of a Device, in the order deviceFromArray reads them after the cursor. */
 const columns =
-  'id, name, owner, enrolled_at, last_seen_at, last_upload_at, revoked_at, enrolled_by, enroll_note, max_privacy, pending_since, pending_reason';
+  'id, name, owner, enrolled_at, last_seen_at, last_upload_at, revoked_at, enrolled_by, enroll_note, max_privacy, pending_since, pending_reason, enrolled_from';
 
 /** The columns deviceFrom reads, for statements of other files that return a Device (store/credentials.ts). */
 export const deviceColumns = columns;
@@ -53,7 +53,46 @@ const sorts: Record<DeviceSort, { order: string; after: string }> = {
     after: `coalesce(last_seen_at, 0) <= (SELECT coalesce(last_seen_at, 0) FROM devices WHERE seq = ?)
       AND (coalesce(last_seen_at, 0) < (SELECT coalesce(last_seen_at, 0) FROM devices WHERE seq = ?) OR seq < ?)`,
   },
+  // The same index walked forwards: a device never seen (0) is the oldest (docs/contract.md section 22).
+  last_seen_oldest: {
+    order: 'coalesce(last_seen_at, 0), seq',
+    after: `coalesce(last_seen_at, 0) >= (SELECT coalesce(last_seen_at, 0) FROM devices WHERE seq = ?)
+      AND (coalesce(last_seen_at, 0) > (SELECT coalesce(last_seen_at, 0) FROM devices WHERE seq = ?) OR seq > ?)`,
+  },
 };
+
+/**
+ * The `seen=` filter drives a list newest first from its range of devices_seen (devices_owner_seen)
+ * when the range holds at most this many devices (seenRangeCount), read whole and sorted; a larger
+ * one is found by walking the newest devices and checking each, which reads about a page times the
+ * fleet over the range's size (5,000 rows at 100,000 devices) when the matches are spread.
+ */
+export const SEEN_DRIVES_UP_TO = 1_000;
+
+/**
+ * The `seen=` condition (docs/contract.md section 22): a range of devices_seen when `ranged`, else a
+ * check of each row another index walks (`+ 0` keeps both planners off the range, which would read
+ * every device seen within a wide window and sort them).
+ */
+export function seenCondition(seen: DeviceSeen, ranged: boolean): { sql: string; params: Param[] } {
+  const column = ranged ? 'coalesce(last_seen_at, 0)' : 'coalesce(last_seen_at, 0) + 0';
+  return seen.since !== undefined
+    ? { sql: `${column} >= ?`, params: [seen.since] }
+    : { sql: `${column} < ?`, params: [seen.before] };
+}
+
+/** How many devices of the owners (undefined: all) the seen range holds, up to SEEN_DRIVES_UP_TO + 1, index only. */
+export function seenRangeCount(
+  owners: readonly string[] | undefined,
+  seen: DeviceSeen,
+): { sql: string; params: Param[] } {
+  const scoped = ownerCondition(owners);
+  const range = seenCondition(seen, true);
+  return {
+    sql: `SELECT count(*) AS n FROM (SELECT 1 FROM devices WHERE ${[...scoped.sql, range.sql].join(' AND ')} LIMIT ?) AS r`,
+    params: [...scoped.params, ...range.params, SEEN_DRIVES_UP_TO + 1],
+  };
+}
 
 /**
  * A search within one owner's devices reads them all when there are at most this many (about what
@@ -151,12 +190,21 @@ export function filteredDevices(
   fewDevices = false,
   /** An account with groups: merge its owners' lists (byOwners), or read them whole (owners_reach.ts). */
   mergeOwners = true,
+  /** Newest first, the `seen=` range is small enough to read whole (seenRangeCount): it drives. */
+  seenDrives = false,
 ): { sql: string; params: Param[] } {
   const { where, params, owners } = deviceConditions(db, viewer, { ...filter, facts: undefined }, fewDevices);
   const add = (condition: string, ...values: Param[]) => (where.push(condition), params.push(...values));
   const sortName = filter.sort ?? 'newest';
   const labels = filter.labels ?? [];
   const facts = filter.facts ?? [];
+  const bySeen = sortName === 'last_seen' || sortName === 'last_seen_oldest';
+  if (filter.seen !== undefined) {
+    // The sorts by last seen walk devices_seen itself: the range bounds their walk.
+    const seen = seenCondition(filter.seen, bySeen || (seenDrives && sortName === 'newest'));
+    add(seen.sql, ...seen.params);
+  }
+  if (seenDrives && sortName === 'newest') return seenDriven(labels, facts, owners, where, params, req);
   if (labels.length + facts.length > 0 && owners === undefined && sortName === 'newest')
     return labelDriven(labels, facts, where, params, req);
   const checks = labelConditions(labels);
@@ -184,6 +232,37 @@ export function filteredDevices(
   params.push(req.limit + 1);
   return {
     sql: `SELECT seq, ${columns} FROM devices ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${sort.order} LIMIT ?`,
+    params,
+  };
+}
+
+/**
+ * The list read from the range of `seen=` (devices_seen, devices_owner_seen), at most
+ * SEEN_DRIVES_UP_TO devices, sorted newest first; `+seq` keeps both planners from walking the
+ * primary key instead (which would read every device for a window few were seen within).
+ */
+function seenDriven(
+  labels: readonly LabelSelector[],
+  facts: readonly FactSelector[],
+  owners: readonly string[] | undefined,
+  where: string[],
+  whereParams: Param[],
+  req: PageRequest,
+): { sql: string; params: Param[] } {
+  const scoped = ownerCondition(owners);
+  const checks = labelConditions(labels);
+  const factChecks = factConditions(facts);
+  const conditions = [...scoped.sql, ...where, ...checks.sql, ...factChecks.sql, '+seq < ?'];
+  const params = [
+    ...scoped.params,
+    ...whereParams,
+    ...checks.params,
+    ...factChecks.params,
+    cursor(req.before),
+    req.limit + 1,
+  ];
+  return {
+    sql: `SELECT seq, ${columns} FROM devices WHERE ${conditions.join(' AND ')} ORDER BY +seq DESC LIMIT ?`,
     params,
   };
 }
@@ -241,8 +320,8 @@ export const devicesSql = {
     RETURNING owner, created_by, name, note, max_privacy, labels, approval`,
   insertDevice: `INSERT INTO devices
     (id, name, name_key, owner, credential_hash, enrolled_at, last_seen_at, enrolled_by, enroll_note, max_privacy,
-      pending_since)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      pending_since, enrolled_from)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     RETURNING seq, ${columns}`,
   visible: `SELECT seq, ${columns} FROM devices WHERE id = ? AND ${IN_SCOPE}`,
   // Every revocation ends a wait for approval: a pending device is never a revoked one.
@@ -286,6 +365,13 @@ export const devicesSql = {
     AND revoked_at IS NULL AND coalesce(last_seen_at, 0) < ? RETURNING id`,
 } as const;
 
+/** Whether the list's `seen=` range drives it (filteredDevices' seenDrives): newest first, no search, a small range. */
+async function seenRangeDrives(db: Sql, owners: readonly string[] | undefined, filter: DeviceFilter): Promise<boolean> {
+  if (filter.seen === undefined || (filter.sort ?? 'newest') !== 'newest' || filter.q !== undefined) return false;
+  const { sql, params } = seenRangeCount(owners, filter.seen);
+  return Number((await db.get(sql, ...params))?.n ?? 0) <= SEEN_DRIVES_UP_TO;
+}
+
 /** A change's note when it changed a row. */
 export function changed(note: Note | undefined): (rows: Row[]) => Note[] {
   return (rows) => (note && rows.length > 0 ? [note] : []);
@@ -315,12 +401,14 @@ export function devicesStore(db: Sql, opts: ListOptions = {}): Omit<DevicesStore
           filter.status !== undefined ||
           (filter.labels ?? []).length > 0 ||
           (filter.facts ?? []).length > 0 ||
+          filter.seen !== undefined ||
           (filter.sort ?? 'newest') !== 'newest')
       ) {
         const owners = listOwners(viewer, filter.owner);
         const few = filter.q !== undefined && owners !== undefined && (await ownerHasFewDevices(db, owners));
-        const merge = owners !== undefined && owners.length > 1 && !(await fewRows(owners, 'devices'));
-        const { sql, params } = filteredDevices(db, viewer, req, filter, few, merge);
+        const seenDrives = await seenRangeDrives(db, owners, filter);
+        const merge = !seenDrives && owners !== undefined && owners.length > 1 && !(await fewRows(owners, 'devices'));
+        const { sql, params } = filteredDevices(db, viewer, req, filter, few, merge, seenDrives);
         const found = await db.arrays(sql, ...params);
         return withFacts(db, found, req.limit, withLabels(db, found, req.limit, deviceFromArray));
       }
@@ -335,6 +423,15 @@ export function devicesStore(db: Sql, opts: ListOptions = {}): Omit<DevicesStore
                 ...merged(byOwners(db, owners, deviceLists.ownersDevices, [cursor(req.before)], req.limit + 1)),
               );
       return withFacts(db, rows, req.limit, withLabels(db, rows, req.limit, deviceFromArray));
+    },
+    async countDevicesVisibleTo(viewer, filter, upTo) {
+      const owners = listOwners(viewer, filter.owner);
+      const few = filter.q !== undefined && owners !== undefined && (await ownerHasFewDevices(db, owners));
+      const seenDrives = await seenRangeDrives(db, owners, filter);
+      // The list's own statement, newest first, one row more than counted: the same index stops it.
+      const counted = { ...filter, sort: 'newest' as const };
+      const { sql, params } = filteredDevices(db, viewer, { limit: upTo }, counted, few, false, seenDrives);
+      return Number((await db.get(`SELECT count(*) AS n FROM (${sql}) AS counted`, ...params))?.n ?? 0);
     },
     async revokeDevice(viewer, id, at, note) {
       return (await db.noted(changed(note), devicesSql.revoke, at, id, ...scope(viewer))).length === 1;
@@ -410,6 +507,8 @@ export function insertDeviceArgs(input: EnrollInput, token: Row): Param[] {
     token.max_privacy as string,
     // Waits for approval from its enrollment (docs/contract.md section 16).
     token.approval === 'required' ? input.now : null,
+    // The address it enrolled from, shown while it waits (docs/contract.md section 22).
+    input.from ?? null,
   ];
 }
 
@@ -432,5 +531,6 @@ function deviceFromArray(r: unknown[]): Device {
     maxPrivacy: r[10] as PrivacyLevel,
     pendingSince: r[11] === null || r[11] === undefined ? null : Number(r[11]),
     pendingReason: r[11] === null || r[11] === undefined ? null : pendingReason(r[12]),
+    enrolledFrom: (r[13] as string | null | undefined) ?? null,
   };
 }

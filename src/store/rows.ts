@@ -19,6 +19,7 @@ export function deviceFrom(r: Row): Device {
     maxPrivacy: r.max_privacy as PrivacyLevel,
     pendingSince: r.pending_since === null || r.pending_since === undefined ? null : Number(r.pending_since),
     pendingReason: r.pending_since === null || r.pending_since === undefined ? null : pendingReason(r.pending_reason),
+    enrolledFrom: (r.enrolled_from as string | null | undefined) ?? null,
   };
 }
 

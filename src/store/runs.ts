@@ -68,6 +68,8 @@ export const runsSql = {
     FROM runs WHERE device_id = ? AND id = ? AND ${IN_SCOPE}`,
   body: 'SELECT body FROM runs WHERE seq = ?',
   below: 'SELECT seq, device_id, id FROM runs WHERE seq < ? ORDER BY seq DESC LIMIT ?',
+  /** A page's devices' names, by the devices' key (the run list names its runs' devices). */
+  deviceNames: (n: number) => `SELECT id, name FROM devices WHERE id IN (${placeholders(n)})`,
   /** Through runs_device_list: the device's newest run below this one's seq. */
   previous: `SELECT seq, ${summary} FROM runs WHERE device_id = ? AND ${IN_SCOPE}
     AND seq < (SELECT seq FROM runs WHERE device_id = ? AND id = ?) ORDER BY seq DESC LIMIT 1`,
@@ -171,6 +173,22 @@ export function runsStore(db: Sql, opts: ListOptions = {}): Omit<RunsStore, 'put
     },
     async indexRunWords(seq, words) {
       await db.atomically(db.indexWords(seq, words));
+    },
+    async deviceNames(devices) {
+      if (devices.length === 0) return new Map();
+      const rows = await db.all(runsSql.deviceNames(devices.length), ...devices);
+      return new Map(rows.map((r) => [r.id as string, r.name as string]));
+    },
+    async countRuns(viewer, filter, cap) {
+      let scoped = viewer;
+      if (filter.device !== undefined && !viewer.admin) {
+        if (!(await db.get(runsSql.deviceInScope, filter.device, ...scope(viewer)))) return 0;
+        scoped = { ...viewer, admin: true };
+      }
+      const owners = ownersOf(scoped);
+      const merge = !scoped.admin && owners.length > 1 && !(await fewRows(owners, 'runs'));
+      const { sql, params } = filteredRuns(scoped, { limit: cap }, filter, await rangeSeqs(db, filter), db, merge);
+      return Number((await db.get(`SELECT count(*) AS n FROM (${sql}) AS f`, ...params))?.n ?? 0);
     },
     async previousRun(viewer, device, id) {
       const row = await db.get(runsSql.previous, device, ...scope(viewer), device, id);

@@ -208,7 +208,14 @@ export interface CollectionsStore {
     at: number,
   ): Promise<RequestAnswer>;
   /** Marks the device's open request declined with `reason`. */
-  declineRequest(device: string, id: string, reason: string, at: number): Promise<RequestAnswer>;
+  /** `stderr`: the end of the failed command's standard error the device sent (docs/contract.md section 15), or null. */
+  declineRequest(
+    device: string,
+    id: string,
+    reason: string,
+    at: number,
+    stderr?: string | null,
+  ): Promise<RequestAnswer>;
   /** Cancels a (revoked) device's open requests; the collections that closed. */
   cancelDeviceRequests(device: string, at: number): Promise<Collection[]>;
   /** Expires the open targets of up to `limit` collections past their expiry; the collections closed. */
@@ -326,6 +333,11 @@ export interface DevicesStore {
   /** A page of devices, with their labels (one more statement for the page). */
   devicesVisibleTo(viewer: Viewer, page: PageRequest, filter?: DeviceFilter): Promise<Page<LabelledDevice>>;
   /**
+   * How many devices the filter holds in the viewer's scope, counted up to `upTo` (a larger number
+   * is `upTo + 1`): the device list's totals (docs/contract.md section 22), which never count more.
+   */
+  countDevicesVisibleTo(viewer: Viewer, filter: DeviceFilter, upTo: number): Promise<number>;
+  /**
    * Changes the labels of a device the viewer can see, in one transaction that holds the device
    * (its row lock on PostgreSQL), so the limit of 20 holds against concurrent changes: 'changed'
    * with the new set and the keys whose value changed (none when nothing did), 'refused' (nothing
@@ -381,6 +393,13 @@ export interface RunsStore {
   runsBelow(below: number, limit: number): Promise<Array<{ seq: number; device: string; id: string }>>;
   /** Writes a run's words (src/domain/words.ts) into the search index, unless the run is gone; the backfill's. */
   indexRunWords(seq: number, words: string): Promise<void>;
+  /** The names of these devices (a page's worth), by id; a device no longer stored is absent. */
+  deviceNames(devices: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * How many runs in scope the filter (not a text search) holds, counted up to `cap + 1` through
+   * the filtered list's own statement, so a count never reads more than that many index entries.
+   */
+  countRuns(viewer: Viewer, filter: RunFilter, cap: number): Promise<number>;
   /** The device's run stored just before this one, when both are in the viewer's scope (the run view's compare link). */
   previousRun(viewer: Viewer, device: string, id: string): Promise<RunSummary | undefined>;
   runsVisibleTo(viewer: Viewer, page: PageRequest, filter?: RunFilter): Promise<Page<RunSummary>>;
@@ -404,6 +423,17 @@ export interface RunsStore {
   countsVisibleTo(viewer: Viewer): Promise<{ devices: number; activeDevices: number; runs: number }>;
   /** Uploads per UTC day for the `days` days ending with today, oldest first. */
   uploadsPerDay(viewer: Viewer, days: number, now: number): Promise<number[]>;
+}
+
+/** The dashboard's fleet at a glance (store/dashboard.ts, docs/contract.md section 22), in the viewer's scope. */
+export interface DashboardStore {
+  /** Devices seen since `onlineSince` and since `daySince`, stale ones (as the device list's status), open collections, flagged runs. */
+  fleetCounts(
+    viewer: Viewer,
+    at: { onlineSince: number; daySince: number; staleBefore: number },
+  ): Promise<{ online: number; seenToday: number; stale: number; openCollections: number; flaggedRuns: number }>;
+  /** Uploads per UTC day for the `days` days ending with today, oldest first, by privacy level. */
+  uploadsByLevel(viewer: Viewer, days: number, now: number): Promise<Record<PrivacyLevel, number[]>>;
 }
 
 /** Retention by privacy level and the sweeper's lease (store/retention.ts, docs/contract.md section 10). */
@@ -672,6 +702,7 @@ export interface Store
     AccountGroupsStore,
     OwnersStore,
     RetentionStore,
+    DashboardStore,
     AccessTokensStore,
     TotpStore,
     CollectionsStore,

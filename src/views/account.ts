@@ -36,12 +36,12 @@ function groupLinks(groups: readonly string[]): Html | string {
 /**
  * Disable, with where its devices go (docs/contract.md section 19): kept (counted on the
  * dashboard), one of its groups (offered first), or any owner typed in. The same form hands over
- * the devices of an account already disabled.
+ * the devices of an account already disabled. It asks the confirmation page (GET, so no csrf:
+ * docs/contract.md section 22), whose own form posts to the action.
  */
-function disableForm(v: AccountView, path: string, csrf: string, label: string): Html {
+function disableForm(v: AccountView, path: string, label: string): Html {
   const id = 'hand-over-groups';
-  return html`<form method="post" action="${path}/disable">
-    <input type="hidden" name="csrf" value="${csrf}" />
+  return html`<form method="get" action="${path}/disable">
     <p>
       <label for="hand_over_to">Hand its devices and their runs over to (empty keeps them its own)</label><br />
       <input id="hand_over_to" name="hand_over_to" list="${id}" maxlength="262" placeholder="group:&lt;name&gt; or oidc:&lt;sub&gt;" />
@@ -89,9 +89,9 @@ export function accountPage(chrome: Chrome, v: AccountView): Html {
                   method, until it is enabled again. Its devices are never deleted: they stay its own
                   unless you hand them over.
                 </p>
-                ${disableForm(v, path, chrome.csrf, `Disable ${a.display}`)}`
+                ${disableForm(v, path, `Disable ${a.display}…`)}`
             : html`${actionButton(`${path}/enable`, chrome.csrf, `Enable ${a.display}`)}
-              ${v.devices.length > 0 ? disableForm(v, path, chrome.csrf, 'Hand its devices over') : ''}`
+              ${v.devices.length > 0 ? disableForm(v, path, 'Hand its devices over…') : ''}`
       }
       <h2>Sessions</h2>
       ${

@@ -7,6 +7,7 @@ import { html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
 import { listQueryString } from '../lists/parameters.ts';
 import { ACCOUNTS } from '../lists/pages.ts';
+import { filterAlert, type FilterError } from './list_parts.ts';
 
 /** "1 device", "3 devices". */
 function count(n: number): string {
@@ -16,18 +17,28 @@ function count(n: number): string {
 /** How many provisioned users, not signed in yet, the first page lists. */
 export const PROVISIONED_SHOWN = 50;
 
+/** The page; with `error`, the page cursor was refused (docs/contract.md section 22): the alert, and no accounts. */
 export function accountsPage(
   chrome: Chrome,
-  opts: { page: Page<AccountSummary>; first: boolean; provisioned?: ScimPage<ScimUser> | undefined },
+  opts: {
+    page: Page<AccountSummary>;
+    first: boolean;
+    provisioned?: ScimPage<ScimUser> | undefined;
+    error?: FilterError | undefined;
+  },
 ) {
   const { items, next } = opts.page;
   return layout(
     'Accounts',
     chrome,
-    html`<p>
-        ${items.length === 0 ? 'No accounts' : `Showing ${items.length} account${items.length === 1 ? '' : 's'}`}
-        that signed in, most recent sign-in first.
-      </p>
+    html`${
+      opts.error === undefined
+        ? html`<p>
+            ${items.length === 0 ? 'No accounts' : `Showing ${items.length} account${items.length === 1 ? '' : 's'}`}
+            that signed in, most recent sign-in first.
+          </p>`
+        : filterAlert(ACCOUNTS, opts.error, { admin: true })
+    }
       ${
         items.length === 0
           ? ''

@@ -7,13 +7,26 @@ import { listQueryString } from '../lists/parameters.ts';
 import { time } from './format.ts';
 import { html, type Html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
-import { appliedFilters, filterFields } from './list_parts.ts';
+import { appliedFilters, filterAlert, type FilterError, filterFields, refusedRows } from './list_parts.ts';
+import { DEVICE_ID } from '../domain/ids.ts';
 
-function filterForm(q: AuditQuery): Html {
+const DEVICE_ACTOR = 'device:';
+
+/** The actor: a device (what it did, docs/contract.md section 22) links to its page; an account is its subject. */
+function actorCell(account: string | null): Html | string {
+  if (account === null) return '';
+  const id = account.slice(DEVICE_ACTOR.length);
+  if (!account.startsWith(DEVICE_ACTOR) || !DEVICE_ID.test(id)) return account;
+  return html`device <a href="${devicePath(id)}"><code>${id}</code></a>`;
+}
+
+const FORM = { admin: true, idPrefix: 'audit-' };
+
+function filterForm(q: AuditQuery, error?: FilterError): Html {
   return html`<form method="get" action="/audit">
     <fieldset>
       <legend>Filter</legend>
-      ${filterFields(AUDIT, q, { admin: true, idPrefix: 'audit-' })}
+      ${filterFields(AUDIT, q, { ...FORM, error })}
       <p><button type="submit">Filter</button> <a href="/audit">Clear filters</a></p>
     </fieldset>
   </form>`;
@@ -28,9 +41,20 @@ function applied(q: AuditQuery): Html {
   </p>`;
 }
 
-export function auditPage(chrome: Chrome, opts: { page: Page<AuditRecord>; query: AuditQuery }) {
+/**
+ * The page, with `error` (docs/contract.md section 22) the form as sent with the message beside
+ * the field at fault, and no records: none were read for a query that was refused.
+ */
+export function auditPage(chrome: Chrome, opts: { page: Page<AuditRecord>; query: AuditQuery; error?: FilterError }) {
   const { items, next } = opts.page;
   const q = opts.query;
+  if (opts.error !== undefined)
+    return layout(
+      'Audit trail',
+      chrome,
+      html`${filterAlert(AUDIT, opts.error, FORM)} ${filterForm(q, opts.error)}
+        ${refusedRows(AUDIT, q, opts.error, { path: '/audit', first: 'Newest records', rows: 'records' })}`,
+    );
   return layout(
     'Audit trail',
     chrome,
@@ -63,7 +87,7 @@ export function auditPage(chrome: Chrome, opts: { page: Page<AuditRecord>; query
                     html`<tr>
                       <td>${time(r.at, chrome.now)}</td>
                       <td><code>${r.event}</code></td>
-                      <td>${r.account ?? ''}</td>
+                      <td>${actorCell(r.account)}</td>
                       <td>${r.client ?? ''}</td>
                       <td>${r.device ? html`<a href="${devicePath(r.device)}"><code>${r.device}</code></a>` : ''}</td>
                       <td>${r.run ? html`<code>${r.run}</code>` : ''}</td>

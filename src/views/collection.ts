@@ -14,7 +14,7 @@ import { devicePath } from './devices.ts';
 import { time } from './format.ts';
 import { html, type Html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
-import { filterFields, filterSummary } from './list_parts.ts';
+import { filterAlert, type FilterError, filterFields, filterSummary, refusedRows } from './list_parts.ts';
 import { runPath } from './runs.ts';
 
 /** Why a device was skipped when the collection was created, in words. */
@@ -27,16 +27,18 @@ const SKIPPED: Record<SkipReason, string> = {
 
 export function collectionPage(
   chrome: Chrome,
-  opts: { collection: Collection; targets: Page<CollectionTarget>; query: TargetsQuery },
+  opts: { collection: Collection; targets: Page<CollectionTarget>; query: TargetsQuery; error?: FilterError },
 ) {
   const c = opts.collection;
   const path = collectionPath(c.id);
   const q = opts.query;
-  const { items, next } = opts.targets;
+  const { error } = opts;
+  const admin = chrome.session.admin;
   return layout(
     `Collection ${c.id}`,
     chrome,
-    html`<dl>
+    html`${error === undefined ? '' : filterAlert(COLLECTION_TARGETS, error, { admin })}
+      <dl>
         <dt>Asked by</dt>
         <dd>${c.createdBy}</dd>
         <dt>Created</dt>
@@ -45,8 +47,7 @@ export function collectionPage(
         <dd>${c.privacy}, or a more private one</dd>
         <dt>Reason</dt>
         <dd>${c.reason}</dd>
-        <dt>Expires</dt>
-        <dd>${time(c.expiresAt, chrome.now)}</dd>
+        ${expiry(c, chrome.now)}
         <dt>State</dt>
         <dd>${collectionState(c, chrome.now)}</dd>
       </dl>
@@ -57,19 +58,34 @@ export function collectionPage(
       <form method="get" action="${path}">
         <fieldset>
           <legend>Find targets</legend>
-          ${filterFields(COLLECTION_TARGETS, q, { admin: chrome.session.admin })}
+          ${filterFields(COLLECTION_TARGETS, q, { admin, error })}
           <p><button type="submit">Show targets</button> <a href="${path}">Every state</a></p>
         </fieldset>
       </form>
-      <p>
-        ${items.length === 0 ? 'No targets' : `Showing ${items.length} target${items.length === 1 ? '' : 's'}`}${filterSummary(COLLECTION_TARGETS, q)},
-        newest first.
-      </p>
-      ${items.length === 0 ? '' : targetsTable(chrome, items)}
-      ${next ? html`<p><a href="${path}${listQueryString(COLLECTION_TARGETS, q, next)}">More targets</a></p>` : ''}
-      ${q.before === undefined ? '' : html`<p><a href="${path}${listQueryString(COLLECTION_TARGETS, q)}">First targets</a></p>`}
+      ${
+        error === undefined
+          ? targets(chrome, opts.targets, q, path)
+          : refusedRows(COLLECTION_TARGETS, q, error, { path, first: 'First targets', rows: 'targets' })
+      }
       <p><a href="/collections">Back to collections</a></p>`,
   );
+}
+
+/** The targets read, with the sentence that counts them and the paging links. */
+function targets(chrome: Chrome, read: Page<CollectionTarget>, q: TargetsQuery, path: string): Html {
+  const { items, next } = read;
+  return html`<p>
+      ${items.length === 0 ? 'No targets' : `Showing ${items.length} target${items.length === 1 ? '' : 's'}`}${filterSummary(COLLECTION_TARGETS, q)},
+      newest first.
+    </p>
+    ${items.length === 0 ? '' : targetsTable(chrome, items)}
+    ${next ? html`<p><a href="${path}${listQueryString(COLLECTION_TARGETS, q, next)}">More targets</a></p>` : ''}
+    ${q.before === undefined ? '' : html`<p><a href="${path}${listQueryString(COLLECTION_TARGETS, q)}">First targets</a></p>`}`;
+}
+
+/** When it expires, while it is open; once closed, its state says when, and expiry no longer applies. */
+function expiry(c: Collection, now: number): Html | string {
+  return c.closedAt === null ? html`<dt>Expires</dt><dd>${time(c.expiresAt, now)}</dd>` : '';
 }
 
 function countsTable(c: Collection, path: string): Html {
@@ -130,6 +146,21 @@ function targetsTable(chrome: Chrome, items: CollectionTarget[]): Html {
 function outcome(t: CollectionTarget): Html | string {
   if (t.run !== null) return html`<a href="${runPath({ device: t.device, id: t.run })}">run <code>${t.run}</code></a>`;
   if (t.state === 'skipped') return SKIPPED[t.reason as SkipReason] ?? `skipped: ${t.reason ?? ''}`;
-  if (t.state === 'declined') return t.reason ? html`declined: “${t.reason}”` : 'declined, without a reason';
+  if (t.state === 'declined') {
+    const said = t.reason ? html`declined: “${t.reason}”` : 'declined, without a reason';
+    return t.stderr === null ? said : html`${said} ${stderrDetails(t.stderr)}`;
+  }
   return '';
+}
+
+/**
+ * The end of the failed command's standard error that the device sent, folded. Its format
+ * characters (bidi overrides, zero-width) are shown as U+FFFD so the text reads as it was written.
+ */
+function stderrDetails(stderr: string): Html {
+  const lines = stderr.replace(/\n$/, '').split('\n').length;
+  return html`<details>
+    <summary>Standard error, its last ${lines === 1 ? 'line' : `${lines} lines`}</summary>
+    <pre>${stderr.replace(/\p{Cf}/gu, '\uFFFD')}</pre>
+  </details>`;
 }

@@ -10,7 +10,7 @@ import { listQueryString } from '../lists/parameters.ts';
 import { time } from './format.ts';
 import { html, type Html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
-import { filterFields, filterSummary } from './list_parts.ts';
+import { filterAlert, type FilterError, filterFields, filterSummary, refusedRows } from './list_parts.ts';
 
 export function collectionPath(id: string): string {
   return `/collections/${encodeURIComponent(id)}`;
@@ -28,32 +28,54 @@ export function collectionState(c: Collection, now: number): Html | string {
   return html`closed ${time(c.closedAt, now)}${c.cancelledAt === null ? '' : ', cancelled'}`;
 }
 
-export function collectionsPage(chrome: Chrome, opts: { page: Page<Collection>; query: CollectionsQuery }) {
-  const { items, next } = opts.page;
+/**
+ * The page, with `error` (docs/contract.md section 22) the form as sent with the message beside
+ * the field at fault, and no rows: none were read for a query that was refused.
+ */
+export function collectionsPage(
+  chrome: Chrome,
+  opts: { page: Page<Collection>; query: CollectionsQuery; error?: FilterError },
+) {
   const q = opts.query;
   const admin = chrome.session.admin;
+  const { error } = opts;
   return layout(
     'Collections',
     chrome,
-    html`<p>
+    html`${error === undefined ? '' : filterAlert(COLLECTIONS, error, { admin })}
+      <p>
         A collection asks devices for a run: from a device's page, or from the device list for every device its filters
         match. Each device answers with a run or declines.
       </p>
       <form method="get" action="/collections">
         <fieldset>
           <legend>Find collections</legend>
-          ${filterFields(COLLECTIONS, q, { admin })}
+          ${filterFields(COLLECTIONS, q, { admin, error })}
           <p><button type="submit">Show collections</button> <a href="/collections">Clear filters</a></p>
         </fieldset>
       </form>
-      <p>
+      ${
+        error === undefined
+          ? rows(chrome, opts.page, q, admin)
+          : refusedRows(COLLECTIONS, q, error, {
+              path: '/collections',
+              first: 'Newest collections',
+              rows: 'collections',
+            })
+      }`,
+  );
+}
+
+/** The collections read, with the sentence that counts them and the paging links. */
+function rows(chrome: Chrome, read: Page<Collection>, q: CollectionsQuery, admin: boolean): Html {
+  const { items, next } = read;
+  return html`<p>
         ${items.length === 0 ? 'No collections' : `Showing ${items.length} collection${items.length === 1 ? '' : 's'}`}${admin ? '' : ' that you asked for'}${filterSummary(COLLECTIONS, q)},
         newest first.
       </p>
       ${items.length === 0 ? '' : table(chrome, items)}
       ${next ? html`<p><a href="/collections${listQueryString(COLLECTIONS, q, next)}">Older collections</a></p>` : ''}
-      ${q.before === undefined ? '' : html`<p><a href="/collections${listQueryString(COLLECTIONS, q)}">Newest collections</a></p>`}`,
-  );
+      ${q.before === undefined ? '' : html`<p><a href="/collections${listQueryString(COLLECTIONS, q)}">Newest collections</a></p>`}`;
 }
 
 function table(chrome: Chrome, items: Collection[]): Html {
@@ -82,7 +104,7 @@ function table(chrome: Chrome, items: Collection[]): Html {
             <td>${c.createdBy}</td>
             <td>${c.privacy}</td>
             <td>${c.reason}</td>
-            <td>${time(c.expiresAt, chrome.now)}</td>
+            <td>${c.closedAt === null ? time(c.expiresAt, chrome.now) : html`closed ${time(c.closedAt, chrome.now)}`}</td>
             <td>${countsText(c.counts)}</td>
             <td>${collectionState(c, chrome.now)}</td>
           </tr>`,

@@ -14,6 +14,8 @@ import { factsSection } from './facts.ts';
 import { credentialSection } from './credential.ts';
 import type { CredentialState } from '../domain/credentials.ts';
 import { levelsWithin, requestFields } from './collection_form.ts';
+import { filterAlert, type FilterError } from './list_parts.ts';
+import { fieldAria, fieldMessage, messageFor, type Refused, refusedAlert, sentValue } from './form_errors.ts';
 
 const statusText = {
   active: 'active: it has called Paddock recently',
@@ -34,6 +36,10 @@ export function devicePage(
     staleBefore: number;
     /** When its credential was issued and rotated (docs/contract.md section 16). */
     credential?: CredentialState | undefined;
+    /** The runs' page cursor was refused (docs/contract.md section 22): the alert, and no runs. */
+    error?: FilterError | undefined;
+    /** A rename, labels or hand-over form was (section 22): the alert, and that form as sent. */
+    refused?: Refused | undefined;
   },
 ) {
   const d = opts.device;
@@ -43,7 +49,8 @@ export function devicePage(
   return layout(
     `Device ${d.name}`,
     chrome,
-    html`<dl>
+    html`${opts.refused === undefined ? '' : refusedAlert('Nothing was changed', opts.refused.error, ACTION_LABELS)}
+      <dl>
         <dt>Device id</dt>
         <dd><code>${d.id}</code></dd>
         <dt>Name</dt>
@@ -55,6 +62,10 @@ export function devicePage(
         ${d.pendingReason === null ? '' : pendingReason(d.pendingReason, d.pendingSince, chrome.now)}
         <dt>Enrolled</dt>
         <dd>${time(d.enrolledAt, chrome.now)}${d.enrolledBy ? html`, with a token minted by ${d.enrolledBy}` : ''}</dd>
+        ${
+          // Who is asking to be let in (docs/contract.md section 22): the address, as the server saw it.
+          d.enrolledFrom === null ? '' : html`<dt>Enrolled from</dt><dd><code>${d.enrolledFrom}</code></dd>`
+        }
         <dt>Enrollment note</dt>
         <dd>${d.enrollNote || 'none'}</dd>
         <dt>Last seen</dt>
@@ -71,37 +82,46 @@ export function devicePage(
       ${factsSection(d.facts, d.factsReportedAt, chrome.now)}
       ${credentialSection(opts.credential, d.revokedAt !== null, chrome.now)}
       <h2>Actions</h2>
-      ${actions(chrome, d, path)}
+      ${actions(chrome, d, path, opts.refused)}
       <h2>Request a run</h2>
       ${requestForm(chrome, d)}
       <h2>Runs</h2>
-      ${items.length === 0 ? html`<p>No runs${opts.before === undefined ? '' : ' older than these'}.</p>` : runsTable(chrome, items, 'bulk-device-runs')}
+      ${opts.error === undefined ? '' : filterAlert(DEVICE_RUNS, opts.error, { admin: chrome.session.admin })}
+      ${opts.error === undefined && items.length > 0 ? bulkForm(chrome.csrf, 'bulk-device-runs') : ''}
+      ${opts.error !== undefined ? '' : items.length === 0 ? html`<p>No runs${opts.before === undefined ? '' : ' older than these'}.</p>` : runsTable(chrome, items, 'bulk-device-runs')}
       ${next ? html`<p><a href="${path}${listQueryString(DEVICE_RUNS, {}, next)}">Older runs</a></p>` : ''}
-      ${opts.before === undefined ? '' : html`<p><a href="${path}">Newest runs</a></p>`}
-      ${items.length > 0 ? bulkForm(chrome.csrf, 'bulk-device-runs') : ''}`,
+      ${opts.before === undefined ? '' : html`<p><a href="${path}">Newest runs</a></p>`}`,
   );
 }
 
-function actions(chrome: Chrome, d: LabelledDevice, path: string): Html {
+/** The action forms' fields by name, as the alert above a refused one names them. */
+const ACTION_LABELS: Readonly<Record<string, string>> = { name: 'New name', labels: 'Labels', owner: 'Hand over to' };
+
+/** The actions; a `refused` form shows what it sent, and the message beside its field. */
+function actions(chrome: Chrome, d: LabelledDevice, path: string, refused: Refused | undefined): Html {
   const admin = chrome.session.admin;
+  // Only the refused form is filled in as sent; the others show the device as it is.
+  const sent = (name: string) => (messageFor(refused, name) === undefined ? undefined : refused);
+  const nameError = messageFor(refused, 'name');
+  const labelsError = messageFor(refused, 'labels');
   return html`<form method="post" action="${path}/rename">
       <input type="hidden" name="csrf" value="${chrome.csrf}" />
       <p>
         <label for="name">New name</label><br />
-        <input id="name" name="name" value="${d.name}" required maxlength="128" />
-        <button type="submit">Rename</button>
+        <input id="name" name="name" value="${sentValue(sent('name'), 'name', d.name)}" required maxlength="128"${fieldAria('name', nameError)} />
+        <button type="submit">Rename</button>${fieldMessage('name', nameError)}
       </p>
     </form>
     <form method="post" action="${path}/labels">
       <input type="hidden" name="csrf" value="${chrome.csrf}" />
-      ${labelsField('labels', d.labels, 'Labels (the new set replaces the old)')}
+      ${labelsField('labels', labelsError === undefined ? d.labels : sentValue(refused, 'labels'), 'Labels (the new set replaces the old)', labelsError)}
       <p><button type="submit">Save labels</button></p>
     </form>
     ${admin && d.pendingSince !== null ? approvalButtons(chrome, path) : ''}
-    ${admin ? ownerForm(chrome.csrf, d, path) : ''}
+    ${admin ? ownerForm(chrome.csrf, d, path, sent('owner')) : ''}
     ${admin && d.revokedAt === null ? actionButton(`${path}/rotate`, chrome.csrf, 'Ask this device to rotate its credential') : ''}
-    ${admin && d.revokedAt === null ? actionButton(`${path}/revoke`, chrome.csrf, 'Revoke this device') : ''}
-    ${admin && d.revokedAt !== null ? actionButton(`${path}/delete`, chrome.csrf, 'Delete this device and its runs') : ''}
+    ${admin && d.revokedAt === null ? html`<p><a href="${path}/revoke">Revoke this device…</a></p>` : ''}
+    ${admin && d.revokedAt !== null ? html`<p><a href="${path}/delete">Delete this device and its runs…</a></p>` : ''}
     ${
       admin
         ? html`<p><a href="/audit?device=${encodeURIComponent(d.id)}">This device in the audit trail</a></p>`
@@ -110,13 +130,14 @@ function actions(chrome: Chrome, d: LabelledDevice, path: string): Html {
 }
 
 /** Hands the device over (docs/contract.md section 19): to an account's subject or a group, runs and all. */
-function ownerForm(csrf: string, d: LabelledDevice, path: string): Html {
+function ownerForm(csrf: string, d: LabelledDevice, path: string, refused: Refused | undefined): Html {
+  const error = messageFor(refused, 'owner');
   return html`<form method="post" action="${path}/owner">
     <input type="hidden" name="csrf" value="${csrf}" />
     <p>
       <label for="owner">Hand over to (an account subject such as oidc:&lt;sub&gt;, or group:&lt;name&gt;)</label><br />
-      <input id="owner" name="owner" value="${d.owner}" required maxlength="262" />
-      <button type="submit">Hand over this device and its runs</button>
+      <input id="owner" name="owner" value="${sentValue(refused, 'owner', d.owner)}" required maxlength="262"${fieldAria('owner', error)} />
+      <button type="submit">Hand over this device and its runs</button>${fieldMessage('owner', error)}
     </p>
   </form>`;
 }
@@ -136,10 +157,13 @@ function pendingReason(reason: string, since: number | null, now: number): Html 
     </dd>`;
 }
 
-/** Approve or reject a pending device (docs/contract.md section 16): a rejected one is revoked. */
+/**
+ * Approve or reject a pending device (docs/contract.md section 16): a rejected one is revoked, so
+ * rejecting goes through its confirmation page (section 22); approving is one click.
+ */
 function approvalButtons(chrome: Chrome, path: string): Html {
   return html`${actionButton(`${path}/approve`, chrome.csrf, 'Approve this device')}
-  ${actionButton(`${path}/reject`, chrome.csrf, 'Reject this device (it is revoked)')}`;
+    <p><a href="${path}/reject">Reject this device (it is revoked)…</a></p>`;
 }
 
 /**

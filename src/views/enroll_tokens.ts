@@ -20,19 +20,57 @@ import { actionButton, type Chrome, layout } from './layout.ts';
 import { listQueryString } from '../lists/parameters.ts';
 import { ENROLL_TOKENS } from '../lists/pages.ts';
 import { labelsField, labelsShown } from './labels.ts';
+import { filterAlert, type FilterError } from './list_parts.ts';
+import {
+  fieldAria,
+  fieldMessage,
+  messageFor,
+  type Refused,
+  refusedAlert,
+  selectOptions,
+  sentValue,
+} from './form_errors.ts';
 
+/** The mint form's fields by name, as the alert above a refused form names them. */
+const MINT_LABELS: Readonly<Record<string, string>> = {
+  owner: 'Owner',
+  expires_in: 'Expires in',
+  uses: 'Uses',
+  name: 'Device name',
+  note: 'Note',
+  max_privacy: 'Privacy ceiling',
+  labels: 'Labels',
+  approval: 'Approval required',
+};
+
+/**
+ * The page. With `error`, the page cursor was refused: the alert, and no tokens. With `refused`,
+ * a mint was (docs/contract.md section 22): the alert, and the form filled in as sent.
+ */
 export function enrollTokensPage(
   chrome: Chrome,
-  opts: { page: Page<EnrollToken>; accounts: Account[]; first: boolean; defaultTtlSeconds: number },
+  opts: {
+    page: Page<EnrollToken>;
+    accounts: Account[];
+    first: boolean;
+    defaultTtlSeconds: number;
+    error?: FilterError | undefined;
+    refused?: Refused | undefined;
+  },
 ) {
   const { items, next } = opts.page;
   return layout(
     'Enrollment tokens',
     chrome,
-    html`<p>
-        ${items.length === 0 ? 'No outstanding tokens' : `Showing ${items.length} outstanding token${items.length === 1 ? '' : 's'}`},
-        newest first: tokens with uses left that have not expired and are not revoked.
-      </p>
+    html`${opts.refused === undefined ? '' : refusedAlert('No link was minted', opts.refused.error, MINT_LABELS)}
+      ${
+        opts.error === undefined
+          ? html`<p>
+              ${items.length === 0 ? 'No outstanding tokens' : `Showing ${items.length} outstanding token${items.length === 1 ? '' : 's'}`},
+              newest first: tokens with uses left that have not expired and are not revoked.
+            </p>`
+          : filterAlert(ENROLL_TOKENS, opts.error, { admin: true })
+      }
       ${
         items.length === 0
           ? ''
@@ -81,11 +119,19 @@ export function enrollTokensPage(
       }
       ${next ? html`<p><a href="/enroll-tokens${listQueryString(ENROLL_TOKENS, {}, next)}">Older tokens</a></p>` : ''}
       ${opts.first ? '' : html`<p><a href="/enroll-tokens">Newest tokens</a></p>`}
-      ${mintForm(chrome.csrf, opts.accounts, opts.defaultTtlSeconds)}`,
+      ${mintForm(chrome.csrf, opts.accounts, opts.defaultTtlSeconds, opts.refused)}`,
   );
 }
 
-function mintForm(csrf: string, accounts: Account[], defaultTtlSeconds: number) {
+/**
+ * The mint form: empty, or with `refused` every field as sent and the message beside the one at
+ * fault. Uses is a text field with a numeric keyboard: a number field would hide a value sent that
+ * is not a number.
+ */
+function mintForm(csrf: string, accounts: Account[], defaultTtlSeconds: number, refused: Refused | undefined) {
+  const value = (name: string) => sentValue(refused, name);
+  const at = (name: string) => messageFor(refused, name);
+  const input = (name: string) => html`${fieldAria(name, at(name))} value="${value(name)}"`;
   return html`<h2>Enroll a device</h2>
     <p>Every field is optional; an empty field takes the default shown.</p>
     <form method="post" action="/enroll-tokens">
@@ -94,45 +140,57 @@ function mintForm(csrf: string, accounts: Account[], defaultTtlSeconds: number) 
         <label for="owner"
           >Owner (an account subject, or group:&lt;name&gt; for a group's members; empty means you)</label
         ><br />
-        <input id="owner" name="owner" list="known-accounts" maxlength="262" />
+        <input id="owner" name="owner" list="known-accounts" maxlength="262"${input('owner')} />${fieldMessage('owner', at('owner'))}
       </p>
       <datalist id="known-accounts">
         ${accounts.map((a) => html`<option value="${a.subject}">${a.display}</option>`)}
       </datalist>
       <p>
         <label for="expires_in">Expires in</label><br />
-        <select id="expires_in" name="expires_in">
-          ${lifetimes(defaultTtlSeconds).map(
-            ([seconds, text]) =>
-              html`<option value="${String(seconds)}" ${seconds === defaultTtlSeconds ? 'selected' : ''}>${text}</option>`,
+        <select id="expires_in" name="expires_in"${fieldAria('expires_in', at('expires_in'))}>
+          ${selectOptions(
+            lifetimes(defaultTtlSeconds).map(([seconds, text]) => [String(seconds), text] as const),
+            value('expires_in') || String(defaultTtlSeconds),
           )}
-        </select>
+        </select>${fieldMessage('expires_in', at('expires_in'))}
       </p>
       <p>
         <label for="uses">Uses: how many devices it enrolls (${String(USES_MIN)} to ${String(USES_MAX)}; empty: 1)</label
         ><br />
-        <input id="uses" name="uses" type="number" min="${String(USES_MIN)}" max="${String(USES_MAX)}" step="1" />
+        <input id="uses" name="uses" inputmode="numeric" size="10"${input('uses')} />${fieldMessage('uses', at('uses'))}
       </p>
       <p>
         <label for="name">Device name (empty: the device names itself)</label><br />
-        <input id="name" name="name" maxlength="128" />
+        <input id="name" name="name" maxlength="128"${input('name')} />${fieldMessage('name', at('name'))}
       </p>
       <p>
         <label for="note">Note (at most ${String(NOTE_MAX)} characters)</label><br />
-        <input id="note" name="note" maxlength="${String(NOTE_MAX)}" size="60" />
+        <input id="note" name="note" maxlength="${String(NOTE_MAX)}" size="60"${input('note')} />${fieldMessage('note', at('note'))}
       </p>
       <p>
         <label for="max_privacy">Privacy ceiling</label><br />
-        <select id="max_privacy" name="max_privacy">
-          ${PRIVACY_LEVELS.map((level) => html`<option value="${level}">${level}</option>`)}
-        </select>
+        <select id="max_privacy" name="max_privacy"${fieldAria('max_privacy', at('max_privacy'))}>
+          ${selectOptions(
+            PRIVACY_LEVELS.map((level) => [level, level] as const),
+            value('max_privacy') || PRIVACY_LEVELS[0],
+          )}
+        </select>${fieldMessage('max_privacy', at('max_privacy'))}
       </p>
-      ${labelsField('labels', {}, 'Labels every device it enrolls starts with (empty: none)')}
+      ${labelsField(
+        'labels',
+        value('labels'),
+        'Labels every device it enrolls starts with (empty: none)',
+        at('labels'),
+      )}
       <p>
-        <input id="approval" name="approval" type="checkbox" value="required" />
+        ${
+          value('approval') === 'required'
+            ? html`<input id="approval" name="approval" type="checkbox" value="required" checked${fieldAria('approval', at('approval'))} />`
+            : html`<input id="approval" name="approval" type="checkbox" value="required"${fieldAria('approval', at('approval'))} />`
+        }
         <label for="approval"
           >Approval required: the devices it enrolls wait, pending, until an administrator approves them</label
-        >
+        >${fieldMessage('approval', at('approval'))}
       </p>
       <p><button type="submit">Mint enrollment link</button></p>
     </form>`;

@@ -1,6 +1,6 @@
 /**
  * Facts (docs/contract.md section 16) as the pages show them: what a device reported about itself
- * and when, every fact escaped; and the dashboard's devices by client version.
+ * and when, every fact escaped (the dashboard's devices by client version: client_versions.ts).
  */
 import type { Facts } from '../domain/facts.ts';
 import { time } from './format.ts';
@@ -33,39 +33,6 @@ export function factsSection(facts: Facts, reportedAt: number | null, now: numbe
                 html`<tr>
                   <th scope="row"><code>${key}</code></th>
                   <td>${value}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>`
-    }`;
-}
-
-/** The devices by `client_version`, most common first, each linking to the list filtered by it. */
-export function clientVersionsSection(versions: ReadonlyArray<{ value: string; devices: number }>): Html {
-  return html`<h2>Client versions</h2>
-    ${
-      versions.length === 0
-        ? html`<p>No device has reported its client version.</p>`
-        : html`<table>
-          <caption>
-            Devices by the client version they reported (the ten most common; revoked devices are not counted)
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Client version</th>
-              <th scope="col">Devices</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${versions.map(
-              (v) =>
-                html`<tr>
-                  <th scope="row">
-                    <a href="/devices?${new URLSearchParams({ fact: `client_version=${v.value}` }).toString()}"
-                      >${v.value === '' ? '(empty)' : v.value}</a
-                    >
-                  </th>
-                  <td>${String(v.devices)}</td>
                 </tr>`,
             )}
           </tbody>

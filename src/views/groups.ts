@@ -9,6 +9,7 @@ import { html, type Html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
 import { listQueryString } from '../lists/parameters.ts';
 import { GROUPS } from '../lists/pages.ts';
+import { filterAlert, type FilterError } from './list_parts.ts';
 
 export function groupPath(name: string): string {
   return `/groups/${encodeURIComponent(name)}`;
@@ -36,13 +37,18 @@ export function membersShown(members: readonly GroupMember[], total: number): Ht
   )}${more > 0 ? ` and ${more} more` : ''}`;
 }
 
-export function groupsPage(chrome: Chrome, opts: { page: Page<GroupSummary>; first: boolean }): Html {
+/** The page; with `error`, the page cursor was refused (docs/contract.md section 22): the alert, and no groups. */
+export function groupsPage(
+  chrome: Chrome,
+  opts: { page: Page<GroupSummary>; first: boolean; error?: FilterError | undefined },
+): Html {
   const { items, next } = opts.page;
   return layout(
     'Groups',
     chrome,
-    html`<p>
-        ${items.length === 0 ? 'No groups' : `Showing ${items.length} group${items.length === 1 ? '' : 's'}`}
+    html`${opts.error === undefined ? '' : filterAlert(GROUPS, opts.error, { admin: true })}
+      <p>
+        ${opts.error !== undefined ? 'Groups are' : items.length === 0 ? 'No groups' : `Showing ${items.length} group${items.length === 1 ? '' : 's'}`}
         known from accounts' groups and from device owners, by name. A device owned by
         <code>group:&lt;name&gt;</code> is reached by every member of the group.
       </p>

@@ -2,7 +2,15 @@
  * Parts the filtered lists share, each drawn from the list's declaration (lists/): the filter
  * form's fields, the filters that apply, and select options.
  */
-import { type ListDeclaration, type Parameter, type Parameters, type Values, valuesOf } from '../lists/parameters.ts';
+import {
+  type ListDeclaration,
+  listQueryString,
+  type Parameter,
+  type Parameters,
+  type Values,
+  valuesOf,
+} from '../lists/parameters.ts';
+import { errorAlert, fieldAria, fieldMessage } from './form_errors.ts';
 import { html, type Html } from './html.ts';
 
 /** The filters that apply, each as the page names it with its value (none for a yes filter). */
@@ -25,52 +33,116 @@ export function filterSummary<P extends Parameters>(list: ListDeclaration<P>, va
 }
 
 /**
+ * What was wrong with a list's query (docs/contract.md section 22): the parameter at fault and the
+ * message the form shows beside its field.
+ */
+export interface FilterError {
+  parameter: string;
+  message: string;
+}
+
+/**
  * The filter form's fields, one per parameter the declaration labels, in its order: a select for
  * an enumeration, a check box for a yes filter, a text field otherwise. A repeatable parameter has
  * a field per value given and one more blank one while fewer than its most are given (each field
- * labelled with its number). `idPrefix` keeps the ids of two forms on one page apart.
+ * labelled with its number). `idPrefix` keeps the ids of two forms on one page apart. With `error`,
+ * its message is beside the field at fault (the first one of a repeatable parameter), which is
+ * marked invalid and described by it.
  */
 export function filterFields<P extends Parameters>(
   list: ListDeclaration<P>,
   values: Values<P>,
-  opts: { admin: boolean; idPrefix?: string },
+  opts: { admin: boolean; idPrefix?: string; error?: FilterError | undefined },
 ): Html[] {
   const fields: Html[] = [];
   for (const [name, p] of Object.entries(list.parameters)) {
     if (p.label === undefined || (p.adminOnly === true && !opts.admin)) continue;
     const id = `${opts.idPrefix ?? ''}${name}`;
+    const error = opts.error?.parameter === name ? opts.error.message : undefined;
     if (p.repeat === undefined) {
-      fields.push(field(id, name, p, p.label, valuesOf(values, name)[0] ?? ''));
+      fields.push(field(id, name, p, p.label, valuesOf(values, name)[0] ?? '', error));
       continue;
     }
     const given = valuesOf(values, name);
     const shown = given.length < p.repeat.max ? [...given, ''] : given;
     shown.forEach((value, i) =>
-      fields.push(field(`${id}-${i + 1}`, name, p, `${p.label}, ${i + 1} of up to ${p.repeat?.max}`, value)),
+      fields.push(
+        field(
+          `${id}-${i + 1}`,
+          name,
+          p,
+          `${p.label}, ${i + 1} of up to ${p.repeat?.max}`,
+          value,
+          i === 0 ? error : undefined,
+        ),
+      ),
     );
   }
   return fields;
 }
 
-function field(id: string, name: string, p: Parameter, label: string, value: string): Html {
+/** The id of the field the form shows first for a parameter, for a link to it; undefined when it has none. */
+export function fieldId(list: ListDeclaration, parameter: string, opts: { admin: boolean; idPrefix?: string }) {
+  const p = list.parameters[parameter];
+  if (p?.label === undefined || (p.adminOnly === true && !opts.admin)) return undefined;
+  return `${opts.idPrefix ?? ''}${parameter}${p.repeat === undefined ? '' : '-1'}`;
+}
+
+/**
+ * The alert above a list whose query was refused: what is wrong, linked to the field at fault (a
+ * parameter the form has no field for, the page cursor, is named by its message alone).
+ */
+export function filterAlert(list: ListDeclaration, error: FilterError, opts: { admin: boolean; idPrefix?: string }) {
+  const id = fieldId(list, error.parameter, opts);
+  const label = list.parameters[error.parameter]?.label;
+  const field = id === undefined || label === undefined ? undefined : { id, label };
+  return errorAlert('The list could not be shown', error.message, field);
+}
+
+/**
+ * What a refused list shows in place of its rows: for a bad page cursor, a link to the first page
+ * with the filters kept; for a bad filter, that no rows are shown until it is corrected.
+ */
+export function refusedRows<P extends Parameters>(
+  list: ListDeclaration<P>,
+  values: Values<P>,
+  error: FilterError,
+  opts: { path: string; first: string; rows: string },
+): Html {
+  return list.parameters[error.parameter]?.kind.kind === 'cursor'
+    ? html`<p><a href="${opts.path}${listQueryString(list, values)}">${opts.first}</a></p>`
+    : html`<p>No ${opts.rows} are shown until the filter is corrected.</p>`;
+}
+
+function field(id: string, name: string, p: Parameter, label: string, value: string, error?: string): Html {
   const { kind } = p;
+  const hintId = p.hint === undefined ? undefined : `${id}-hint`;
+  // The message and the attributes that tie it to the field are the console forms' (form_errors.ts).
+  const aria = fieldAria(id, error, hintId);
+  const about = html`${hintId === undefined ? '' : html`<br /><small id="${hintId}">${p.hint}</small>`}${fieldMessage(
+    id,
+    error,
+  )}`;
   if (kind.kind === 'yes')
     return html`<p>
       ${
         value === 'yes'
-          ? html`<input type="checkbox" id="${id}" name="${name}" value="yes" checked />`
-          : html`<input type="checkbox" id="${id}" name="${name}" value="yes" />`
+          ? html`<input type="checkbox" id="${id}" name="${name}" value="yes" checked${aria} />`
+          : html`<input type="checkbox" id="${id}" name="${name}" value="yes"${aria} />`
       }
-      <label for="${id}">${label}</label>
+      <label for="${id}">${label}</label>${about}
     </p>`;
   if (kind.values !== undefined) {
     const words = p.words as Readonly<Record<string, string>> | undefined;
     const selected = value || (p.default ?? '');
+    // A value the select does not offer (a bad one, sent as is) is kept as an option, so the form shows it.
+    const sent =
+      value !== '' && !(kind.values as readonly string[]).includes(value) ? option(value, value, selected) : '';
     return html`<p>
-      <label for="${id}">${label}</label><br />
-      <select id="${id}" name="${name}">
+      <label for="${id}">${label}</label>${about}<br />
+      <select id="${id}" name="${name}"${aria}>
         ${p.default === undefined ? option('', 'any', selected) : ''}
-        ${kind.values.map((v) => option(v, words?.[v] ?? v, selected))}
+        ${kind.values.map((v) => option(v, words?.[v] ?? v, selected))} ${sent}
       </select>
     </p>`;
   }
@@ -83,8 +155,8 @@ function field(id: string, name: string, p: Parameter, label: string, value: str
         ? ''
         : html` placeholder="${p.placeholder}"`;
   return html`<p>
-    <label for="${id}">${label}</label><br />
-    <input id="${id}" name="${name}" value="${value}"${placeholder}${min}${max} />
+    <label for="${id}">${label}</label>${about}<br />
+    <input id="${id}" name="${name}" value="${value}"${placeholder}${min}${max}${aria} />
   </p>`;
 }
 

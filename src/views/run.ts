@@ -4,7 +4,7 @@ import type { RunSummary, StoredRun } from '../domain/runs.ts';
 import { type Findings, RULES, type RuleName } from '../domain/redaction.ts';
 import { size, time } from './format.ts';
 import { html, type Html } from './html.ts';
-import { actionButton, type Chrome, layout } from './layout.ts';
+import { type Chrome, layout } from './layout.ts';
 import { runPath } from './runs.ts';
 import type { FindResult } from '../domain/run_find.ts';
 import { type BinaryRun, PAGE_BYTES, PAGE_LINES, type TextPage } from '../domain/run_pages.ts';
@@ -186,6 +186,6 @@ export function runPage(
             >
           </p>`
       }
-      ${actionButton(`${path}/delete`, chrome.csrf, 'Delete this run')}`,
+      <p><a href="${path}/delete">Delete this run…</a></p>`,
   );
 }

@@ -94,6 +94,7 @@ export function readingForms(path: string, { sent, faults }: ReadingFields): Htm
       <p>
         <label for="line">Go to line</label>
         <input id="line" name="line" inputmode="numeric" value="${sent.line}" ${field('line', faults.line)} />
+        <input type="hidden" name="go" value="line" />
         <button type="submit">Open its page</button>
         ${error('line', faults.line)}
       </p>
@@ -108,13 +109,16 @@ function error(name: string, fault: string | undefined): Html {
   return fault === undefined ? html`` : html`<strong id="${name}-error">${fault}</strong>`;
 }
 
-/** The page's place in the run and the links to the first, previous, next and last pages. */
-function pageLinks(path: string, page: TextPage): Html {
+/**
+ * The links to the first, previous, next and last pages, above the lines and below them; each
+ * `nav` is labelled by where it is, as two landmarks of one name could not be told apart.
+ */
+function pageLinks(path: string, page: TextPage, where: 'above' | 'below'): Html {
   const link = (label: string, to: PageStart | undefined) =>
     to === undefined ? html`<span>${label}</span>` : html`<a href="${pageHref(path, to)}">${label}</a>`;
   const first = page.index === 0 ? undefined : { line: 1, part: 1 };
   const last = page.index === page.pages - 1 ? undefined : page.last;
-  return html`<nav aria-label="Pages of the run">
+  return html`<nav aria-label="Pages of the run, ${where} its lines">
     <p>
       ${link('First page', first)} · ${link('Previous page', page.previous)} · ${link('Next page', page.next)} ·
       ${link('Last page', last)}
@@ -145,8 +149,8 @@ export function textPage(path: string, page: TextPage): Html {
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) shown++;
   if (text.length > 0 && !text.endsWith('\n')) shown++;
   if (page.lines === 0) return html`<p>The run is empty.</p>`;
-  return html`${pageSummary(page, shown)} ${pageLinks(path, page)} ${numberedLines(text, page.start.line)}
-  ${pageLinks(path, page)}`;
+  return html`${pageSummary(page, shown)} ${pageLinks(path, page, 'above')} ${numberedLines(text, page.start.line)}
+  ${pageLinks(path, page, 'below')}`;
 }
 
 export function foundPage(path: string, result: Extract<FindResult, { kind: 'text' }>, text: string): Html {

@@ -1,6 +1,7 @@
 /**
  * One webhook endpoint's page (docs/contract.md section 13): what it is and how it fares, its
- * actions (test, enable or disable, rotate the secret, delete), and its latest delivery attempts
+ * actions (test, enable or disable, rotate the secret, and delete through its confirmation page:
+ * docs/contract.md section 22), and its latest delivery attempts
  * (event, message id, time, status code or error, duration), each with a button to send that
  * message again under the same id. A failed attempt shows its class, never its detail or duration
  * (webhooks/outcome.ts), so the page is no port scanner.
@@ -51,7 +52,7 @@ export function webhookPage(chrome: Chrome, opts: { webhook: Webhook; attempts: 
           : actionButton(`${path}/enable`, chrome.csrf, 'Enable')
       }
       ${actionButton(`${path}/rotate-secret`, chrome.csrf, 'Replace the signing secret')}
-      ${actionButton(`${path}/delete`, chrome.csrf, 'Delete the endpoint and its deliveries')}
+      <p><a href="${path}/delete">Delete the endpoint and its deliveries…</a></p>
       <h2>Delivery attempts</h2>
       ${
         opts.attempts.length === 0

@@ -54,6 +54,8 @@ test('every API response of a scripted session is valid against the served OpenA
       ['/api/v1/runs?flagged=yes', bearer],
       ['/api/v1/runs?privacy=redacted&since=2020-01-01', bearer],
       ['/api/v1/runs?colour=red', bearer],
+      ['/api/v1/runs?text=mail+bob', bearer],
+      ['/api/v1/runs?text=%22unbalanced', bearer],
     ];
     const seen = new Set<string>();
     for (const [url, auth, template] of calls) {

@@ -57,9 +57,13 @@ test('GET /accounts: counts follow enrollments, uploads, deletions; links go to 
     assert.deepEqual(rows(body), ['local:admin 0 0', 'oidc:user-1 2 2', 'oidc:user-2 1 0']);
     assert.doesNotMatch(body, /Earlier sign-ins/);
 
+    // A bad cursor is the page with its alert and no accounts (docs/contract.md section 22).
     res = await h.request('/accounts?before=x', { headers: { cookie } });
     assert.equal(res.status, 400);
-    assert.match(await res.text(), /^bad page cursor/);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+    body = await res.text();
+    assert.match(body, /<div role="alert">[\s\S]*bad page cursor/);
+    assert.deepEqual(rows(body), []);
   } finally {
     await h.close();
   }

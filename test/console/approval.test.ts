@@ -3,6 +3,7 @@
 // and in bulk (administrators only), the dashboard's count of waiting devices, the gauge of the
 // oldest, and the events: logged, audited and queued for webhooks.
 import assert from 'node:assert/strict';
+import { refusedMessage } from '../support/refused.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,9 +74,9 @@ test('the mint form takes approval=required, shows it, and refuses any other val
     assert.match(listed, /<td>required: devices wait<\/td>/);
     assert.match(listed, /<td>automatic<\/td>/);
     for (const bad of ['yes', 'REQUIRED', 'none']) {
-      const refused = await admin.post('/enroll-tokens', `approval=${bad}`);
-      assert.equal(refused.status, 400, bad);
-      assert.equal(await refused.text(), 'approval must be automatic or required\n');
+      const refused = await refusedMessage(await admin.post('/enroll-tokens', `approval=${bad}`), bad);
+      assert.equal(refused.id, 'approval');
+      assert.equal(refused.message, 'approval must be automatic or required');
     }
   } finally {
     await h.close();
@@ -93,7 +94,8 @@ test('a pending device: its page, the status filter, the buttons for administrat
     const page = await (await admin.get(`/devices/${device}`)).text();
     assert.match(page, /pending: it waits for an administrator to approve or reject it/);
     assert.ok(page.includes(`action="/devices/${device}/approve"`));
-    assert.ok(page.includes(`action="/devices/${device}/reject"`));
+    // Reject is confirmed first (docs/contract.md section 22): a link to its confirmation page.
+    assert.ok(page.includes(`href="/devices/${device}/reject"`));
     assert.match(page, /A device waiting for approval takes no requests\./);
     const own = await (await user.get(`/devices/${device}`)).text();
     assert.match(own, /pending: it waits/, 'its owner sees it waits');
@@ -112,7 +114,7 @@ test('a pending device: its page, the status filter, the buttons for administrat
     const dashboard = await (await admin.get('/')).text();
     assert.match(
       dashboard,
-      /<dt>Waiting for approval<\/dt>\s*<dd>\s*<a href="\/devices\?status=pending">1<\/a> \(the oldest since/,
+      /<th scope="row">Waiting for approval<\/th>\s*<td><a href="\/devices\?status=pending">1<\/a><\/td>\s*<td>the oldest since/,
     );
     assert.doesNotMatch(
       await (await user.get('/')).text(),

@@ -147,11 +147,11 @@ test('GET /audit: keyset pages of 50 keep the filters, meet every record once, a
   }
 });
 
-test('GET /audit and /audit.jsonl: each bad parameter is a plain-text 400 that names it', async () => {
+test('GET /audit: each bad parameter is a 400 with the page, the message beside its field; /audit.jsonl a plain-text 400 naming it', async () => {
   const h = await harness();
   try {
     const cases: Array<[string, RegExp]> = [
-      ['actor=admin', /^actor must be system or an account subject/],
+      ['actor=admin', /^actor must be system, an account subject/],
       ['actor=oidc%3A%E2%80%AEx', /^actor must be/],
       ['event=device.exploded', /^event must be one of the audited events/],
       ['device=a%2Fb', /^device must be a device id/],
@@ -163,13 +163,34 @@ test('GET /audit and /audit.jsonl: each bad parameter is a plain-text 400 that n
       ['before=1.2.3', /^bad page cursor/],
       ['event=run.deleted&event=device.revoked', /^a query parameter is given more than once: event/],
     ];
-    for (const path of ['/audit', '/audit.jsonl'])
-      for (const [query, message] of cases) {
-        const { res, body } = await get(h, `${path}?${query}`);
-        assert.equal(res.status, 400, `${path}?${query}`);
-        assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
-        assert.match(body, message, `${path}?${query}`);
+    // The download is not a page: plain text (docs/contract.md section 22 is about pages).
+    for (const [query, message] of cases) {
+      const { res, body } = await get(h, `/audit.jsonl?${query}`);
+      assert.equal(res.status, 400, `/audit.jsonl?${query}`);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+      assert.match(body, message, `/audit.jsonl?${query}`);
+    }
+    // The page: the form as sent, the message beside the field at fault; the cursor, the alert alone.
+    for (const [query, message] of cases) {
+      const { res, body } = await get(h, `/audit?${query}`);
+      assert.equal(res.status, 400, `/audit?${query}`);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+      const parameter = query.includes('until=2026-11-04') ? 'until' : (query.split('=')[0] ?? '');
+      // A repeated parameter's message does not name it: its field does.
+      const text = message.source.replace(/: event$/, '').replace(/^\^/, '');
+      if (parameter === 'before') {
+        assert.match(body, new RegExp(`<div role="alert">[\\s\\S]*${text}`), query);
+        assert.doesNotMatch(body, /aria-invalid/, query);
+        continue;
       }
+      assert.match(body, new RegExp(`<strong id="audit-${parameter}-error">${text}`), query);
+      assert.match(
+        body,
+        new RegExp(`id="audit-${parameter}"[^>]*aria-invalid="true" aria-describedby="audit-${parameter}-error"`),
+        query,
+      );
+      assert.match(body, new RegExp(`<a href="#audit-${parameter}">`), `${query}: the alert links the field`);
+    }
   } finally {
     await h.close();
   }
@@ -267,6 +288,33 @@ test('the navigation links the audit trail and the accounts for administrators o
     assert.match(admin, /<nav aria-label="Main">[\s\S]*<a href="\/audit">Audit trail<\/a>[\s\S]*<\/nav>/);
     const user = (await get(h, '/', 'user')).body;
     assert.doesNotMatch(user, /href="\/audit"|href="\/accounts"/);
+  } finally {
+    await h.close();
+  }
+});
+
+test('GET /audit: what a device did names the device as its actor, linked, and actor=device:<id> filters on it', async () => {
+  const h = await harness();
+  try {
+    await trail(h);
+    await h.store.appendAudit(
+      entry(NOV_1 + 5000, 'request.declined', { account: 'device:d7', device: 'd7', detail: 'owner=oidc:ann' }),
+    );
+    const { res, body } = await get(h, '/audit?actor=device%3Ad7');
+    assert.equal(res.status, 200);
+    assert.deepEqual(rows(body), ['request.declined d7 d7']);
+    assert.match(body, /<td>device <a href="\/devices\/d7"><code>d7<\/code><\/a><\/td>/);
+    const jsonl = await get(h, '/audit.jsonl?actor=device%3Ad7');
+    assert.equal(jsonl.res.status, 200);
+    assert.deepEqual(
+      jsonl.body
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { account: string }).account),
+      ['device:d7'],
+    );
+    for (const bad of ['device%3A', 'device%3Aa%2Fb', 'devices%3Ad7'])
+      assert.equal((await get(h, `/audit?actor=${bad}`)).res.status, 400, bad);
   } finally {
     await h.close();
   }

@@ -60,8 +60,9 @@ test('no audit row holds the password, cookie, csrf token, enrollment token or l
       ['login.local.failed', 'local:admin', '203.0.113.7'],
       ['login.local.succeeded', 'local:admin', '203.0.113.7'],
       ['enroll_token.minted', 'local:admin', '203.0.113.7'],
-      // From the device's address (issue 23): the harness's control requests come from 198.51.100.9.
-      ['device.enrolled', null, '198.51.100.9'],
+      // From the device's address (issue 23): the harness's control requests come from 198.51.100.9;
+      // the device is its own actor (issue 45).
+      ['device.enrolled', `device:${device}`, '198.51.100.9'],
       ['run.deleted', 'local:admin', '203.0.113.7'],
       ['device.revoked', 'local:admin', '203.0.113.7'],
       ['access.admin_refused', 'oidc:user-1', null],

@@ -637,7 +637,7 @@ const scenarios: Scenario[] = [
       assert.ok(next);
       const { cookie } = h.signIn(ACCOUNTS.user);
       const older = await (await h.request(next.replaceAll('&amp;', '&'), { headers: { cookie } })).text();
-      assert.match(older, /Showing 1 device that you own/);
+      assert.match(older, /51 of 51 devices that you own/);
       assert.match(older, /matching these filters: 51 devices/);
     },
   },

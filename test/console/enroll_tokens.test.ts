@@ -194,15 +194,19 @@ runScenarios('enroll tokens', [
     contains: ['<time datetime="2026-12-22T12:00:00.000Z"', '<dd>minimal</dd>'],
   },
   ...badFields.map(([field, value]): Scenario => ({
-    name: `a bad ${field} (${JSON.stringify(value.slice(0, 12))}) → 400 naming the field, nothing minted`,
+    name: `a bad ${field} (${JSON.stringify(value.slice(0, 12))}) → 400, the form with the message beside the field, nothing minted`,
     method: 'POST',
     path: '/enroll-tokens',
     as: 'admin',
     form: { csrf: '$csrf', [field]: value },
     status: 400,
     events: [],
-    headersMatch: { 'content-type': /^text\/plain/ },
-    contains: [new RegExp(`^${field} must be `)],
+    // docs/contract.md section 22: the tokens page, the field invalid and described by its message.
+    headersMatch: { 'content-type': /^text\/html/ },
+    contains: [
+      new RegExp(`id="${field}"[^>]*aria-invalid="true" aria-describedby="${field}-error"`),
+      new RegExp(`<strong id="${field}-error">${field} must be `),
+    ],
     after: async (h) => {
       assert.equal(h.logs.length, 0);
       assert.deepEqual((await h.store.outstandingEnrollTokens({ limit: 10 }, h.clock.now())).items, []);

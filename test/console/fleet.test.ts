@@ -1,6 +1,7 @@
 // The fleet console of docs/contract.md section 9: the device page, filters that survive paging, rename,
-// delete, bulk actions (each item checked, scoped and logged as if alone), plain-text 400s.
+// delete, bulk actions (each item checked, scoped and logged as if alone), plain-text 400s (the device list's; the run list keeps its form: run_search.test.ts).
 import assert from 'node:assert/strict';
+import { refusedMessage } from '../support/refused.ts';
 import { test } from 'node:test';
 import { enrollDevice, harness, type Harness, upload } from '../support/harness.ts';
 import { ACCOUNTS } from '../support/scenario.ts';
@@ -72,9 +73,11 @@ test('the device page is 404 outside the scope, for an unknown id and for a malf
       assert.equal(res.status, 404, path);
       assert.equal(await res.text(), 'device not found\n');
     }
+    // A bad cursor is the page with its alert and no runs (docs/contract.md section 22).
     const bad = await as(h, 'admin').get(`/devices/${otto.device}?before=abc`);
     assert.equal(bad.status, 400);
-    assert.equal(await bad.text(), 'bad page cursor\n');
+    assert.match(bad.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(await bad.text(), /<div role="alert">[\s\S]*bad page cursor[\s\S]*Newest runs/);
   } finally {
     await h.close();
   }
@@ -99,7 +102,7 @@ test('device filters: search, owner, status and sort; the page says which apply;
     await enrollDevice(h, ACCOUNTS.user.subject, 'kitchen');
     let a = as(h, 'admin');
     const first = await (await a.get('/devices?q=LAB-&owner=oidc%3Auser-1&sort=name')).text();
-    assert.match(first, /Showing 50 devices, matching “LAB-”, owned by “oidc:user-1”,\s+by name\./);
+    assert.match(first, /1–50 of 53 devices, matching “LAB-”, owned by “oidc:user-1”, by name\./);
     assert.ok(first.includes('lab-00') && !first.includes('lab-50') && !first.includes('kitchen'));
     assert.ok(!first.includes('lab-other'));
     const next = /href="(\/devices\?[^"]*before=[0-9]+)"/.exec(first)?.[1]?.replaceAll('&amp;', '&');
@@ -109,7 +112,7 @@ test('device filters: search, owner, status and sort; the page says which apply;
     assert.match(next, /sort=name/);
     const second = await (await a.get(next)).text();
     assert.ok(second.includes('lab-50') && second.includes('lab-52') && !second.includes('lab-49'));
-    assert.match(second, /Showing 3 devices/);
+    assert.match(second, /51–53 of 53 devices/);
     assert.ok(second.includes('value="LAB-"'), 'the form shows the filter in use');
 
     h.clock.advance(40 * DAY);
@@ -117,10 +120,10 @@ test('device filters: search, owner, status and sort; the page says which apply;
     a = as(h, 'admin'); // the earlier session has expired
     const stale = await (await a.get('/devices?status=stale')).text();
     assert.ok(stale.includes('kitchen') && !stale.includes('fresh-one'));
-    assert.match(stale, /Showing 50 devices, status “stale”/);
+    assert.match(stale, /1–50 of 55 devices, status “stale”/);
     const active = await (await a.get('/devices?status=active')).text();
     assert.ok(active.includes(fresh.device) && !active.includes('lab-00'));
-    assert.match(active, /Showing 1 device, status “active”/);
+    assert.match(active, /1 of 1 device, status “active”/);
     const seen = await (await a.get('/devices?sort=last_seen')).text();
     assert.ok(seen.indexOf('fresh-one') < seen.indexOf('lab-'), 'most recently seen first');
 
@@ -150,38 +153,37 @@ test('run filters: device, privacy and days; paging keeps them', async () => {
     assert.deepEqual(await ids(`?since=${laterDay}`), ['run-later']);
     assert.deepEqual(await ids('?device=&privacy=&since=&until='), ['run-later', 'run-o', 'run-b', 'run-a']);
     const page = await (await a.get('/runs?privacy=minimal')).text();
-    assert.match(page, /Showing 1 run, at privacy level “minimal”,\s+newest first\./);
+    assert.match(
+      page,
+      /Runs 1–1 of 1 \(counted within the last few seconds\), at privacy level “minimal”,\s+newest first\./,
+    );
     assert.ok(page.includes('<option value="minimal" selected>'));
   } finally {
     await h.close();
   }
 });
 
-test('every bad query parameter is a plain-text 400 that says what is wrong, never a 500', async () => {
+test('every bad query parameter of the device list is a 400 page that says what is wrong, never a 500', async () => {
   const { h } = await fleet();
   try {
     const a = as(h, 'admin');
+    // The page itself, the message beside the field (docs/contract.md section 22): test/console/device_list.test.ts.
     const cases: Array<[string, RegExp]> = [
-      ['/devices?status=sleeping', /^status must be active, stale, pending or revoked\n$/],
-      ['/devices?sort=size', /^sort must be newest, name or last_seen\n$/],
-      ['/devices?q=ab', /^q must be 3 to 128 printable characters\n$/],
-      ['/devices?q=%00%00%00', /^q must be/],
-      [`/devices?q=${'x'.repeat(129)}`, /^q must be/],
-      ['/devices?owner=root', /^owner must be an account subject/],
-      ['/devices?before=0', /^bad page cursor\n$/],
-      ['/devices?status=active&status=stale', /^a query parameter is given more than once\n$/],
-      ['/runs?privacy=secret', /^privacy must be full, redacted or minimal\n$/],
-      ['/runs?since=2026-02-30', /^since and until must be days written YYYY-MM-DD \(UTC\)\n$/],
-      ['/runs?until=yesterday', /^since and until/],
-      ['/runs?since=26-01-01', /^since and until/],
-      ['/runs?since=2026-03-02&until=2026-03-01', /^since must be a day before or equal to until\n$/],
-      ['/runs?device=%3Cscript%3E', /^device must be a device id\n$/],
-      ['/runs?before=-1', /^bad page cursor\n$/],
+      ['/devices?status=sleeping', /status must be active, stale, pending or revoked/],
+      ['/devices?sort=size', /sort must be newest, name, last_seen or last_seen_oldest/],
+      ['/devices?q=ab', /q must be 3 to 128 printable characters/],
+      ['/devices?q=%00%00%00', /q must be/],
+      [`/devices?q=${'x'.repeat(129)}`, /q must be/],
+      ['/devices?owner=root', /neither an account subject/],
+      ['/devices?before=0', /bad page cursor/],
+      ['/devices?status=active&status=stale', /a query parameter is given more than once/],
+      ['/devices?seen=3d', /seen must be 5m, 1h, 24h, 7d, not:5m/],
+      // The run list answers with its page too: test/console/run_search.test.ts.
     ];
     for (const [path, message] of cases) {
       const res = await a.get(path);
       assert.equal(res.status, 400, path);
-      assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
       assert.match(await res.text(), message, path);
     }
   } finally {
@@ -208,8 +210,10 @@ test('rename: the owner or an admin, 303 to the device; another account gets 404
     const other = await as(h, 'other').post(`/devices/${uma.device}/rename`, 'name=mine');
     assert.equal(other.status, 404);
     const bad = await as(h, 'admin').post(`/devices/${uma.device}/rename`, 'name=%E2%80%AEevil');
-    assert.equal(bad.status, 400);
-    assert.equal(await bad.text(), 'name must be 1 to 128 printable characters\n');
+    const refused = await refusedMessage(bad, 'rename');
+    assert.equal(refused.id, 'name');
+    assert.equal(refused.message, 'name must be 1 to 128 printable characters');
+    assert.match(refused.body, /id="name" name="name" value="\u202eevil"/, 'the name as sent');
     assert.equal((await h.store.deviceVisibleTo(admin, uma.device))?.name, 'Uma’s desk');
     const found = await (await as(h, 'admin').get('/devices?q=desk')).text();
     assert.ok(found.includes(uma.device), 'the search finds the new name');

@@ -104,7 +104,13 @@ const scenarios: Scenario[] = [
     setup: fleet,
     form: { csrf: '$csrf', owner: 'team:ops' },
     status: 400,
-    contains: ['"team:ops"', 'group:<name>'],
+    // docs/contract.md section 22: the device page, the owner as sent, the message beside it (escaped).
+    contains: [
+      '<strong id="owner-error">',
+      '&quot;team:ops&quot;',
+      'group:&lt;name&gt;',
+      'id="owner" name="owner" value="team:ops"',
+    ],
     events: [],
     after: async (h, _res, _body, f) => assert.equal(await owner(h, f.a ?? ''), 'oidc:user-1'),
   },
@@ -116,7 +122,7 @@ const scenarios: Scenario[] = [
     setup: fleet,
     form: { csrf: '$csrf', owner: 'group:' },
     status: 400,
-    contains: ['"group:"'],
+    contains: ['&quot;group:&quot;'],
     events: [],
   },
   {
@@ -127,7 +133,7 @@ const scenarios: Scenario[] = [
     setup: fleet,
     form: { csrf: '$csrf', owner: 'group:a\u0007b' },
     status: 400,
-    contains: ['"group:a\\u0007b"'],
+    contains: ['&quot;group:a\\u0007b&quot;', 'value="group:a\u2407b"'],
     notContains: ['\u0007'],
     events: [],
   },

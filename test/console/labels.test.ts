@@ -138,7 +138,7 @@ const scenarios: Scenario[] = [
     after: async (h, _r, _b, f) => assert.deepEqual(await labelsOf(h, f.mine ?? ''), MINE),
   },
   ...FORBIDDEN.map(([what, line, says]): Scenario => ({
-    name: `a label with ${what}: plain-text 400 naming it, nothing changed`,
+    name: `a label with ${what}: 400 with the device page, the message beside the field naming it, nothing changed`,
     method: 'POST',
     path: (_h, f) => `/devices/${f.mine}/labels`,
     as: 'user',
@@ -146,8 +146,13 @@ const scenarios: Scenario[] = [
     form: { csrf: '$csrf', labels: `rack=a-1\n${line}` },
     status: 400,
     events: [],
-    headersMatch: { 'content-type': /^text\/plain/ },
-    contains: [/^labels refused, nothing changed: /, says],
+    // docs/contract.md section 22: the page, the set as sent, the message beside the field (escaped).
+    headersMatch: { 'content-type': /^text\/html/ },
+    contains: [
+      /<textarea id="labels"[^>]*aria-invalid="true" aria-describedby="labels-rules labels-error">rack=a-1\n/,
+      /<strong id="labels-error">labels refused, nothing changed: /,
+      new RegExp(says.source.replaceAll('"', '&quot;')),
+    ],
     after: async (h, _r, _b, f) => assert.deepEqual(await labelsOf(h, f.mine ?? ''), MINE),
   })),
   // The device list.
@@ -173,7 +178,7 @@ const scenarios: Scenario[] = [
     setup: fleet,
     status: 200,
     contains: [
-      'Showing 1 device that you own, labelled “site=berlin”, labelled “line”',
+      '1 of 1 device that you own, labelled “site=berlin”, labelled “line”',
       /<input id="label-1" name="label" value="site=berlin"/,
       /<input id="label-2" name="label" value="line"/,
       /<input id="label-3" name="label" value=""/,
@@ -194,22 +199,23 @@ const scenarios: Scenario[] = [
       }
     },
     status: 200,
-    contains: [/<a href="\/devices\?label=site&amp;before=[0-9]+">Older devices<\/a>/],
+    contains: [/<a href="\/devices\?label=site&amp;from=51&amp;before=[0-9]+">Older devices<\/a>/],
     after: async (h, _r, body) => {
-      const next = /href="(\/devices\?label=site&amp;before=[0-9]+)"/.exec(body)?.[1]?.replaceAll('&amp;', '&') ?? '';
+      const next =
+        /href="(\/devices\?label=site&amp;from=51&amp;before=[0-9]+)"/.exec(body)?.[1]?.replaceAll('&amp;', '&') ?? '';
       const res = await h.request(next, { headers: { cookie: h.signIn({ ...ADMIN, display: 'admin' }).cookie } });
       const page = await res.text();
-      assert.match(page, /Showing 5 devices, labelled “site”/);
+      assert.match(page, /51–55 of 55 devices, labelled “site”/);
       assert.match(page, /<a href="\/devices\?label=site">Newest devices<\/a>/);
     },
   },
   {
-    name: 'a bad label filter: plain-text 400 naming it',
+    name: 'a bad label filter: 400, the list with the message beside the field naming it',
     path: '/devices?label=site&label=Site%3Dx',
     as: 'user',
     setup: fleet,
     status: 400,
-    contains: ['label must be key=value or key: label "Site=x": a label key'],
+    contains: ['<strong id="label-1-error">label &quot;Site=x&quot;: a label key'],
   },
   {
     name: 'more than five label filters: 400',

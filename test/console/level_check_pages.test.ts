@@ -65,14 +65,16 @@ test('paging the flagged list keeps the filter', async () => {
   }
 });
 
-test('a bad flagged value is a named plain-text 400; a repeated one too', async () => {
+test('a bad flagged value is a 400 with the page, the message beside the box (section 22); a repeated one too', async () => {
   const { h } = await fleet();
   try {
     for (const path of ['/runs?flagged=no', '/runs?flagged=1', '/runs?flagged=YES']) {
       const res = await get(h, 'admin', path);
       assert.equal(res.status, 400, path);
-      assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
-      assert.equal(await res.text(), 'flagged must be empty or yes\n');
+      assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+      const page = await res.text();
+      assert.ok(page.includes('aria-invalid="true" aria-describedby="flagged-error"'), path);
+      assert.ok(page.includes('<strong id="flagged-error">flagged must be empty or yes</strong>'), path);
     }
     const repeated = await get(h, 'admin', '/runs?flagged=yes&flagged=yes');
     assert.equal(repeated.status, 400);

@@ -135,6 +135,25 @@ test('a run in a few long lines: a page holds at most 256 KiB', async () => {
   }
 });
 
+test('the "Go to line" form answers 303 to the line\'s page with its anchor; a bad line stays the 400 page', async () => {
+  const h = await harness();
+  try {
+    const r = await reader(h);
+    await r.put('long', numbered(2_500));
+    const form = (await r.view('long')).body;
+    assert.match(form, /<input type="hidden" name="go" value="line" \/>/);
+    const { cookie } = h.signIn(ACCOUNTS.user);
+    const go = await h.request(`/runs/${r.device}/long?line=1800&go=line`, { headers: { cookie }, redirect: 'manual' });
+    assert.equal(go.status, 303);
+    assert.equal(go.headers.get('location'), `/runs/${r.device}/long?line=1800#L1800`);
+    const bad = await r.view('long', '?line=0&go=line');
+    assert.equal(bad.status, 400);
+    assert.match(bad.body, /aria-invalid="true" aria-describedby="line-error"/);
+  } finally {
+    await h.close();
+  }
+});
+
 test('a line longer than a page goes on over the next pages, cut between characters', async () => {
   const h = await harness();
   try {

@@ -108,8 +108,9 @@ function suite(name: string, open: Open, skip: string | false) {
         assert.equal((await h.store.runsVisibleTo(ADMIN, { limit: 10 }, { device: d.device })).items.length, 3);
         const records = await trail(h, 'device.credential_rotated');
         assert.deepEqual(
-          records.map((r) => [r.account, r.device]),
-          [['oidc:ann', d.device]],
+          records.map((r) => [r.account, r.device, r.detail]),
+          [[`device:${d.device}`, d.device, 'owner=oidc:ann']],
+          'the device is the actor, not its owner (docs/contract.md section 22)',
         );
         const credential = await h.store.deviceCredential(d.device);
         assert.equal(credential?.rotatedAt, h.clock.now());
@@ -150,7 +151,7 @@ function suite(name: string, open: Open, skip: string | false) {
         const reissued = await trail(h, 'device.credential_reissued');
         assert.deepEqual(
           reissued.map((r) => [r.device, r.account]),
-          [[d.device, 'oidc:ann']],
+          [[d.device, `device:${d.device}`]],
         );
         // The new one rotates in turn, to another; the first is gone for good.
         const third = await rotated(h, fresh);
@@ -306,7 +307,7 @@ function suite(name: string, open: Open, skip: string | false) {
         const records = await trail(h, 'device.credential_reused');
         assert.deepEqual(
           records.map((x) => [x.account, x.device]),
-          [['oidc:ann', real.device]],
+          [[`device:${real.device}`, real.device]],
           'audited once, however often it is presented',
         );
         assert.equal(h.logs.filter((x) => x.event === 'device.credential_reused').length, 1);
@@ -489,7 +490,7 @@ function suite(name: string, open: Open, skip: string | false) {
         const records = await trail(h, 'device.credential_expired');
         assert.deepEqual(
           records.map((r) => [r.account, r.device]),
-          [['oidc:ann', d.device]],
+          [[`device:${d.device}`, d.device]],
           'once, however often it is presented',
         );
         assert.equal((await h.store.deviceCredential(d.device))?.expiredAt, h.clock.now());

@@ -208,6 +208,35 @@ function suite(name: string, open: () => Promise<Store>, skip: string | false) {
         const events = h.logs.map((l) => l.event).filter((e) => /^(collection|request)\./.test(e));
         assert.deepEqual(events, ['collection.created', 'request.declined', 'collection.closed']);
         assert.equal(h.logs.find((l) => l.event === 'request.declined')?.reason, 'the user said no');
+        // The audit trail names the device, not its owner, as the one that declined (section 22).
+        const [record] = (await h.store.auditPage({ event: 'request.declined' }, { limit: 5 })).items;
+        assert.deepEqual([record?.account, record?.device], [`device:${d.device}`, d.device]);
+        assert.match(record?.detail ?? '', /^owner=oidc:ann collection=c_\S+ reason=the user said no$/);
+      } finally {
+        await h.close();
+      }
+    });
+
+    test('decline with stderr: kept with the target as sent (line feeds, tabs, 3 KiB of UTF-8); none when absent or empty', async () => {
+      const h = await world();
+      try {
+        const d = await enrollDevice(h, 'oidc:ann');
+        const wide = `${'é'.repeat(1535)}\n`; // 3,070 bytes of UTF-8 and a line feed
+        for (const [body, kept] of [
+          [{ reason: 'command exited with status 1', stderr: 'disk "sda"\tnot found\n' }, 'disk "sda"\tnot found\n'],
+          [{ reason: 'command exited with status 1', stderr: wide }, wide],
+          [{ reason: 'command exited with status 1', stderr: '' }, null],
+          [{}, null],
+        ] as const) {
+          const c = await ask(h, [d.device]);
+          const [r] = await requests(h, d.credential);
+          const res = await decline(h, d.credential, r?.id ?? '', JSON.stringify(body));
+          assert.equal(res.status, 204, await res.text());
+          const [target] = (await h.store.collectionTargets(admin, c.id, { limit: 5 })).items;
+          assert.deepEqual([target?.state, target?.stderr], ['declined', kept]);
+        }
+        // Only the target keeps it: the event, its log line and its audit row do not carry 3 KiB.
+        assert.ok(h.logs.every((l) => !('stderr' in l)));
       } finally {
         await h.close();
       }

@@ -23,6 +23,7 @@ const SCRIPT = new URL('../../clients/sh/paddock-device', import.meta.url).pathn
 const RESOLVE = ['--resolve', 'admin.test:127.0.0.1', '--resolve', 'control.test:127.0.0.1'];
 /** What the script runs, from busybox: its only tools under `busybox sh` (with curl). */
 const APPLETS = ['sh', 'awk', 'sed', 'grep', 'tr', 'od', 'cut', 'head', 'tail', 'wc', 'cat', 'cp', 'mv', 'rm'];
+APPLETS.push('tee', 'mkfifo');
 APPLETS.push('mkdir', 'chmod', 'mktemp', 'date', 'sleep', 'uname', 'sha256sum', 'ps', 'printf', 'true', 'false');
 APPLETS.push('ls', 'id');
 
@@ -65,7 +66,13 @@ async function runBytes(device: string, run: string): Promise<string> {
 
 async function targets(collection: string) {
   const res = await api('GET', `/collections/${collection}/targets`);
-  return res.body?.items as Array<{ device: string; state: string; run: string | null; reason: string | null }>;
+  return res.body?.items as Array<{
+    device: string;
+    state: string;
+    run: string | null;
+    reason: string | null;
+    stderr: string | null;
+  }>;
 }
 
 interface Shell {
@@ -83,6 +90,7 @@ interface Run {
   pid: number;
   exited: Promise<number | null>;
   stderr: () => string;
+  stdout: () => string;
   kill: (signal: NodeJS.Signals) => void;
   waitFor: (re: RegExp) => Promise<void>;
 }
@@ -91,16 +99,19 @@ function client(shell: Shell, args: string[], input?: string): Run {
   const [cmd = 'sh', ...pre] = shell.argv();
   const child = spawn(cmd, [...pre, SCRIPT, ...args], {
     env: { PATH: shell.path(), TMPDIR: fx.dir, HOME: fx.dir },
-    stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (input !== undefined) child.stdin?.end(input);
   let stderr = '';
+  let stdout = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d));
+  child.stdout?.on('data', (d: Buffer) => (stdout += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return {
     pid: child.pid ?? 0,
     exited,
     stderr: () => stderr,
+    stdout: () => stdout,
     kill: (signal) => child.kill(signal),
     waitFor: async (re) => {
       for (let i = 0; i < 300 && !re.test(stderr); i++) await new Promise((r) => setTimeout(r, 50));
@@ -196,8 +207,29 @@ for (const shell of SHELLS) {
       assert.equal(facts.arch, process.arch);
       assert.deepEqual(Object.keys(facts), ['arch', 'client_version', 'hostname', 'os', 'os_version']);
 
+      // `facts` prints what it sent, key=value a line, as the Node client does (issue 45).
       const again = client(shell, ['facts', ...st()]);
       assert.match(await ok(again), /paddock-device: reported this device's facts\n/);
+      assert.equal(
+        again.stdout(),
+        Object.entries(facts)
+          .map(([k, v]) => `${k}=${v}\n`)
+          .join(''),
+      );
+    });
+
+    test("enroll with a token that needs approval: says the device waits for an administrator's approval", async () => {
+      const minted = await api('POST', '/enroll-tokens', { approval: 'required' });
+      const out = await ok(
+        client(
+          shell,
+          ['enroll', '-', '--ca', fx.admin.certFile, '--state', join(fx.dir, `pending-${tag}`), ...RESOLVE],
+          `${String(minted.body?.link)}\n`,
+        ),
+      );
+      const id = /enrolled as (d_[A-Za-z0-9_-]+) at /.exec(out)?.[1] ?? '';
+      assert.match(out, new RegExp(`enrolled as ${id}; waiting for an administrator's approval`));
+      assert.equal((await api('GET', `/devices/${id}`)).body?.status, 'pending');
     });
 
     test('upload: each level applied on the device exactly as the reference client applies it', async () => {
@@ -240,8 +272,10 @@ for (const shell of SHELLS) {
         reason: 'disk "check" \\ for é',
       });
       const failing = await api('POST', '/collections', { devices: [device], privacy: 'full', reason: 'crash' });
+      // The failing command's standard error: invalid UTF-8, an escape, a carriage return, a NUL
+      // and quotes; more than 3 KiB, so only its end is sent.
       const command =
-        'if [ "$PADDOCK_REQUEST_REASON" = crash ]; then exit 3; fi; printf "%s|%s|%s operator=alice\\n" "$PADDOCK_REQUEST_ID" "$PADDOCK_REQUEST_PRIVACY" "$PADDOCK_REQUEST_REASON"';
+        'if [ "$PADDOCK_REQUEST_REASON" = crash ]; then head -c 5000 /dev/zero | tr "\\000" x >&2; printf "\\n\\033[31mno \\"disk\\"\\377\\r\\000\\tend\\n" >&2; exit 3; fi; printf "%s|%s|%s operator=alice\\n" "$PADDOCK_REQUEST_ID" "$PADDOCK_REQUEST_PRIVACY" "$PADDOCK_REQUEST_REASON"';
       const out = await ok(client(shell, ['watch', '--once', '--collect', command, ...st()]));
       const [fulfilled] = await targets(String(asked.body?.id));
       assert.equal(fulfilled?.state, 'fulfilled', out);
@@ -251,10 +285,11 @@ for (const shell of SHELLS) {
         await runBytes(device, String(fulfilled?.run)),
         `${request}|redacted|disk "check" \\ for é operator=[redacted]\n`,
       );
-      assert.deepEqual(
-        (await targets(String(failing.body?.id))).map((t) => [t.state, t.reason]),
-        [['declined', 'command exited with status 3']],
-      );
+      const [declined] = await targets(String(failing.body?.id));
+      assert.deepEqual([declined?.state, declined?.reason], ['declined', 'command exited with status 3']);
+      const end = '\n?[31mno "disk"???\tend\n';
+      assert.equal(declined?.stderr, `${'x'.repeat(3072 - end.length)}${end}`, 'the last 3 KiB, made printable');
+      assert.match(out, /no "disk"/, "the command's standard error still reaches the client's");
       assert.match(await ok(client(shell, ['watch', '--once', '--collect', 'true', ...st()])), /no open requests/);
     });
 

@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { retryDelay } from '../../src/device_client/backoff.ts';
 import { collect } from '../../src/device_client/collect.ts';
+import { declineStderr } from '../../src/device_client/stderr_tail.ts';
+import { DECLINE_STDERR_MAX, isDeclineStderr } from '../../src/domain/collections.ts';
 import type { CollectionRequest } from '../../src/device_client/requests.ts';
 import type { DeviceState } from '../../src/device_client/state.ts';
 import { levelFor, watch } from '../../src/device_client/watch.ts';
@@ -65,11 +67,29 @@ describe('the collect command', () => {
     assert.deepEqual(await collect('echo partial; exit 3', request), {
       kind: 'failed',
       reason: 'command exited with status 3',
+      stderr: '',
     });
     assert.deepEqual(await collect('kill -KILL $$', request), {
       kind: 'failed',
       reason: 'command was killed by SIGKILL',
+      stderr: '',
     });
+  });
+
+  test("a failure keeps the end of the command's standard error: its last 3 KiB, made what the server accepts", async () => {
+    // 5,000 bytes, then a cut-free end holding an escape, a carriage return, a NUL, an invalid byte and a tab.
+    const out = await collect(
+      String.raw`head -c 5000 /dev/zero | tr '\000' x >&2; printf '\n\033[31mno\r\000\377\tend é\n' >&2; exit 4`,
+      request,
+      { onStderr: () => undefined },
+    );
+    assert.equal(out.kind, 'failed');
+    const stderr = out.kind === 'failed' ? (out.stderr ?? '') : '';
+    const end = '\n?[31mno??\uFFFD\tend é\n';
+    assert.ok(stderr.endsWith(end), JSON.stringify(stderr.slice(-40)));
+    assert.match(stderr, /^x+\n/);
+    assert.ok(Buffer.byteLength(stderr) <= DECLINE_STDERR_MAX);
+    assert.ok(isDeclineStderr(stderr), 'the server takes it as it is');
   });
 
   test('told to stop, it ends the command and everything the command started, at once', async () => {
@@ -79,6 +99,21 @@ describe('the collect command', () => {
     assert.deepEqual(await collect('sleep 30 | cat', request, { signal: stop.signal }), { kind: 'stopped' });
     assert.ok(Date.now() - started < 2_000);
   });
+});
+
+test("declineStderr: a character cut at the start dropped, invalid UTF-8 U+FFFD, controls but \\n and \\t '?', at most 3 KiB", () => {
+  const euro = Buffer.from('€'); // e2 82 ac
+  assert.equal(declineStderr(Buffer.concat([euro.subarray(1), Buffer.from('ok')])), 'ok');
+  assert.equal(declineStderr(Buffer.from([0x61, 0xff, 0x62, 0x1b, 0x0d, 0x00, 0x09, 0x0a, 0x7f])), 'a\uFFFDb???\t\n?');
+  assert.equal(
+    declineStderr(Buffer.from('\u0085\u202e')),
+    '?\u202e',
+    'C1 is a control; a format character is left to the page',
+  );
+  // 3,072 invalid bytes become 3,072 U+FFFD (9 KiB): the start goes until it fits.
+  const grown = declineStderr(Buffer.alloc(DECLINE_STDERR_MAX, 0xff));
+  assert.equal(grown, '\uFFFD'.repeat(1024));
+  assert.ok(isDeclineStderr(grown));
 });
 
 describe('the watch against a scripted control server', () => {
@@ -204,6 +239,31 @@ describe('the watch against a scripted control server', () => {
     );
     assert.match(seen[1]?.url ?? '', /^\/v1\/runs\/run-[0-9a-f]{24}$/);
     assert.ok(seen[1]?.headers['x-redaction-receipt'], 'a redacted upload carries its receipt');
+  });
+
+  test('a failing command declines with its exit status and the end of its standard error', async () => {
+    seen = [];
+    script = [json(200, { requests: [asked(request)] }), plain(204), json(200, { requests: [] })];
+    const end = await watch(state, {
+      command: 'echo "disk \\"sda\\" not found" >&2; exit 2',
+      waitS: 0,
+      once: true,
+      contentType: 'text/plain',
+      lookup,
+    });
+    assert.equal(end, 'done');
+    assert.deepEqual(
+      seen.map((s) => [s.method, s.url, s.body]),
+      [
+        ['GET', '/v1/requests?wait=0', ''],
+        [
+          'POST',
+          '/v1/requests/r_7/decline',
+          JSON.stringify({ reason: 'command exited with status 2', stderr: 'disk "sda" not found\n' }),
+        ],
+        ['GET', '/v1/requests?wait=0', ''],
+      ],
+    );
   });
 
   test('a request of an unexpected shape is the server’s mistake, never run', async () => {

@@ -100,13 +100,15 @@ describe('paddock device watch', () => {
     const failing = await ask([state.device], 'full', 'crash report');
     const big = await ask([state.device], 'full', 'big');
     const command =
-      'if [ "$PADDOCK_REQUEST_REASON" = big ]; then head -c 17000000 /dev/zero; else echo partial; exit 3; fi';
+      'if [ "$PADDOCK_REQUEST_REASON" = big ]; then head -c 17000000 /dev/zero; else echo partial; echo "no disk" >&2; exit 3; fi';
     const p = watch(file, '--once', '--collect', command);
     assert.equal(await p.exited, 0, p.output().stderr);
     assert.deepEqual(
-      (await targets(failing)).map((t) => [t.state, t.reason, t.run]),
-      [['declined', 'command exited with status 3', null]],
+      (await targets(failing)).map((t) => [t.state, t.reason, t.run, (t as { stderr?: unknown }).stderr]),
+      [['declined', 'command exited with status 3', null, 'no disk\n']],
+      "the decline keeps the command's standard error",
     );
+    assert.match(p.output().stderr, /no disk/, "which still reaches the watch's own");
     assert.deepEqual(
       (await targets(big)).map((t) => [t.state, t.reason]),
       [['declined', TOO_LARGE]],
@@ -114,6 +116,24 @@ describe('paddock device watch', () => {
     const again = watch(file, '--once', '--collect', 'true');
     assert.equal(await again.exited, 0);
     assert.match(again.output().stderr, /no open requests/);
+  });
+
+  test("enrolling with a token that needs approval says the device waits for an administrator's approval", async () => {
+    const minted = await api('POST', '/enroll-tokens', { approval: 'required' });
+    const logs: string[] = [];
+    const state = await enroll(String(minted.body?.link), 'waits', {
+      discoveryCa: fx.admin.certPem,
+      lookup,
+      log: (l) => logs.push(l),
+    });
+    assert.ok(
+      logs.includes(
+        `enrolled as ${state.device}; waiting for an administrator's approval (until then it may only report its facts)`,
+      ),
+      logs.join('\n'),
+    );
+    const active = await device('does-not-wait');
+    assert.equal((await api('GET', `/devices/${active.state.device}`)).body?.status, 'active');
   });
 
   test('held open, it takes a request created after it started within moments, and ends with exit 1 once revoked', async () => {

@@ -76,6 +76,8 @@ const bad: Array<[string, string, RegExp]> = [
   ['PADDOCK_OIDC_ENABLED', '1', /true/],
   ['PADDOCK_STALE_AFTER', '30', /followed by s, m, h or d/],
   ['PADDOCK_STALE_AFTER', '0d', /positive whole number/],
+  ['PADDOCK_ONLINE_WITHIN', '2m', /at least 3m/],
+  ['PADDOCK_ONLINE_WITHIN', '5', /followed by s, m, h or d/],
   ['PADDOCK_DEVICE_QUOTA', '1GB', /KiB, MiB or GiB/],
   ['PADDOCK_DEVICE_QUOTA', '0MiB', /positive whole number/],
   ['PADDOCK_PROXY_PROTOCOL_FROM', 'balancer.internal', /not an IP address or a CIDR range/],

@@ -29,6 +29,7 @@ function fixture() {
       maxPrivacy: 'full',
       pendingSince: null,
       pendingReason: null,
+      enrolledFrom: null,
       credentialHash: `h-${id}`,
       credential: { issuedAt: 0, rotatedAt: null, rotationAskedAt: null, previousUntil, expiredAt: null },
       superseded: previousUntil !== null,

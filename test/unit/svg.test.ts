@@ -2,7 +2,7 @@
 // still decodes to its text (with the decoder the browser suite uses on the rendered page).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { barChart } from '../../src/views/chart_svg.ts';
+import { stackedBarChart, tickStep } from '../../src/views/chart_svg.ts';
 import { qrSvg } from '../../src/views/qr_svg.ts';
 import { decodeQrSvg } from '../e2e/qr.ts';
 
@@ -17,15 +17,49 @@ test('the QR code SVG decodes to the link, and its title is escaped', () => {
   assert.doesNotMatch(svg, /paddock:/, 'the text itself never appears in the SVG');
 });
 
-test('the bar chart: one bar a day, sized by the tag from numbers, titles and label escaped', () => {
-  const svg = barChart([0, 2, 4], ['<a>', 'b', 'c'], 'six & more').value;
-  assert.match(svg, /^<svg viewBox="0 0 54 60" width="108" height="120" role="img" aria-label="six &amp; more">/);
+test('the stacked bar chart: labelled axes, a legend, each part sized from numbers, every text escaped', () => {
+  const svg = stackedBarChart({
+    labels: ['<a>', 'b', 'c'],
+    series: [
+      { name: 'low & high', fill: '#111', values: [0, 2, 4] },
+      { name: 'other', fill: '#999', values: [1, 0, 4] },
+    ],
+    xLabel: 'Day "UTC"',
+    yLabel: 'Uploads <n>',
+    summary: 'six & more',
+    title: (i, series, n) => `${['<a>', 'b', 'c'][i] ?? ''}: ${n} ${series}`,
+  }).value;
   assert.match(
     svg,
-    /<rect x="0" y="59" width="14" height="1" fill="#bbb"><title>&lt;a&gt;: 0 uploads<\/title><\/rect>/,
+    /^<svg viewBox="0 0 186 244" width="186" height="244" role="img" aria-label="six &amp; more"><title>six &amp; more<\/title>/,
+  );
+  // The y axis: ticks of 0, 2, 4, 6, 8 (the tallest bar is 8), the plot 160 high from y=28.
+  for (const [v, y] of [
+    [0, 188],
+    [2, 148],
+    [4, 108],
+    [8, 28],
+  ] as const)
+    assert.match(svg, new RegExp(`<text x="53" y="${y + 3}" font-size="12" text-anchor="end">${v}</text>`));
+  assert.match(svg, />Uploads &lt;n&gt;<\/text><\/svg>$/);
+  assert.match(svg, /rotate\(-90 /, 'the y label is turned along its axis');
+  assert.match(svg, />Day &quot;UTC&quot;<\/text>/);
+  // The legend, and each label under its bar.
+  assert.match(svg, /fill="#111" \/><text [^>]+>low &amp; high<\/text>/);
+  assert.match(svg, /text-anchor="middle">&lt;a&gt;<\/text>/);
+  // A part of zero draws nothing; the others stack, each with its title.
+  assert.doesNotMatch(svg, /&lt;a&gt;: 0 low/);
+  assert.match(
+    svg,
+    /<rect x="65" y="168" width="28" height="20" fill="#999"><title>&lt;a&gt;: 1 other<\/title><\/rect>/,
   );
   assert.match(
     svg,
-    /<rect x="36" y="0" width="14" height="60" fill="#245"><title>c: 4 uploads<\/title><\/rect><\/svg>$/,
+    /<rect x="141" y="108" width="28" height="80" fill="#111"><title>c: 4 low &amp; high<\/title><\/rect>/,
   );
+  assert.match(svg, /<rect x="141" y="28" width="28" height="80" fill="#999"><title>c: 4 other<\/title><\/rect>/);
+});
+
+test('the y axis steps by 1, 2 or 5 times a power of ten, about four ticks', () => {
+  assert.deepEqual([0, 3, 7, 10, 45, 120, 999, 17_280].map(tickStep), [1, 1, 2, 5, 20, 50, 500, 5000]);
 });

@@ -14,6 +14,7 @@ import { auditFeedStore, POSTGRES_SETTLED } from '../audit_feed.ts';
 import { devicesStore } from '../devices.ts';
 import { enrollTokensStore } from '../enroll_tokens.ts';
 import { retentionStore } from '../retention.ts';
+import { dashboardStore } from '../dashboard.ts';
 import { runsStore } from '../runs.ts';
 import { settingsStore } from '../stored_settings.ts';
 import { signInStore } from '../sign_in.ts';
@@ -61,6 +62,7 @@ export async function openPostgresStore(url: string, opts: PgOptions & ListOptio
     ...accessTokensStore(db.sql),
     ...totpStore(db.sql),
     ...retentionStore(db.sql),
+    ...dashboardStore(db.sql),
     ...webhooksStore(db.sql),
     ...collectionsStore(db.sql, wakeups),
     ...factsStore(db.sql),

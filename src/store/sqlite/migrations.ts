@@ -850,6 +850,22 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX collection_targets_run ON collection_targets (device, run) WHERE run IS NOT NULL;
   `,
   },
+  {
+    name: 'enroll-address',
+    sql: `
+  -- docs/contract.md section 22: a pending device shows the address it enrolled from, as the server
+  -- saw it (http/client_address.ts); NULL for the devices enrolled before.
+  ALTER TABLE devices ADD COLUMN enrolled_from TEXT;
+  `,
+  },
+  {
+    name: 'decline-stderr',
+    sql: `
+  -- docs/contract.md section 15: a decline keeps the end of the command's standard error that the
+  -- device sent (at most DECLINE_STDERR_MAX bytes, domain/collections.ts); NULL when none was sent.
+  ALTER TABLE collection_targets ADD COLUMN stderr TEXT;
+  `,
+  },
 ];
 
 /** The names of the migrations that builds numbering them applied as 1, 2, 3…, in that order. */

@@ -12,6 +12,7 @@ import { auditFeedStore, SQLITE_SETTLED } from '../audit_feed.ts';
 import { devicesStore } from '../devices.ts';
 import { enrollTokensStore } from '../enroll_tokens.ts';
 import { retentionStore } from '../retention.ts';
+import { dashboardStore } from '../dashboard.ts';
 import { runsStore } from '../runs.ts';
 import { settingsStore } from '../stored_settings.ts';
 import { signInStore } from '../sign_in.ts';
@@ -53,6 +54,7 @@ export function openSqliteStore(dataDir: string | ':memory:', lists: ListOptions
     ...accessTokensStore(sql),
     ...totpStore(sql),
     ...retentionStore(sql),
+    ...dashboardStore(sql),
     ...webhooksStore(sql),
     ...collectionsStore(sql, wakeups),
     ...factsStore(sql),
