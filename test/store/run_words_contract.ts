@@ -124,13 +124,10 @@ export function runWordsContract(name: string, open: () => Promise<Store>): void
       assert.equal(await store.countRuns(ann, { privacy: 'redacted' }, 100), 3);
       assert.equal(await store.countRuns(ann, { device: 'b1' }, 100), 0, "another's device counts nothing");
       assert.equal(await store.countRuns(ADMIN, { privacy: 'full' }, 5), 6, 'stops at the cap plus one');
-      assert.deepEqual(
-        [...(await store.deviceNames(['a1', 'o1', 'gone']))].sort(),
-        [
-          ['a1', 'a1'],
-          ['o1', 'o1'],
-        ],
-      );
+      assert.deepEqual([...(await store.deviceNames(['a1', 'o1', 'gone']))].sort(), [
+        ['a1', 'a1'],
+        ['o1', 'o1'],
+      ]);
       const since = T0 + (n - 2) * 1000;
       assert.deepEqual((await found('disk', ADMIN, { since })).ids, ['b-5', 'o-5', 'a-5']);
     });
