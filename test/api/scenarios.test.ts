@@ -1220,6 +1220,8 @@ async function world(store?: Store): Promise<World> {
 await apiTable(rows, world, {
   title: 'the table covers every API operation',
   // Collection requests and approval have tables of their own, with their own worlds
-  // (test/api/collections.test.ts, test/api/approval.test.ts).
-  owns: (path) => !path.startsWith('/api/v1/collections') && !/\/(approve|reject)$/.test(path),
+  // (test/api/collections.test.ts, test/api/approval.test.ts); the compare of two runs its own
+  // tests, `patch` applying its answers (test/api/run_compare.test.ts).
+  owns: (path) =>
+    !path.startsWith('/api/v1/collections') && !/\/(approve|reject)$/.test(path) && !path.endsWith('/compare'),
 });
