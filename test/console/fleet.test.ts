@@ -332,7 +332,7 @@ test('bulk run delete: deletes what the account may, leaves the rest, says so', 
     const next = await h.request('/runs', { headers: { cookie: `${h.signIn(ACCOUNTS.user).cookie}; ${notice}` } });
     assert.match(await next.text(), /2 runs deleted; 2 not found or not yours: nothing done\./);
     const page = await (await as(h, 'user').get('/runs')).text();
-    assert.doesNotMatch(page, /action="\/runs\/bulk"/, 'no bulk form without runs');
+    assert.doesNotMatch(page, /action="\/runs\/bulk/, 'no bulk form without runs');
   } finally {
     await h.close();
   }
@@ -342,7 +342,8 @@ test('the run list carries one bulk form with one csrf, and a checkbox per run b
   const { h, uma } = await fleet();
   try {
     const page = await (await as(h, 'user').get('/runs')).text();
-    assert.equal(page.match(/action="\/runs\/bulk"/g)?.length, 1);
+    // Confirmed first (docs/contract.md section 22): the list's one bulk form posts to the confirm step.
+    assert.equal(page.match(/action="\/runs\/bulk\/confirm"/g)?.length, 1);
     assert.ok(page.includes(`form="bulk-runs" name="run" value="${uma.device}/run-a"`));
   } finally {
     await h.close();

@@ -37,7 +37,10 @@ test('/runs?flagged=yes lists only flagged runs, scoped; the list marks them; th
     assert.equal(res.status, 200);
     const flagged = await res.text();
     assert.deepEqual(ids(flagged), ['otto-leaky', 'leaky']);
-    assert.match(flagged, /Showing 2 runs, flagged by the level check,\s+newest first\./);
+    assert.match(
+      flagged,
+      /Runs 1–2 of 2 \(counted within the last few seconds\), flagged by the level check,\s+newest first\./,
+    );
     assert.ok(flagged.includes('<input type="checkbox" id="flagged" name="flagged" value="yes" checked />'));
     assert.doesNotMatch(flagged, /<script|style=/);
     assert.deepEqual(ids(await (await get(h, 'user', '/runs?flagged=yes')).text()), ['leaky']);

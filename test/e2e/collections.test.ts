@@ -115,10 +115,16 @@ if (!chromiumAvailable()) {
       await page.fill('#request-reason', 'after the storm');
       await page.selectOption('#request-expires', '3600');
       await navigation(page, () => page.click('text=Request a run from 2 devices'));
+      // More than one device: its confirmation page first (docs/contract.md section 22), by keyboard.
+      assert.equal(page.url(), `${origin}/collections/confirm`);
+      assert.equal(await page.textContent('h1'), 'Request a run from 2 devices?');
+      await audit(admin, origin, 'collection-confirm');
+      await page.focus('main button:has-text("Request a run from 2 devices")');
+      await navigation(page, () => page.keyboard.press('Enter'));
       assert.match(page.url(), COLLECTION_URL);
       const shown = await mainText(page);
       assert.match(shown, /Privacy level asked minimal/);
-      assert.match(shown, /Expires in 1 hour/);
+      assert.match(shown, /Expires\s*in 1 hour/);
       assert.match(shown, /Showing 2 targets/);
       assert.match(shown, /line3-oven/);
       assert.doesNotMatch(shown, /office-printer/);

@@ -31,6 +31,17 @@ async function submitByKeyboard(page: Page): Promise<void> {
   await page.waitForLoadState('load');
 }
 
+/**
+ * Opens the device list's folded filters (owner, labels, facts) by keyboard, unless they are open
+ * already: docs/contract.md section 22 keeps the common ones on one line and folds the others.
+ */
+async function openFilters(page: Page): Promise<void> {
+  if (await page.$('form[role=search] details[open]')) return;
+  await page.focus('form[role=search] summary');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('form[role=search] details[open]');
+}
+
 const PASSWORD = 'e2e break-glass password';
 const available = chromiumAvailable();
 let browser: Browser;
@@ -118,7 +129,7 @@ if (!available) {
       await w.page.waitForURL(`${origin}/`);
       const text = await w.page.textContent('main');
       assert.match(text ?? '', /Paddock version 0\.1\.0/);
-      assert.match(text ?? '', /All checks passed/);
+      assert.match(text ?? '', /Self-test: All \d+ checks passed/);
       assert.match((await w.page.textContent('header')) ?? '', /Signed in as admin \(local:admin, administrator\)/);
       await audit(w, origin, 'dashboard');
       await w.context.close();
@@ -173,7 +184,10 @@ if (!available) {
       await alice.page.goto(`${origin}/devices`);
       await audit(alice, origin, 'devices');
       await alice.page.goto(`${origin}/runs`);
-      assert.match((await alice.page.textContent('main')) ?? '', /Showing 3 runs/);
+      assert.match(
+        (await alice.page.textContent('main')) ?? '',
+        /Runs 1–3 of 3 \(counted within the last few seconds\)/,
+      );
       await audit(alice, origin, 'runs');
     });
 
@@ -181,7 +195,10 @@ if (!available) {
       const w = await watchedContext(browser);
       await oidcSignIn(w, 'bob');
       assert.match((await w.page.textContent('header')) ?? '', /Signed in as Bob Builder \(oidc:bob\)/);
-      assert.match((await w.page.textContent('figcaption')) ?? '', /2 uploads in the last 14 days, 2 today/);
+      assert.match(
+        (await w.page.textContent('figcaption')) ?? '',
+        /2 uploads \(0 full, 2 redacted, 0 minimal\), 2 today/,
+      );
       await audit(w, origin, 'dashboard-oidc');
       await w.page.click('nav >> text=Devices');
       const devicesText = (await w.page.textContent('main')) ?? '';
@@ -211,15 +228,20 @@ if (!available) {
       const refused = await w.page.request.post(`${origin}/enroll-tokens`, { form: { csrf }, maxRedirects: 0 });
       assert.equal(refused.status(), 403);
       assert.match(await refused.text(), /this action needs an administrator account/);
+      // The run page links to the confirmation page (docs/contract.md section 22), which posts the delete.
       await w.page.goto(`${origin}/runs`);
-      await w.page.click('button:has-text("Delete bob-run-2")');
+      await w.page.click('a:has-text("bob-run-2")');
+      await w.page.click('a:has-text("Delete this run")');
+      assert.match((await w.page.textContent('main')) ?? '', /This cannot be undone\./);
+      await w.page.click('main button:has-text("Delete 1 run")');
       await w.page.waitForURL(`${origin}/runs`);
       assert.match((await w.page.textContent('[role=status]')) ?? '', /Run bob-run-2 of device .+ was deleted/);
       assert.doesNotMatch((await w.page.textContent('table')) ?? '', /bob-run-2/);
       await audit(w, origin, 'runs-after-delete');
 
-      // The device page, reached from the run list, and a rename by the device's owner.
-      await w.page.click('td >> a:has-text("d_") >> nth=0');
+      // The device page, reached from the run list (the device by its name, its id beside), and a
+      // rename by the device's owner.
+      await w.page.click('td >> a:has-text("bob-laptop") >> nth=0');
       assert.match(w.page.url(), /\/devices\/d_[A-Za-z0-9_-]+$/);
       const deviceText = (await w.page.textContent('main')) ?? '';
       assert.match(deviceText, /bob-laptop/);
@@ -238,7 +260,7 @@ if (!available) {
       assert.match(w.page.url(), /privacy=redacted/);
       assert.match(
         (await w.page.textContent('main')) ?? '',
-        /Showing 1 run of your devices, at privacy level “redacted”/,
+        /Runs 1–1 of 1 \(counted within the last few seconds\) of your devices, at privacy level “redacted”/,
       );
       await audit(w, origin, 'runs-filtered');
 
@@ -246,6 +268,8 @@ if (!available) {
       await w.page.goto(`${origin}/runs`);
       await w.page.check('input[name=run] >> nth=0');
       await w.page.click('button:has-text("Delete selected runs")');
+      await w.page.waitForURL(`${origin}/runs/bulk/confirm`);
+      await w.page.click('main button:has-text("Delete 1 run")');
       await w.page.waitForURL(`${origin}/runs`);
       assert.match((await w.page.textContent('[role=status]')) ?? '', /^1 run deleted\.$/);
       assert.match((await w.page.textContent('main')) ?? '', /No runs of your devices/);
@@ -272,21 +296,37 @@ if (!available) {
       assert.equal(await alice.page.inputValue('#labels'), 'line=3\nsite=berlin');
       assert.match((await alice.page.textContent('dl')) ?? '', /line=3\s*site=berlin/);
       await audit(alice, origin, 'device-labels');
-      const csrf = await alice.page.inputValue('input[name=csrf] >> nth=0');
-      const refused = await alice.page.request.post(`${origin}/devices/${phone.device}/labels`, {
-        form: { csrf, labels: 'Site=<b>' },
-        maxRedirects: 0,
-      });
+      // A bad label, by keyboard: the page again (400, docs/contract.md section 22), the text as
+      // typed, the message beside the field, and nothing changed.
+      await alice.page.focus('#labels');
+      await alice.page.keyboard.press('ControlOrMeta+A');
+      await alice.page.keyboard.type('Site=<b>');
+      await alice.page.keyboard.press('Tab');
+      const [refused] = await Promise.all([
+        alice.page.waitForResponse((r) => r.request().method() === 'POST'),
+        submitByKeyboard(alice.page),
+      ]);
       assert.equal(refused.status(), 400);
-      assert.match(await refused.text(), /^labels refused, nothing changed: label "Site=<b>": a label key/);
+      assert.equal(await alice.page.inputValue('#labels'), 'Site=<b>');
+      assert.equal(await alice.page.getAttribute('#labels', 'aria-invalid'), 'true');
+      const describedBy = (await alice.page.getAttribute('#labels', 'aria-describedby')) ?? '';
+      assert.ok(describedBy.split(' ').includes('labels-error'), describedBy);
+      assert.match(
+        (await alice.page.textContent('#labels-error')) ?? '',
+        /^labels refused, nothing changed: label "Site=<b>": a label key/,
+      );
+      assert.match((await alice.page.textContent('[role=alert]')) ?? '', /Nothing was changed/);
+      assert.match((await alice.page.textContent('dl')) ?? '', /line=3\s*site=berlin/);
+      await audit(alice, origin, 'device-labels-refused');
 
       await alice.page.goto(`${origin}/devices`);
+      await openFilters(alice.page);
       await alice.page.fill('#label-1', 'site=berlin');
       await alice.page.focus('#label-1');
       await alice.page.keyboard.press('Enter');
       await alice.page.waitForURL(/label=site%3Dberlin/);
       const listed = (await alice.page.textContent('main')) ?? '';
-      assert.match(listed, /Showing 1 device, labelled “site=berlin”/);
+      assert.match(listed, /1 of 1 device, labelled “site=berlin”/);
       assert.match(listed, /alice-phone/);
       assert.doesNotMatch(listed, /bob-laptop/);
       assert.equal(await alice.page.inputValue('#label-1'), 'site=berlin');
@@ -319,12 +359,13 @@ if (!available) {
       await audit(alice, origin, 'device-facts');
 
       await alice.page.goto(`${origin}/devices`);
+      await openFilters(alice.page);
       await alice.page.fill('#fact-1', 'os=linux');
       await alice.page.focus('#fact-1');
       await alice.page.keyboard.press('Enter');
       await alice.page.waitForURL(/fact=os%3Dlinux/);
       const listed = (await alice.page.textContent('main')) ?? '';
-      assert.match(listed, /Showing 1 device, reporting “os=linux”/);
+      assert.match(listed, /1 of 1 device, reporting “os=linux”/);
       assert.match(listed, /alice-phone/);
       assert.doesNotMatch(listed, /bob-laptop/);
       await audit(alice, origin, 'devices-fact-filter');
@@ -340,14 +381,18 @@ if (!available) {
       const bob = devices['bob-laptop'];
       assert.ok(bob);
       await alice.page.goto(`${origin}/devices`);
-      await alice.page.focus(`button:has-text("Revoke ${bob.device}")`);
+      // The row links to the confirmation page (docs/contract.md section 22), which posts the revocation.
+      await alice.page.focus(`a[href^="/devices/${bob.device}/revoke"]`);
+      await alice.page.keyboard.press('Enter');
+      await alice.page.waitForURL(new RegExp(`/devices/${bob.device}/revoke`));
+      await alice.page.focus('main button[type=submit]');
       await alice.page.keyboard.press('Enter');
       await alice.page.waitForURL(`${origin}/devices`);
       assert.match(
         (await alice.page.textContent('[role=status]')) ?? '',
         new RegExp(`Device ${bob.device} was revoked`),
       );
-      assert.match((await alice.page.textContent('table')) ?? '', /revoked just now/);
+      assert.match((await alice.page.textContent('table')) ?? '', /revoked now/);
       await audit(alice, origin, 'devices-after-revoke');
       assert.equal((await upload(bob.credential, 'bob-run-3', 'after revoke')).status, 401);
 
@@ -355,7 +400,7 @@ if (!available) {
       await alice.page.selectOption('#status', 'revoked');
       await alice.page.click('button:has-text("Show devices")');
       const filtered = (await alice.page.textContent('main')) ?? '';
-      assert.match(filtered, /Showing 1 device, matching “laptop”, status “revoked”/);
+      assert.match(filtered, /1 of 1 device, matching “laptop”, status “revoked”/);
       assert.doesNotMatch(filtered, /alice-phone/);
       await audit(alice, origin, 'devices-filtered');
 
@@ -365,6 +410,8 @@ if (!available) {
       await alice.page.check(`input[value="${devices['alice-phone']?.device}"]`);
       await alice.page.selectOption('#bulk-action', 'delete');
       await alice.page.click('button:has-text("Apply to selected devices")');
+      await alice.page.waitForURL(`${origin}/devices/bulk/confirm`);
+      await alice.page.click('main button[type=submit]');
       await alice.page.waitForURL(`${origin}/devices`);
       assert.match(
         (await alice.page.textContent('[role=status]')) ?? '',
@@ -452,6 +499,12 @@ if (!available) {
       await audit(admin, origin, 'account');
       await admin.page.focus('button:has-text("Disable Bob Builder")');
       await submitByKeyboard(admin.page);
+      // Its confirmation page first (docs/contract.md section 22): what ends, and how it is undone.
+      await admin.page.waitForURL(/\/accounts\/oidc%3Abob\/disable\?hand_over_to=$/);
+      assert.match((await admin.page.textContent('main')) ?? '', /ends its 1 live session/);
+      await audit(admin, origin, 'account-disable-confirm');
+      await admin.page.focus('main button:has-text("Disable 1 account")');
+      await submitByKeyboard(admin.page);
       await admin.page.waitForURL(`${origin}/accounts/oidc%3Abob`);
       assert.match((await admin.page.textContent('[role=status]')) ?? '', /The account was disabled: 1 session ended/);
       await audit(admin, origin, 'account-disabled');
@@ -488,14 +541,16 @@ if (!available) {
       assert.equal((await upload(waiting.credential, 'early', 'too early')).status, 403);
 
       await w.page.goto(`${origin}/`);
-      assert.match((await w.page.textContent('main')) ?? '', /Waiting for approval\s*1 \(the oldest since/);
+      assert.match((await w.page.textContent('main')) ?? '', /Waiting for approval\s*1\s*the oldest since/);
       await audit(w, origin, 'dashboard-pending');
       await w.page.click('a[href="/devices?status=pending"]');
       await w.page.waitForURL(`${origin}/devices?status=pending`);
       const listed = (await w.page.textContent('main')) ?? '';
-      assert.match(listed, /Showing 1 device, status “pending”/);
+      assert.match(listed, /1 of 1 device, status “pending”/);
       await audit(w, origin, 'devices-pending');
-      await w.page.click(`a:has-text("${waiting.device}")`);
+      // The device by its name, linked, its id beside (docs/contract.md section 22).
+      assert.match(listed, new RegExp(`waiting-sensor\\s*${waiting.device}`));
+      await w.page.click('main table a:text-is("waiting-sensor")');
       await w.page.waitForURL(`${origin}/devices/${waiting.device}`);
       assert.match((await w.page.textContent('main')) ?? '', /pending: it waits for an administrator/);
       await audit(w, origin, 'device-pending');

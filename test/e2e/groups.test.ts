@@ -188,7 +188,7 @@ if (!chromiumAvailable()) {
       await page.focus('main a:has-text("2 devices")');
       await navigation(page, () => page.keyboard.press('Enter'));
       assert.equal(page.url(), `${origin}/devices?owner=group%3Aops`);
-      assert.match(await mainText(page), /Showing 2 devices/);
+      assert.match(await mainText(page), /1–2 of 2 devices/);
     });
 
     test('handed over by keyboard, a device leaves the group member’s view at their next request', async () => {
