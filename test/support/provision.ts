@@ -182,10 +182,48 @@ function setUpPostgres(dirs: readonly string[]): void {
   }
 }
 
+/**
+ * What suites killed before their `after` ran leave in PostgreSQL: their schemas and databases
+ * (`paddock_test_<random>`, test/support/postgres.ts), dropped here, before any suite starts. Each
+ * suite makes and drops hundreds of schemas, so the catalogs fill with dead rows faster than
+ * autovacuum (which never visits them on an idle server) clears them; past a few million, every
+ * migration in every suite slows by seconds. A plain VACUUM of the catalogs makes that room
+ * reusable again, online; it takes a moment only when there is much to clear.
+ */
+function tidyPostgres(): void {
+  const schemas = sh('psql', [
+    ...PG,
+    '-d',
+    'test',
+    '-tAc',
+    "SELECT string_agg(format('DROP SCHEMA %I CASCADE;', nspname), ' ') FROM pg_namespace WHERE nspname LIKE 'paddock\\_test\\_%'",
+  ]);
+  // Read from standard input, psql commits each statement on its own: one transaction dropping
+  // hundreds of schemas would run out of locks.
+  if (schemas.ok && schemas.out !== '')
+    spawnSync('psql', [...PG, '-d', 'test', '-q'], {
+      input: schemas.out.replaceAll('; ', ';\n'),
+      env: { ...process.env, PATH: searchPath().join(delimiter) },
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+  const databases = sh('psql', [
+    ...PG,
+    '-d',
+    'postgres',
+    '-tAc',
+    "SELECT datname FROM pg_database WHERE datname LIKE 'paddock\\_test\\_%'",
+  ]);
+  for (const name of databases.ok ? databases.out.split('\n').filter(Boolean) : [])
+    sh('dropdb', [...PG, '--if-exists', '--force', name]);
+  const catalogs = ['pg_attribute', 'pg_class', 'pg_depend', 'pg_type', 'pg_constraint', 'pg_index', 'pg_attrdef'];
+  sh('psql', [...PG, '-d', 'test', '-qc', `VACUUM ${catalogs.map((c) => `pg_catalog.${c}`).join(', ')}`]);
+}
+
 export function provision(): void {
   const dirs = searchPath();
   const absent = missing(NEEDS, dirs);
   const pgReady = absent.length === 0 && postgresReady();
+  if (pgReady) tidyPostgres();
   if (absent.length === 0 && pgReady) return;
   const why = absent.length > 0 ? cannotInstall(process.getuid?.(), dirs) : undefined;
   if (why !== undefined) {
@@ -203,6 +241,7 @@ export function provision(): void {
   }
   setUpPostgres(dirs);
   if (!postgresReady()) say('PostgreSQL is still not answering at 127.0.0.1:5432 with a database test');
+  else tidyPostgres();
 }
 
 if (import.meta.main) provision();
