@@ -7,20 +7,6 @@ export function time(ms: number | null | undefined, now: number): Html | string 
   return html`${relative(ms, now)} (${exact(ms)})`;
 }
 
-/**
- * A time in a list's cell (docs/contract.md section 22): `<time datetime>` with a short relative
- * text that does not wrap ("3 min ago"), the exact time as its title.
- */
-export function listTime(ms: number | null | undefined, now: number): Html | string {
-  if (ms === null || ms === undefined) return 'never';
-  const iso = new Date(ms).toISOString();
-  const short = relative(ms, now)
-    .replace(/ minutes?/, '\u00a0min')
-    .replace(/ hours?/, '\u00a0h')
-    .replace(/ days?/, '\u00a0d');
-  return html`<time datetime="${iso}" title="${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC">${short.replace(' ago', '\u00a0ago')}</time>`;
-}
-
 const units: Array<[number, string]> = [
   [86_400_000, 'day'],
   [3_600_000, 'hour'],

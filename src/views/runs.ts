@@ -5,7 +5,8 @@
 import type { ListedRun, ListedRuns, RunsTotal } from '../actions/run_search.ts';
 import type { LineMatch } from '../domain/run_match.ts';
 import type { RunSummary } from '../domain/runs.ts';
-import { listTime, size } from './format.ts';
+import { ago } from './ago.ts';
+import { size } from './format.ts';
 import { listQueryString } from '../lists/parameters.ts';
 import { RUNS, type RunQuery } from '../lists/runs.ts';
 import { devicePath } from './devices.ts';
@@ -104,7 +105,7 @@ export function runsTable(chrome: Chrome, items: ListedRun[], form: string, sear
                   : html`<a href="${devicePath(r.device)}">${r.deviceName}</a> <small><code>${r.device}</code></small>`
               }
             </td>
-            <td>${listTime(r.uploadedAt, chrome.now)}</td>
+            <td>${ago(r.uploadedAt, chrome.now)}</td>
             <td>${r.privacy}${r.flagged ? html` <strong>flagged</strong>` : ''}</td>
             <td>${size(r.size)}</td>
             ${searched ? html`<td>${r.match ? matchCell(r, r.match) : ''}</td>` : ''}

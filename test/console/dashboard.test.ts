@@ -8,30 +8,10 @@ import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { enrollDevice, type Harness, upload } from '../support/harness.ts';
 import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 import { runScenarios, type Scenario } from '../support/scenario.ts';
+import { enrollPending } from '../support/pending_device.ts';
 
 const DAY = 86_400_000;
 const admin = { subject: 'local:admin', admin: true };
-
-/** A device enrolled through a token that requires approval: it waits (docs/contract.md section 16). */
-async function pendingDevice(h: Harness, owner: string): Promise<void> {
-  const { randomToken, secretHash } = await import('../../src/crypto/random.ts');
-  const token = randomToken(32);
-  const now = h.clock.now();
-  await h.store.createEnrollToken({
-    hash: secretHash(token),
-    owner,
-    createdBy: 'local:admin',
-    createdAt: now,
-    expiresAt: now + 60_000,
-    approval: 'required',
-  });
-  const res = await h.control('/v1/enroll', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token, name: 'waiting' }),
-  });
-  assert.equal(res.status, 201);
-}
 
 /**
  * Uma (oidc:user-1): a device silent for 31 days (stale), one seen 2 hours ago, one online that
@@ -46,7 +26,7 @@ async function fleet(h: Harness) {
   const uma = await enrollDevice(h, 'oidc:user-1', 'uma-laptop');
   const revoked = await enrollDevice(h, 'oidc:user-1', 'lost');
   await h.store.revokeDevice(admin, revoked.device, h.clock.now());
-  await pendingDevice(h, 'oidc:user-1');
+  await enrollPending(h, 'oidc:user-1', 'waiting');
   const otto = await enrollDevice(h, 'oidc:user-2', 'otto-phone');
   assert.equal((await upload(h, uma.credential, 'run-1', 'hello', 'redacted')).status, 201);
   assert.equal((await upload(h, uma.credential, 'run-2', 'hello', 'full')).status, 201);
