@@ -31,8 +31,10 @@ export function comparer(ctx: {
   rows: Row[];
   log: (line: string) => void;
   selected: (name: string) => boolean;
+  /** Connections of each load (50 unless said). */
+  connections?: number;
 }) {
-  const opts = { connections: 50, duration: ctx.duration, pid: ctx.pid };
+  const opts = { connections: ctx.connections ?? 50, duration: ctx.duration, pid: ctx.pid };
   /** `c` is a session cookie, or `Bearer pdk_…` for the API. */
   const headers = (c?: string): Record<string, string> =>
     c === undefined ? {} : c.startsWith('Bearer ') ? { authorization: c } : { cookie: c };

@@ -14,7 +14,7 @@
  *     (bench/text_no_words.ts), alternated.
  * Writes the section "Issue 44: …" of bench/results.md (a --quick or partial run only prints).
  *
- * `node bench/run_text.ts [--quick] [--runs N] [--no-postgres] [--no-sqlite]`
+ * `node bench/run_text.ts [--quick] [--runs N] [--no-postgres] [--no-sqlite] [--only size,large,search,compare,pages,uploads]`
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -33,7 +33,17 @@ import { cpuMicros, load, type LoadResult, peakRssMiB, rssMiB } from './load.ts'
 import { benchDatabase, withClient } from './postgres.ts';
 import { type Row, writeSection } from './report.ts';
 import { SERVER_FLAGS, sessionCookie, startPaddock, type BenchServer } from './server.ts';
-import { changedPair, largeText, linesText, runText, wordsText } from './text_runs.ts';
+import {
+  changedPair,
+  firstLine,
+  firstLineSql,
+  largeText,
+  linesText,
+  needleLine,
+  poolText,
+  runText,
+  wordsText,
+} from './text_runs.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,8 +51,15 @@ const { values } = parseArgs({
     runs: { type: 'string' },
     'no-postgres': { type: 'boolean', default: false },
     'no-sqlite': { type: 'boolean', default: false },
+    only: { type: 'string' },
   },
 });
+/** The row groups to measure (all by default); a run of only some prints and writes nothing. */
+const ROW_GROUPS = ['size', 'large', 'search', 'compare', 'pages', 'uploads'] as const;
+const only = new Set(values.only?.split(',') ?? ROW_GROUPS);
+for (const group of only)
+  if (!(ROW_GROUPS as readonly string[]).includes(group)) throw new Error(`--only: no row group ${group}`);
+const measures = (group: (typeof ROW_GROUPS)[number]) => only.has(group);
 const quick = values.quick;
 const RUNS = Number(values.runs ?? (quick ? 20_000 : 1_000_000));
 const DEVICES = 1_000;
@@ -58,18 +75,29 @@ const NEEDLE = 'quokkaneedle';
 const OWNER_NEEDLE = 'wombatneedle';
 const MARKER = 'walrusmarker';
 const COMMON = 'info';
+/** A run every five seconds (a whole second: firstLineSql's times have no fraction). */
 const RUN_EVERY_MS = 5_000;
 const SESSION_KEY = createHash('sha256').update('run_text bench').digest();
 
 const log = (line: string) => process.stderr.write(`run_text: ${line}\n`);
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 
+/**
+ * The dataset's run bodies after their first line: a pool of this many log texts of about 1 KiB,
+ * each run one of them after a first line of its own (firstLine: its time and trace id). Made
+ * once here, written by SQL from a table of the pool on PostgreSQL, by a loop on SQLite: the same
+ * texts on both, and a million of them load in minutes, not the half hour of making each anew.
+ */
+const POOL = 16_384;
+const pool = Array.from({ length: POOL }, (_, k) => poolText(k + 1, 1000 - 90));
+const poolWords = pool.map(wordsText);
+
 /** Run i of the dataset: device i mod DEVICES, whose owner is account (device mod ACCOUNTS): account-0 owns 1 %. */
 function datasetRun(i: number, from: number) {
   const device = i % DEVICES;
   const at = from + i * RUN_EVERY_MS;
   const needle = needles.get(i);
-  const text = runText(i + 1, at, 1000, needle);
+  const text = firstLine(i, at) + pool[i % POOL] + (needle === undefined ? '' : needleLine(needle));
   return { device: `d_text${device}`, owner: `oidc:account-${device % ACCOUNTS}`, id: `run-${i}`, at, text };
 }
 /** Ten runs spread over the store for each needle: NEEDLE's at i ≡ 37 (mod 100, account-37), OWNER_NEEDLE's at i ≡ 0. */
@@ -101,7 +129,8 @@ const add = (r: Result) => {
 async function checkWords(): Promise<void> {
   for (const i of [0, 1, 37, 500, RUNS - 1]) {
     const r = datasetRun(i, 0);
-    if ((await indexTextOf(Buffer.from(r.text))) !== wordsText(r.text)) throw new Error(`run ${i}: words differ`);
+    const want = (await indexTextOf(Buffer.from(r.text)))?.split(' ').sort().join(' ');
+    if (runWords(i, r.text).split(' ').sort().join(' ') !== want) throw new Error(`run ${i}: words differ`);
   }
 }
 
@@ -162,7 +191,7 @@ async function loadSqlite(dataDir: string, from: number): Promise<void> {
       const r = datasetRun(i, from);
       const body = Buffer.from(r.text);
       run.run(i + 1, r.device, r.id, r.owner, body.length, sha(body), r.at, body);
-      words.run(i + 1, wordsText(r.text));
+      words.run(i + 1, runWords(i, r.text));
     }
     db.exec('COMMIT');
     if ((start + BATCH) % 200_000 === 0) log(`SQLite: ${start + BATCH} runs`);
@@ -171,6 +200,20 @@ async function loadSqlite(dataDir: string, from: number): Promise<void> {
   db.close();
 }
 
+/**
+ * The words the upload would write for run i: its first line's and its pooled body's (made once),
+ * distinct; a needle's run made whole.
+ */
+function runWords(i: number, text: string): string {
+  if (needles.has(i)) return wordsText(text);
+  const first = text.slice(0, text.indexOf('\n') + 1);
+  return [...new Set([...wordsText(first).split(' '), ...(poolWords[i % POOL] ?? '').split(' ')])].join(' ');
+}
+
+/**
+ * PostgreSQL: the pool in a table, the runs written from it by generate_series in the database,
+ * in order (their seq as the run's number), each needle's run from here in its place.
+ */
 async function loadPostgres(url: string, from: number): Promise<void> {
   await withClient(url, async (c) => {
     await c.query(
@@ -179,29 +222,53 @@ async function loadPostgres(url: string, from: number): Promise<void> {
        FROM generate_series(0, $1 - 1) AS i`,
       [DEVICES, ACCOUNTS, from],
     );
+    await c.query('CREATE TEMPORARY TABLE pool (k int PRIMARY KEY, body text NOT NULL, words text[] NOT NULL)');
+    await c.query(
+      "INSERT INTO pool SELECT k - 1, b, string_to_array(w, ' ') FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u (b, w, k)",
+      [pool, poolWords],
+    );
     // The GIN index built once after the rows (as CREATE INDEX builds it), not entry by entry.
     const gin = (await c.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'runs_words'")).rows[0] as
       { indexdef: string } | undefined;
     if (!gin) throw new Error('PostgreSQL: no index runs_words');
     await c.query('DROP INDEX runs_words');
-    const BATCH = 5_000;
-    for (let start = 0; start < RUNS; start += BATCH) {
-      const cols: Array<Array<string | number>> = [[], [], [], [], [], [], [], []];
-      for (let i = start; i < Math.min(RUNS, start + BATCH); i++) {
-        const r = datasetRun(i, from);
-        const size = Buffer.byteLength(r.text);
-        [r.device, r.id, r.owner, size, sha(r.text), r.at, r.text, wordsText(r.text)].forEach((v, k) =>
-          cols[k]?.push(v),
-        );
+    const generated = `INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, body, words)
+      SELECT 'd_text' || (i % ${DEVICES}), 'run-' || i, 'oidc:account-' || (i % ${DEVICES} % ${ACCOUNTS}), 'text/plain', 'full',
+        octet_length(t.body), encode(sha256(t.body), 'hex'), t.at, t.body,
+        ARRAY(SELECT DISTINCT w FROM unnest(regexp_split_to_array(lower(f.first), '[^a-z0-9]+') || p.words) AS w WHERE w <> '')
+      FROM generate_series($1::bigint, $2::bigint - 1) AS i
+        JOIN pool AS p ON p.k = i % ${POOL}
+        CROSS JOIN LATERAL (SELECT $3::bigint + i * ${RUN_EVERY_MS} AS at) AS a
+        CROSS JOIN LATERAL (SELECT ${firstLineSql('i', 'a.at')} AS first) AS f
+        CROSS JOIN LATERAL (SELECT convert_to(f.first || p.body, 'UTF8') AS body, a.at) AS t
+      ORDER BY i`;
+    const one = `INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, body, words)
+      VALUES ($1, $2, $3, 'text/plain', 'full', $4, $5, $6, $7, string_to_array($8, ' '))`;
+    const BATCH = 100_000;
+    let at = 0;
+    const put = async (i: number) => {
+      const r = datasetRun(i, from);
+      const body = Buffer.from(r.text);
+      await c.query(one, [r.device, r.id, r.owner, body.length, sha(body), r.at, body, runWords(i, r.text)]);
+    };
+    for (const stop of [...[...needles.keys()].sort((x, y) => x - y), RUNS]) {
+      for (let start = at; start < stop; start = Math.min(stop, start + BATCH)) {
+        await c.query(generated, [start, Math.min(stop, start + BATCH), from]);
+        if (Math.floor(Math.min(stop, start + BATCH) / 200_000) > Math.floor(start / 200_000))
+          log(`PostgreSQL: ${Math.min(stop, start + BATCH)} runs`);
       }
-      await c.query(
-        `INSERT INTO runs (device_id, id, owner, content_type, privacy, size, sha256, uploaded_at, body, words)
-         SELECT d, i, o, 'text/plain', 'full', s, h, a, convert_to(b, 'UTF8'), string_to_array(w, ' ')
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::text[], $8::text[])
-           WITH ORDINALITY AS u (d, i, o, s, h, a, b, w, n) ORDER BY n`,
-        cols,
-      );
-      if ((start + BATCH) % 200_000 === 0) log(`PostgreSQL: ${start + BATCH} runs`);
+      if (stop < RUNS) await put(stop);
+      at = stop + 1;
+    }
+    // What SQL wrote is what the upload would have: the body and its words, on a sample.
+    for (const i of [0, 1, 37, POOL + 3, RUNS - 1].filter((n) => n < RUNS)) {
+      const r = datasetRun(i, from);
+      const row = (await c.query('SELECT body, words FROM runs WHERE id = $1', [r.id])).rows[0] as
+        { body: Buffer; words: string[] } | undefined;
+      if (row?.body.toString() !== r.text) throw new Error(`PostgreSQL: run ${i}'s body differs from the dataset's`);
+      const want = (await indexTextOf(row.body))?.split(' ').sort();
+      if (JSON.stringify(row.words.slice().sort()) !== JSON.stringify(want))
+        throw new Error(`PostgreSQL: run ${i}'s words differ from the upload's`);
     }
     await c.query("SET maintenance_work_mem = '1GB'");
     await c.query(gin.indexdef);
@@ -406,6 +473,12 @@ async function largeRow(name: string, server: BenchServer, credential: string, t
   });
 }
 
+/**
+ * A page of the 30,000-line run reads the run's whole body (about 2.5 MiB) to cut its lines: at 50
+ * connections a load of a few seconds finishes hardly any request of either side.
+ */
+const PAGE_CONNECTIONS = 4;
+
 /** The pages of a 30,000-line run against the page baseline (the same query and bytes). */
 async function pageRows(name: string, where: string, dataDir: string, server: BenchServer) {
   const admin = await sessionCookie(SESSION_KEY, 'local:admin', true, where);
@@ -418,6 +491,7 @@ async function pageRows(name: string, where: string, dataDir: string, server: Be
     rows,
     log,
     selected: () => true,
+    connections: PAGE_CONNECTIONS,
   });
   // On PostgreSQL the baseline finds the seal key where `paddock serve` wrote it: data/seal.key
   // under the directory it runs in (bench/text_page_baseline.ts).
@@ -443,7 +517,7 @@ async function pageRows(name: string, where: string, dataDir: string, server: Be
       if (!r) continue;
       add({
         store: name,
-        target: `GET /runs/{device}/{id}?line=${line} of a 30,000-line run (${what} page), admin, 50 connections`,
+        target: `GET /runs/{device}/{id}?line=${line} of a 30,000-line run (${what} page), admin, ${PAGE_CONNECTIONS} connections`,
         figure: `${r.requestsPerSecond.toFixed(0)} pages/s, p50 ${r.p50} ms`,
         baseline: `${r.baselineRps?.toFixed(0)} pages/s (CPU ratio ${r.cpuRatio?.toFixed(2)})`,
         ratio: r.ratio?.toFixed(2) ?? '',
@@ -567,7 +641,7 @@ async function uploadRows(
 // ---------------------------------------------------------------------------------------------
 
 async function benchStore(name: 'SQLite' | 'PostgreSQL', dir: string) {
-  const from = Date.now() - 86_400_000 - RUNS * RUN_EVERY_MS;
+  const from = Math.floor((Date.now() - 86_400_000 - RUNS * RUN_EVERY_MS) / 1000) * 1000;
   let where: string;
   let drop = async () => {};
   // The data directory is `data` under a directory of the store's own (see pageRows).
@@ -594,7 +668,7 @@ async function benchStore(name: 'SQLite' | 'PostgreSQL', dir: string) {
     const seconds = (performance.now() - started) / 1000;
     log(`${name}: ${RUNS} runs loaded in ${seconds.toFixed(0)} s`);
     notes.push(`${name}: ${RUNS} runs loaded in ${seconds.toFixed(0)} s.`);
-    sizeRow(name, name === 'PostgreSQL' ? await postgresSize(where) : await sqliteSize(where));
+    if (measures('size')) sizeRow(name, name === 'PostgreSQL' ? await postgresSize(where) : await sqliteSize(where));
 
     const env = {
       ...(name === 'PostgreSQL' ? { PADDOCK_DATABASE_URL: where } : {}),
@@ -604,35 +678,37 @@ async function benchStore(name: 'SQLite' | 'PostgreSQL', dir: string) {
     };
     const server = await startPaddock(env);
     try {
-      await largeRow(name, server, credentials[0] ?? '', token);
-      await searchRows(name, where, server, token);
-      await compareRow(name, server, token);
-      await pageRows(name, where, dataDir, server);
+      if (measures('large')) await largeRow(name, server, credentials[0] ?? '', token);
+      if (measures('search')) await searchRows(name, where, server, token);
+      if (measures('compare')) await compareRow(name, server, token);
+      if (measures('pages')) await pageRows(name, where, dataDir, server);
     } finally {
       await server.stop();
     }
-    await uploadRows(name, env, credentials, async () => {
-      if (name === 'PostgreSQL')
-        return withClient(where, async (c) =>
-          Number(
-            (await c.query("SELECT count(*) AS n FROM runs WHERE id LIKE 'up-without-%' AND words IS NULL")).rows[0].n,
-          ),
-        );
-      const db = new DatabaseSync(join(dataDir, 'paddock.db'), { readOnly: true });
-      try {
-        return Number(
-          (
-            db
-              .prepare(
-                "SELECT count(*) AS n FROM runs WHERE id LIKE 'up-without-%' AND seq NOT IN (SELECT rowid FROM run_words WHERE run_words MATCH 'info')",
-              )
-              .get() as { n: number }
-          ).n,
-        );
-      } finally {
-        db.close();
-      }
-    });
+    if (measures('uploads'))
+      await uploadRows(name, env, credentials, async () => {
+        if (name === 'PostgreSQL')
+          return withClient(where, async (c) =>
+            Number(
+              (await c.query("SELECT count(*) AS n FROM runs WHERE id LIKE 'up-without-%' AND words IS NULL")).rows[0]
+                .n,
+            ),
+          );
+        const db = new DatabaseSync(join(dataDir, 'paddock.db'), { readOnly: true });
+        try {
+          return Number(
+            (
+              db
+                .prepare(
+                  "SELECT count(*) AS n FROM runs WHERE id LIKE 'up-without-%' AND seq NOT IN (SELECT rowid FROM run_words WHERE run_words MATCH 'info')",
+                )
+                .get() as { n: number }
+            ).n,
+          );
+        } finally {
+          db.close();
+        }
+      });
   } finally {
     await drop();
   }
@@ -658,7 +734,7 @@ const table = [
   ),
 ];
 process.stdout.write(`${table.join('\n')}\n`);
-if (!quick && values.runs === undefined && !values['no-postgres'] && !values['no-sqlite'])
+if (!quick && values.runs === undefined && !values['no-postgres'] && !values['no-sqlite'] && values.only === undefined)
   await writeSection(
     [
       '## Issue 44: reading, searching and comparing runs',

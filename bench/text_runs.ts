@@ -3,6 +3,7 @@
  * component, words of a vocabulary of a few thousand (common ones far more often than rare ones,
  * as in real logs), numbers, hex ids; seeded, so every run of the bench writes the same text.
  */
+import { createHash } from 'node:crypto';
 import { wordsOf } from '../src/domain/words.ts';
 
 /** A small seeded generator (mulberry32). */
@@ -71,6 +72,35 @@ export function runText(seed: number, at: number, bytes: number, plant?: string)
   if (plant !== undefined) text += `${new Date(t).toISOString()} WARN ${COMPONENTS[1]} found ${plant} here\n`;
   return text;
 }
+
+/** The log lines of a pooled run body (no first line): about `bytes` bytes, whole lines. */
+export function poolText(seed: number, bytes: number): string {
+  const next = random(seed);
+  let text = '';
+  let t = Date.UTC(2026, 9, 1) + seed * 7_919;
+  while (text.length < bytes - 60) {
+    t += Math.floor(next() * 2000);
+    text += logLine(next, t);
+  }
+  return text;
+}
+
+/**
+ * The first line of a dataset run: its time and a trace id of its own (the first 16 hex digits of
+ * the MD5 of its number), so every run holds words no other does. bench/run_text.ts writes the
+ * same line in SQL on PostgreSQL (firstLineSql); `at` is a whole second.
+ */
+export function firstLine(i: number, at: number): string {
+  const trace = createHash('md5').update(String(i)).digest('hex').slice(0, 16);
+  return `${new Date(at).toISOString()} INFO ${COMPONENTS[0]} run started trace=${trace}\n`;
+}
+
+/** firstLine in PostgreSQL's SQL, of the run number `i` and its time `at` (ms, a whole second). */
+export const firstLineSql = (i: string, at: string) =>
+  `to_char(to_timestamp((${at}) / 1000) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || ' INFO ${COMPONENTS[0]} run started trace=' || substr(md5((${i})::text), 1, 16) || E'\\n'`;
+
+/** A line holding a needle word, appended to the runs that hold it. */
+export const needleLine = (word: string) => `2026-10-01T00:00:00.000Z WARN ${COMPONENTS[1]} found ${word} here\n`;
 
 /**
  * What the index holds for a text: its distinct words joined by spaces, in order of first

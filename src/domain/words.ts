@@ -5,6 +5,8 @@
  * distinct words of a run's text, joined by spaces (src/store/*\/runs.ts).
  */
 
+import { Buffer, isAscii } from 'node:buffer';
+
 /** A word: letters (with their combining marks) and digits. */
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
@@ -32,6 +34,7 @@ export function wordsOf(text: string): string[] {
  * does not hold other requests for the whole of its reading.
  */
 export async function indexTextOf(body: Uint8Array): Promise<string | undefined> {
+  if (body.byteLength <= SLICE && isAscii(body)) return asciiIndexText(body);
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   const words = new Set<string>();
   let carry = '';
@@ -48,6 +51,26 @@ export async function indexTextOf(body: Uint8Array): Promise<string | undefined>
     for (const w of wordsOf(carry + decoder.decode())) words.add(w);
   } catch {
     return undefined;
+  }
+  return [...words].join(' ');
+}
+
+/**
+ * indexTextOf for a body of ASCII alone (most logs), the same words in the same order made about
+ * twice as fast: a word is then a run of [0-9A-Za-z], and its lower case is ASCII's.
+ */
+function asciiIndexText(body: Uint8Array): string {
+  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1').toLowerCase();
+  const words = new Set<string>();
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const code = i < text.length ? text.charCodeAt(i) : 32;
+    if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      words.add(text.slice(start, Math.min(i, start + MAX_WORD)));
+      start = -1;
+    }
   }
   return [...words].join(' ');
 }

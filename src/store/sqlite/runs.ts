@@ -49,13 +49,22 @@ export function sqlitePutRun(db: Db, opts: ListOptions = {}): Pick<RunsStore, 'p
       db.transaction(() => {
         // The endpoints are read once for the group (outbox.ts), not matched again by each upload.
         const subscriptions = batch.some((q) => q.note) ? subscriptionsFrom(db.all(subscriptionsSql)) : [];
+        const indexed: Array<[number, string]> = [];
         for (const { run, words, note } of batch) {
           try {
-            outcomes.push({ ok: true, result: db.savepoint(() => put(run, words, note, subscriptions)) });
+            const result = db.savepoint(() => put(run, note, subscriptions));
+            if (typeof result === 'number') {
+              if (words) indexed.push([result, words]);
+              outcomes.push({ ok: true, result: 'stored' });
+            } else outcomes.push({ ok: true, result });
           } catch (error) {
             outcomes.push({ ok: false, error });
           }
         }
+        // The group's words go in after its savepoints, in the same transaction: FTS5 flushes
+        // what it holds to a new segment at every savepoint, so words written inside them cost a
+        // segment (and its merging) a run; here they make one segment a group.
+        for (const [seq, words] of indexed) db.run(insertWords, seq, words);
       });
     } catch (error) {
       for (const item of batch) item.reject(error);
@@ -68,20 +77,19 @@ export function sqlitePutRun(db: Db, opts: ListOptions = {}): Pick<RunsStore, 'p
     });
   }
 
+  /** Writes one upload: its seq when stored, else why not. */
   function put(
     run: Run & { sha256: string },
-    words: string | undefined,
     note: Note | undefined,
     subscriptions: Subscription[],
-  ): PutRunResult {
+  ): number | Exclude<PutRunResult, 'stored'> {
     const inserted = db.get(insertRun, ...deviceCheckArgs(run), ...insertArgs(run).slice(1));
     if (inserted) {
-      if (words) db.run(insertWords, inserted.seq as number, words);
       for (const [n, data] of chunksOf(run.body)) db.run(runsSql.insertChunk, inserted.seq as number, n, data);
       db.run(runsSql.touchDevice, ...touchArgs(run));
       const message = note && noteRow(note, subscriptions);
       if (message) db.run(message[0], ...message[1]);
-      return 'stored';
+      return inserted.seq as number;
     }
     if (!db.get(deviceActive, ...deviceCheckArgs(run))) return 'device-unknown';
     return db.get(runsSql.existingSha, run.device, run.id)?.sha256 === run.sha256 ? 'already-stored' : 'conflict';
