@@ -55,6 +55,21 @@ export function benchFacts(i: number): Record<string, string> {
   };
 }
 export const COMMON_FACT = 'arch=x64';
+
+/**
+ * The device list's other filters, each measured against the plain list with its count
+ * (docs/contract.md section 22): a status most devices hold and one few do, a search, windows of
+ * last seen that hold no device and every device, silent devices, and the silent longest first.
+ */
+export const DEVICE_FILTERS: ReadonlyArray<readonly [string, string]> = [
+  ['status, most', 'status=active'],
+  ['status, few', 'status=revoked'],
+  ['search', 'q=device+123'],
+  ['seen, none', 'seen=5m'],
+  ['seen, all', 'seen=7d'],
+  ['not seen, all', 'seen=not:24h'],
+  ['silent longest first', 'sort=last_seen_oldest'],
+];
 export const RARE_FACT = 'hostname=host-7';
 
 /** Runs are spread over time, one every 5 s, so that a day holds 17,280 of them. */

@@ -39,7 +39,7 @@ import { withCountCache } from '../src/store/count_cache.ts';
 import { openStore } from '../src/store/open.ts';
 import { loadControlIdentity } from '../src/tls/control_identity.ts';
 import { dashboardPage } from '../src/views/dashboard.ts';
-import { dashboardData, onlineLink } from '../src/console/dashboard_data.ts';
+import { dashboardSnapshots, onlineLink } from '../src/console/dashboard_data.ts';
 import { deviceCounter } from '../src/console/device_counts.ts';
 import { pagePosition } from '../src/console/devices_list.ts';
 
@@ -63,6 +63,10 @@ const selfTest = createSelfTest({
 });
 const retention = retentionOf(config);
 const STALE_AFTER_MS = 30 * 86_400_000;
+const dashboardSnapshot = dashboardSnapshots(
+  { store, selfTest, retention, staleAfterMs: STALE_AFTER_MS, onlineWithinMs: config.onlineWithinMs },
+  systemClock,
+);
 const ONLINE_WITHIN_MS = 5 * 60_000;
 const countDevices = deviceCounter(store, systemClock);
 const HEADERS = {
@@ -116,9 +120,8 @@ const server = createServer((req, res) => {
     }
     let page: Html;
     if (url.pathname === '/') {
-      // The same reads as GET / (console/dashboard_data.ts), through the same count cache.
-      const deps = { store, selfTest, retention, staleAfterMs: STALE_AFTER_MS, onlineWithinMs: config.onlineWithinMs };
-      const data = await dashboardData(deps, viewer, now);
+      // The same reads as GET / (console/dashboard_data.ts): one snapshot a scope, kept as long.
+      const data = await dashboardSnapshot(viewer);
       page = dashboardPage(chrome, {
         ...data,
         version: config.version,

@@ -306,13 +306,27 @@ let changedLines = 0;
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 
+/**
+ * A GET, asked again once when the kept-alive connection it went out on had just been closed by
+ * the server's idle timeout (undici's "other side closed"): a GET may be, and the server never saw it.
+ */
+async function getOnce(url: string, headers: Record<string, string>): Promise<Response> {
+  try {
+    return await fetch(url, { headers });
+  } catch (err) {
+    const code = ((err as Error).cause as { code?: string } | undefined)?.code;
+    if (code !== 'UND_ERR_SOCKET') throw err;
+    return fetch(url, { headers });
+  }
+}
+
 /** Sequential requests (after three not counted): p50 and p95 in ms, and the last answer. */
 async function latencies(url: string, headers: Record<string, string>, n: number) {
   let body = '';
   const times: number[] = [];
   for (let k = 0; k < n + 3; k++) {
     const started = performance.now();
-    const res = await fetch(url, { headers });
+    const res = await getOnce(url, headers);
     body = await res.text();
     if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${body.slice(0, 300)}`);
     if (k >= 3) times.push(performance.now() - started);
@@ -456,9 +470,9 @@ async function largeRow(name: string, server: BenchServer, credential: string, t
   clearInterval(sampler);
   peak = Math.max(peak, rssMiB(server.pid));
   if (res.status >= 300) throw new Error(`16 MiB upload: ${res.status}`);
-  const found = await fetch(`${server.base}/api/v1/runs?text=${MARKER}`, {
-    headers: { authorization: `Bearer ${token}` },
-  }).then((r) => r.json() as Promise<{ items: Array<{ id: string; match?: { line: number } }> }>);
+  const found = await getOnce(`${server.base}/api/v1/runs?text=${MARKER}`, { authorization: `Bearer ${token}` }).then(
+    (r) => r.json() as Promise<{ items: Array<{ id: string; match?: { line: number } }> }>,
+  );
   const hit = found.items.find((r) => r.id === 'large-16m');
   const lines = body.toString().split('\n').length - 1;
   const ok = found.items.length === 1 && hit !== undefined;

@@ -5,6 +5,8 @@
  * words, not their order) is left off its page, which may then hold fewer rows. The cursor stays
  * the store's, so the next page starts where the store's reading stopped.
  */
+import { systemClock } from '../clock.ts';
+import { COUNT_UP_TO, countCache } from '../console/count_cache.ts';
 import type { Viewer } from '../domain/accounts.ts';
 import type { Page, PageRequest } from '../domain/paging.ts';
 import { firstMatchingLine, type LineMatch } from '../domain/run_match.ts';
@@ -23,10 +25,9 @@ export interface RunsTotal {
   more: boolean;
 }
 
-/** A filtered list is counted up to this many runs; a count is kept this long per account and filter. */
-export const COUNT_CAP = 10_000;
-const COUNT_KEEP_MS = 5_000;
-const counted = new Map<string, { at: number; total: Promise<RunsTotal> }>();
+/** A filtered list is counted up to this many runs; a count is kept a few seconds per account and filter. */
+export const COUNT_CAP = COUNT_UP_TO;
+const counted = countCache(systemClock);
 
 /** How many runs of a page are read at once for their first matching line. */
 export const READ_AT_ONCE = 4;
@@ -78,16 +79,11 @@ function totalOf(
   if (!Object.values(filter).some((v) => v !== undefined))
     return deps.store.countsVisibleTo(viewer).then((c) => ({ count: c.runs, more: false }));
   const key = JSON.stringify([viewer.subject, viewer.admin, viewer.groups ?? [], filter]);
-  const now = Date.now();
-  const hit = counted.get(key);
-  if (hit && now - hit.at < COUNT_KEEP_MS) return hit.total;
-  if (counted.size >= 10_000) counted.clear();
-  const total = deps.store
-    .countRuns(viewer, filter, COUNT_CAP)
-    .then((n) => (n > COUNT_CAP ? { count: COUNT_CAP, more: true } : { count: n, more: false }));
-  total.catch(() => counted.delete(key));
-  counted.set(key, { at: now, total });
-  return total;
+  return counted(key, () =>
+    deps.store
+      .countRuns(viewer, filter, COUNT_CAP)
+      .then((n) => (n > COUNT_CAP ? { count: COUNT_CAP, more: true } : { count: n, more: false })),
+  );
 }
 
 /** `fn` of each item, at most `limit` at a time, in the items' order. */

@@ -6,6 +6,7 @@
 import type { Context, Handler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { page } from '../http/responses.ts';
+import { hereOf } from '../http/return_path.ts';
 import { accessTokensPage } from '../views/access_tokens.ts';
 import type { FilterError } from '../views/list_parts.ts';
 import type { Refused } from '../views/form_errors.ts';
@@ -43,6 +44,7 @@ export async function accessTokensAnswer(
     first: before === undefined && error === undefined,
     account,
     signInMaxAgeMs: ctx.config.accountSignInMaxAgeMs,
+    here: hereOf(c.req.url),
     error,
     refused,
   };

@@ -11,7 +11,10 @@ import type { Ctx, UiEnv } from '../context/deps.ts';
 import { DEVICES, deviceFilter } from '../lists/devices.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
 import { deviceCounter } from './device_counts.ts';
-import { chrome, listQuery, viewer } from './page_helpers.ts';
+import { chrome, listQuery, pagePosition, viewer } from './page_helpers.ts';
+
+// The bench's same-work baseline reads a page's position as this page does (bench/page_baseline_server.ts).
+export { pagePosition } from './page_helpers.ts';
 
 export function devicesList(ctx: Ctx): Handler<UiEnv> {
   const countDevices = deviceCounter(ctx.store, ctx.clock);
@@ -42,13 +45,4 @@ export function devicesList(ctx: Ctx): Handler<UiEnv> {
       }),
     );
   };
-}
-
-/**
- * The position of a later page's first row, as the "Older devices" link says it (`from`): only for
- * the summary line, so a missing or bad one is not an error (the page then says "50 older devices").
- */
-export function pagePosition(params: URLSearchParams): number | undefined {
-  const given = params.getAll('from');
-  return given.length === 1 && /^[1-9][0-9]{0,8}$/.test(given[0] ?? '') ? Number(given[0]) : undefined;
 }

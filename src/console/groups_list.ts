@@ -9,14 +9,19 @@ import { groupsPage } from '../views/groups.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { GROUPS } from '../lists/pages.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
-import { chrome, listQuery } from './page_helpers.ts';
+import { atLeast } from './count_cache.ts';
+import { chrome, listQuery, pageFrom } from './page_helpers.ts';
 
 export function groupsList(ctx: Ctx): Handler<UiEnv> {
   return async function groupsListHandler(c) {
     const q = listQuery(c, GROUPS);
     if (!q.ok) return page(c, groupsPage(chrome(ctx, c), { page: { items: [] }, first: false, error: q.error }), 400);
     const { before } = q.values;
+    const first = before === undefined;
     const groups = await ctx.store.groupsPage({ before, limit: PAGE_SIZE });
-    return page(c, groupsPage(chrome(ctx, c), { page: groups, first: before === undefined }));
+    // The store has no count of groups: the page says the whole list, or more than it has shown.
+    const from = pageFrom(c, first);
+    const total = atLeast(groups, from, ctx.clock.now());
+    return page(c, groupsPage(chrome(ctx, c), { page: groups, first, total, from }));
   };
 }

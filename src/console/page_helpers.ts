@@ -76,3 +76,17 @@ export function refusedForm(c: Context<UiEnv>, field: string, failure: FailureNa
 export function isBreakGlass(ctx: Ctx, c: Context<UiEnv>): boolean {
   return c.get('session').subject === `local:${ctx.config.adminUser}`;
 }
+
+/**
+ * The position of a later page's first row, as the "Older" link says it (`from`): only for the range
+ * a list says it shows, so a missing or bad one is not an error (the page then says "50 older devices").
+ */
+export function pagePosition(params: URLSearchParams): number | undefined {
+  const given = params.getAll('from');
+  return given.length === 1 && /^[1-9][0-9]{0,8}$/.test(given[0] ?? '') ? Number(given[0]) : undefined;
+}
+
+/** The position of a page's first row: 1 on the first page, else as its link says (pagePosition). */
+export function pageFrom(c: Context, first: boolean): number | undefined {
+  return first ? 1 : pagePosition(new URL(c.req.url).searchParams);
+}

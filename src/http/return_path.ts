@@ -6,8 +6,9 @@
  * to any other page of Paddock.
  */
 
-/** The lists an action goes back to. */
-export type ListPath = '/devices' | '/runs' | '/webhooks';
+/** The lists an action goes back to; a collection's page lists its targets. */
+export type ListPath =
+  '/devices' | '/runs' | '/webhooks' | '/enroll-tokens' | '/tokens' | '/sessions' | `/collections/${string}`;
 
 /** Far longer than any list's own links (its filters and cursor); a longer value is not one of them. */
 export const MAX_RETURN = 2048;

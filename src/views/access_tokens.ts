@@ -64,6 +64,8 @@ export function accessTokensPage(
     first: boolean;
     account: AccountState | undefined;
     signInMaxAgeMs: number;
+    /** This page's own path and query, which its revoke buttons carry as `return` (docs/contract.md section 22). */
+    here?: string | undefined;
     error?: FilterError | undefined;
     refused?: Refused | undefined;
   },
@@ -119,6 +121,7 @@ export function accessTokensPage(
                               `/tokens/${encodeURIComponent(t.publicId)}/revoke`,
                               chrome.csrf,
                               `Revoke ${t.name}`,
+                              opts.here,
                             )
                           : ''
                       }

@@ -5,14 +5,15 @@ import type { ScimPage, ScimUser } from '../domain/scim.ts';
 import { time } from './format.ts';
 import { html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
-import { listQueryString } from '../lists/parameters.ts';
 import { ACCOUNTS } from '../lists/pages.ts';
-import { filterAlert, type FilterError } from './list_parts.ts';
+import { filterAlert, type FilterError, listRange, type ListTotal, olderQuery } from './list_parts.ts';
 
 /** "1 device", "3 devices". */
 function count(n: number): string {
   return `${n} device${n === 1 ? '' : 's'}`;
 }
+
+const ACCOUNT_ROWS = { one: 'account', many: 'accounts' };
 
 /** How many provisioned users, not signed in yet, the first page lists. */
 export const PROVISIONED_SHOWN = 50;
@@ -24,18 +25,23 @@ export function accountsPage(
     page: Page<AccountSummary>;
     first: boolean;
     provisioned?: ScimPage<ScimUser> | undefined;
+    /** How many accounts the list holds, and the position of the page's first row (docs/contract.md section 22). */
+    total?: ListTotal | undefined;
+    from?: number | undefined;
     error?: FilterError | undefined;
   },
 ) {
   const { items, next } = opts.page;
+  const { range, counted } = listRange(ACCOUNT_ROWS, items.length, opts.from, opts.total, chrome.now);
+  const older = opts.from === undefined ? undefined : opts.from + items.length;
   return layout(
     'Accounts',
     chrome,
     html`${
       opts.error === undefined
         ? html`<p>
-            ${items.length === 0 ? 'No accounts' : `Showing ${items.length} account${items.length === 1 ? '' : 's'}`}
-            that signed in, most recent sign-in first.
+            ${items.length === 0 ? 'No accounts' : range} that signed in, most recent sign-in
+            first.${items.length === 0 ? '' : counted}
           </p>`
         : filterAlert(ACCOUNTS, opts.error, { admin: true })
     }
@@ -77,7 +83,7 @@ export function accountsPage(
               </tbody>
             </table>`
       }
-      ${next ? html`<p><a href="/accounts${listQueryString(ACCOUNTS, {}, next)}">Earlier sign-ins</a></p>` : ''}
+      ${next ? html`<p><a href="/accounts${olderQuery(ACCOUNTS, {}, next, older)}">Earlier sign-ins</a></p>` : ''}
       ${opts.first ? '' : html`<p><a href="/accounts">Most recent sign-ins</a></p>`}
       ${opts.provisioned && opts.provisioned.total > 0 ? provisionedTable(opts.provisioned, chrome.now) : ''}`,
   );

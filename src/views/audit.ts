@@ -7,7 +7,16 @@ import { listQueryString } from '../lists/parameters.ts';
 import { time } from './format.ts';
 import { html, type Html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
-import { appliedFilters, filterAlert, type FilterError, filterFields, refusedRows } from './list_parts.ts';
+import {
+  appliedFilters,
+  filterAlert,
+  type FilterError,
+  filterFields,
+  listRange,
+  type ListTotal,
+  olderQuery,
+  refusedRows,
+} from './list_parts.ts';
 import { DEVICE_ID } from '../domain/ids.ts';
 
 const DEVICE_ACTOR = 'device:';
@@ -21,6 +30,8 @@ function actorCell(account: string | null): Html | string {
 }
 
 const FORM = { admin: true, idPrefix: 'audit-' };
+
+const RECORD_ROWS = { one: 'record', many: 'records' };
 
 function filterForm(q: AuditQuery, error?: FilterError): Html {
   return html`<form method="get" action="/audit">
@@ -45,7 +56,17 @@ function applied(q: AuditQuery): Html {
  * The page, with `error` (docs/contract.md section 22) the form as sent with the message beside
  * the field at fault, and no records: none were read for a query that was refused.
  */
-export function auditPage(chrome: Chrome, opts: { page: Page<AuditRecord>; query: AuditQuery; error?: FilterError }) {
+export function auditPage(
+  chrome: Chrome,
+  opts: {
+    page: Page<AuditRecord>;
+    query: AuditQuery;
+    /** How many records the list holds, and the position of the page's first row (docs/contract.md section 22). */
+    total?: ListTotal | undefined;
+    from?: number | undefined;
+    error?: FilterError;
+  },
+) {
   const { items, next } = opts.page;
   const q = opts.query;
   if (opts.error !== undefined)
@@ -55,12 +76,14 @@ export function auditPage(chrome: Chrome, opts: { page: Page<AuditRecord>; query
       html`${filterAlert(AUDIT, opts.error, FORM)} ${filterForm(q, opts.error)}
         ${refusedRows(AUDIT, q, opts.error, { path: '/audit', first: 'Newest records', rows: 'records' })}`,
     );
+  const { range, counted } = listRange(RECORD_ROWS, items.length, opts.from, opts.total, chrome.now);
+  const older = opts.from === undefined ? undefined : opts.from + items.length;
   return layout(
     'Audit trail',
     chrome,
     html`${filterForm(q)} ${applied(q)}
       <p>
-        ${items.length === 0 ? 'No records' : `Showing ${items.length} record${items.length === 1 ? '' : 's'}`}.
+        ${items.length === 0 ? 'No records' : range}.${items.length === 0 ? '' : counted}
         <a href="/audit.jsonl${listQueryString(AUDIT, q)}">All matching records as JSON lines</a>
       </p>
       ${
@@ -97,7 +120,7 @@ export function auditPage(chrome: Chrome, opts: { page: Page<AuditRecord>; query
               </tbody>
             </table>`
       }
-      ${next ? html`<p><a href="/audit${listQueryString(AUDIT, q, next)}">Older records</a></p>` : ''}
+      ${next ? html`<p><a href="/audit${olderQuery(AUDIT, q, next, older)}">Older records</a></p>` : ''}
       ${q.before === undefined ? '' : html`<p><a href="/audit${listQueryString(AUDIT, q)}">Newest records</a></p>`}`,
   );
 }

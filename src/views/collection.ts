@@ -14,7 +14,16 @@ import { devicePath } from './devices.ts';
 import { time } from './format.ts';
 import { html, type Html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
-import { filterAlert, type FilterError, filterFields, filterSummary, refusedRows } from './list_parts.ts';
+import {
+  filterAlert,
+  type FilterError,
+  filterFields,
+  filterSummary,
+  listRange,
+  type ListTotal,
+  olderQuery,
+  refusedRows,
+} from './list_parts.ts';
 import { runPath } from './runs.ts';
 
 /** Why a device was skipped when the collection was created, in words. */
@@ -25,10 +34,22 @@ const SKIPPED: Record<SkipReason, string> = {
   busy: 'skipped: the device already had 5 open requests',
 };
 
-export function collectionPage(
-  chrome: Chrome,
-  opts: { collection: Collection; targets: Page<CollectionTarget>; query: TargetsQuery; error?: FilterError },
-) {
+/**
+ * A collection with a page of its targets, how many its list holds, the position of the page's first
+ * row, and the page's own path and query, which its cancel button carries as `return`
+ * (docs/contract.md section 22).
+ */
+export interface CollectionView {
+  collection: Collection;
+  targets: Page<CollectionTarget>;
+  query: TargetsQuery;
+  total?: ListTotal | undefined;
+  from?: number | undefined;
+  here?: string | undefined;
+  error?: FilterError;
+}
+
+export function collectionPage(chrome: Chrome, opts: CollectionView) {
   const c = opts.collection;
   const path = collectionPath(c.id);
   const q = opts.query;
@@ -51,7 +72,7 @@ export function collectionPage(
         <dt>State</dt>
         <dd>${collectionState(c, chrome.now)}</dd>
       </dl>
-      ${c.counts.pending + c.counts.delivered > 0 ? actionButton(`${path}/cancel`, chrome.csrf, 'Cancel the open requests') : ''}
+      ${c.counts.pending + c.counts.delivered > 0 ? actionButton(`${path}/cancel`, chrome.csrf, 'Cancel the open requests', opts.here) : ''}
       <h2>Targets by state</h2>
       ${countsTable(c, path)}
       <h2>Targets</h2>
@@ -64,7 +85,7 @@ export function collectionPage(
       </form>
       ${
         error === undefined
-          ? targets(chrome, opts.targets, q, path)
+          ? targets(chrome, opts, path)
           : refusedRows(COLLECTION_TARGETS, q, error, { path, first: 'First targets', rows: 'targets' })
       }
       <p><a href="/collections">Back to collections</a></p>`,
@@ -72,16 +93,21 @@ export function collectionPage(
 }
 
 /** The targets read, with the sentence that counts them and the paging links. */
-function targets(chrome: Chrome, read: Page<CollectionTarget>, q: TargetsQuery, path: string): Html {
-  const { items, next } = read;
+function targets(chrome: Chrome, opts: CollectionView, path: string): Html {
+  const { items, next } = opts.targets;
+  const q = opts.query;
+  const { range, counted } = listRange(TARGET_ROWS, items.length, opts.from, opts.total, chrome.now);
+  const older = opts.from === undefined ? undefined : opts.from + items.length;
   return html`<p>
-      ${items.length === 0 ? 'No targets' : `Showing ${items.length} target${items.length === 1 ? '' : 's'}`}${filterSummary(COLLECTION_TARGETS, q)},
-      newest first.
+      ${items.length === 0 ? 'No targets' : range}${filterSummary(COLLECTION_TARGETS, q)},
+      newest first.${items.length === 0 ? '' : counted}
     </p>
     ${items.length === 0 ? '' : targetsTable(chrome, items)}
-    ${next ? html`<p><a href="${path}${listQueryString(COLLECTION_TARGETS, q, next)}">More targets</a></p>` : ''}
+    ${next ? html`<p><a href="${path}${olderQuery(COLLECTION_TARGETS, q, next, older)}">More targets</a></p>` : ''}
     ${q.before === undefined ? '' : html`<p><a href="${path}${listQueryString(COLLECTION_TARGETS, q)}">First targets</a></p>`}`;
 }
+
+const TARGET_ROWS = { one: 'target', many: 'targets' };
 
 /** When it expires, while it is open; once closed, its state says when, and expiry no longer applies. */
 function expiry(c: Collection, now: number): Html | string {

@@ -10,9 +10,18 @@ import { listQueryString } from '../lists/parameters.ts';
 import { time } from './format.ts';
 import { html, type Html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
-import { filterAlert, type FilterError, filterFields, filterSummary, refusedRows } from './list_parts.ts';
+import {
+  filterAlert,
+  type FilterError,
+  filterFields,
+  filterSummary,
+  listRange,
+  type ListTotal,
+  olderQuery,
+  refusedRows,
+} from './list_parts.ts';
 
-export function collectionPath(id: string): string {
+export function collectionPath(id: string): `/collections/${string}` {
   return `/collections/${encodeURIComponent(id)}`;
 }
 
@@ -28,14 +37,20 @@ export function collectionState(c: Collection, now: number): Html | string {
   return html`closed ${time(c.closedAt, now)}${c.cancelledAt === null ? '' : ', cancelled'}`;
 }
 
+/** A page of collections, with how many the list holds and the position of its first row (docs/contract.md section 22). */
+export interface CollectionsView {
+  page: Page<Collection>;
+  query: CollectionsQuery;
+  total?: ListTotal | undefined;
+  from?: number | undefined;
+  error?: FilterError;
+}
+
 /**
  * The page, with `error` (docs/contract.md section 22) the form as sent with the message beside
  * the field at fault, and no rows: none were read for a query that was refused.
  */
-export function collectionsPage(
-  chrome: Chrome,
-  opts: { page: Page<Collection>; query: CollectionsQuery; error?: FilterError },
-) {
+export function collectionsPage(chrome: Chrome, opts: CollectionsView) {
   const q = opts.query;
   const admin = chrome.session.admin;
   const { error } = opts;
@@ -56,7 +71,7 @@ export function collectionsPage(
       </form>
       ${
         error === undefined
-          ? rows(chrome, opts.page, q, admin)
+          ? rows(chrome, opts, admin)
           : refusedRows(COLLECTIONS, q, error, {
               path: '/collections',
               first: 'Newest collections',
@@ -67,16 +82,21 @@ export function collectionsPage(
 }
 
 /** The collections read, with the sentence that counts them and the paging links. */
-function rows(chrome: Chrome, read: Page<Collection>, q: CollectionsQuery, admin: boolean): Html {
-  const { items, next } = read;
+function rows(chrome: Chrome, opts: CollectionsView, admin: boolean): Html {
+  const { items, next } = opts.page;
+  const q = opts.query;
+  const { range, counted } = listRange(COLLECTION_ROWS, items.length, opts.from, opts.total, chrome.now);
+  const older = opts.from === undefined ? undefined : opts.from + items.length;
   return html`<p>
-        ${items.length === 0 ? 'No collections' : `Showing ${items.length} collection${items.length === 1 ? '' : 's'}`}${admin ? '' : ' that you asked for'}${filterSummary(COLLECTIONS, q)},
-        newest first.
+        ${items.length === 0 ? 'No collections' : range}${admin ? '' : ' that you asked for'}${filterSummary(COLLECTIONS, q)},
+        newest first.${items.length === 0 ? '' : counted}
       </p>
       ${items.length === 0 ? '' : table(chrome, items)}
-      ${next ? html`<p><a href="/collections${listQueryString(COLLECTIONS, q, next)}">Older collections</a></p>` : ''}
+      ${next ? html`<p><a href="/collections${olderQuery(COLLECTIONS, q, next, older)}">Older collections</a></p>` : ''}
       ${q.before === undefined ? '' : html`<p><a href="/collections${listQueryString(COLLECTIONS, q)}">Newest collections</a></p>`}`;
 }
+
+const COLLECTION_ROWS = { one: 'collection', many: 'collections' };
 
 function table(chrome: Chrome, items: Collection[]): Html {
   return html`<table>

@@ -27,6 +27,8 @@ export interface DashboardView {
   disabledOwners?: FleetView['disabledOwners'];
   online: FleetView['online'];
   staleAfterMs: number;
+  /** When the numbers were read, together (console/dashboard_data.ts). */
+  takenAt?: number | undefined;
 }
 
 export function dashboardPage(chrome: Chrome, opts: DashboardView) {

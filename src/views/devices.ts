@@ -15,7 +15,15 @@ import { requestFields } from './collection_form.ts';
 import { ago } from './ago.ts';
 import { html, type Html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
-import { filterAlert, type FilterError, filterSummary } from './list_parts.ts';
+import {
+  count,
+  filterAlert,
+  type FilterError,
+  filterSummary,
+  type ListTotal,
+  olderQuery,
+  totalWords,
+} from './list_parts.ts';
 import { labelsShown } from './labels.ts';
 import { deviceFilterForm } from './device_filters.ts';
 
@@ -24,11 +32,7 @@ export function devicePath(id: string): string {
 }
 
 /** How many devices a list holds, when that was counted, and whether there are more than `n` (console/device_counts.ts). */
-export interface DeviceTotal {
-  n: number;
-  more: boolean;
-  countedAt: number;
-}
+export type DeviceTotal = ListTotal;
 
 export interface DevicesView {
   page: Page<LabelledDevice>;
@@ -75,15 +79,9 @@ function summary(chrome: Chrome, opts: DevicesView): Html | string {
   const rest = `${filterSummary(DEVICES, q)}, ${sort.words[q.sort ?? sort.default]}.`;
   if (items.length === 0) return `No devices${scope}${rest}`;
   const total = opts.total;
-  const age = Math.floor((chrome.now - total.countedAt) / 1000);
-  const of = total.more
-    ? `more than ${count(total.n)}`
-    : age >= 1
-      ? `about ${count(Math.max(total.n, items.length))}`
-      : count(total.n);
-  const counted = !total.more && age >= 1 ? html` <small>(counted ${String(age)}${'\u00a0'}s ago)</small>` : '';
   const first = opts.query.before === undefined ? 1 : opts.from;
   const last = first === undefined ? undefined : first + items.length - 1;
+  const { of, counted } = totalWords(total, last ?? items.length, chrome.now);
   const range =
     first === undefined || last === undefined
       ? `${count(items.length)} older, of ${of}`
@@ -94,27 +92,16 @@ function summary(chrome: Chrome, opts: DevicesView): Html | string {
   return html`${range} ${devices}${scope}${rest}${counted}`;
 }
 
-function count(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
 function pagingLinks(opts: DevicesView): Html | string {
   const q = opts.query;
   const { next, items } = opts.page;
   const first = q.before === undefined ? 1 : opts.from;
-  const query = next === undefined ? '' : olderQuery(q, next, first === undefined ? undefined : first + items.length);
+  const query =
+    next === undefined ? '' : olderQuery(DEVICES, q, next, first === undefined ? undefined : first + items.length);
   const older = next === undefined ? '' : html`<a href="/devices${query}">Older devices</a>`;
   const newest =
     q.before === undefined ? '' : html`<a href="/devices${listQueryString(DEVICES, q)}">Newest devices</a>`;
   return older === '' && newest === '' ? '' : html`<p>${older} ${newest}</p>`;
-}
-
-/** The next page's query: the filters, the position of its first row (`from`, for its summary), the cursor last. */
-function olderQuery(q: DeviceQuery, next: string, from: number | undefined): string {
-  const params = new URLSearchParams(listQueryString(DEVICES, q));
-  if (from !== undefined) params.set('from', String(from));
-  params.set('before', next);
-  return `?${params.toString()}`;
 }
 
 /** A device's status as the list shows it: revoked (when), pending (why), online, offline or stale. */

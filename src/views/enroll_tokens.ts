@@ -17,10 +17,9 @@ import type { Page } from '../domain/paging.ts';
 import { time } from './format.ts';
 import { html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
-import { listQueryString } from '../lists/parameters.ts';
 import { ENROLL_TOKENS } from '../lists/pages.ts';
 import { labelsField, labelsShown } from './labels.ts';
-import { filterAlert, type FilterError } from './list_parts.ts';
+import { filterAlert, type FilterError, listRange, type ListTotal, olderQuery } from './list_parts.ts';
 import {
   fieldAria,
   fieldMessage,
@@ -43,6 +42,9 @@ const MINT_LABELS: Readonly<Record<string, string>> = {
   approval: 'Approval required',
 };
 
+/** Outstanding tokens: "Outstanding tokens 1–50 of 312". */
+const TOKEN_ROWS = { one: 'outstanding token', many: 'outstanding tokens' };
+
 /**
  * The page. With `error`, the page cursor was refused: the alert, and no tokens. With `refused`,
  * a mint was (docs/contract.md section 22): the alert, and the form filled in as sent.
@@ -54,11 +56,18 @@ export function enrollTokensPage(
     accounts: Account[];
     first: boolean;
     defaultTtlSeconds: number;
+    /** How many tokens are outstanding, and the position of the page's first row (docs/contract.md section 22). */
+    total?: ListTotal | undefined;
+    from?: number | undefined;
+    /** This page's own path and query, which its revoke buttons carry as `return`. */
+    here?: string | undefined;
     error?: FilterError | undefined;
     refused?: Refused | undefined;
   },
 ) {
   const { items, next } = opts.page;
+  const { range, counted } = listRange(TOKEN_ROWS, items.length, opts.from, opts.total, chrome.now);
+  const older = opts.from === undefined ? undefined : opts.from + items.length;
   return layout(
     'Enrollment tokens',
     chrome,
@@ -66,8 +75,8 @@ export function enrollTokensPage(
       ${
         opts.error === undefined
           ? html`<p>
-              ${items.length === 0 ? 'No outstanding tokens' : `Showing ${items.length} outstanding token${items.length === 1 ? '' : 's'}`},
-              newest first: tokens with uses left that have not expired and are not revoked.
+              ${items.length === 0 ? 'No outstanding tokens' : range}, newest first: tokens with uses left that have not
+              expired and are not revoked.${items.length === 0 ? '' : counted}
             </p>`
           : filterAlert(ENROLL_TOKENS, opts.error, { admin: true })
       }
@@ -110,14 +119,19 @@ export function enrollTokensPage(
                       <td>${labelsShown(t.labels)}</td>
                       <td>${t.approval === 'required' ? 'required: devices wait' : 'automatic'}</td>
                       <td>
-                        ${actionButton(`/enroll-tokens/${encodeURIComponent(t.publicId)}/revoke`, chrome.csrf, `Revoke ${t.publicId}`)}
+                        ${actionButton(
+                          `/enroll-tokens/${encodeURIComponent(t.publicId)}/revoke`,
+                          chrome.csrf,
+                          `Revoke ${t.publicId}`,
+                          opts.here,
+                        )}
                       </td>
                     </tr> `,
                 )}
               </tbody>
             </table>`
       }
-      ${next ? html`<p><a href="/enroll-tokens${listQueryString(ENROLL_TOKENS, {}, next)}">Older tokens</a></p>` : ''}
+      ${next ? html`<p><a href="/enroll-tokens${olderQuery(ENROLL_TOKENS, {}, next, older)}">Older tokens</a></p>` : ''}
       ${opts.first ? '' : html`<p><a href="/enroll-tokens">Newest tokens</a></p>`}
       ${mintForm(chrome.csrf, opts.accounts, opts.defaultTtlSeconds, opts.refused)}`,
   );

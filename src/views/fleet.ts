@@ -20,6 +20,8 @@ export interface FleetView {
   online: { href: string; withinMs: number };
   /** After how long a device not seen is stale (PADDOCK_STALE_AFTER). */
   staleAfterMs: number;
+  /** When the dashboard's numbers were read, together (console/dashboard_data.ts). */
+  takenAt?: number | undefined;
   now: number;
 }
 
@@ -103,9 +105,19 @@ export function fleetSection(v: FleetView): Html {
   return html`<h2>${v.admin ? 'Fleet' : 'Your fleet'}</h2>
     <p>
       ${v.admin ? 'Every device and run.' : 'Your devices and runs, and your groups’.'}
-      ${c || f ? 'Counts may be a few seconds old.' : 'Counts are unavailable while the store is unreachable.'}
+      ${c || f ? countedAt(v.takenAt) : 'Counts are unavailable while the store is unreachable.'}
     </p>
     ${devices} ${work}`;
+}
+
+/**
+ * When this page's numbers were counted: all of them together (one snapshot, docs/contract.md
+ * section 22), so they agree with each other, and a few seconds old at most.
+ */
+function countedAt(takenAt: number | undefined): Html | string {
+  if (takenAt === undefined) return 'Counts may be a few seconds old.';
+  const iso = new Date(takenAt).toISOString();
+  return html`Counted together at <time datetime="${iso}">${iso.slice(11, 19)} UTC</time>, a few seconds ago at most.`;
 }
 
 /** How many devices wait for an administrator's approval, linked to them, and since when the oldest. */

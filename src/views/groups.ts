@@ -7,9 +7,8 @@ import type { GroupMember, GroupSummary } from '../domain/groups.ts';
 import type { Page } from '../domain/paging.ts';
 import { html, type Html } from './html.ts';
 import { type Chrome, layout } from './layout.ts';
-import { listQueryString } from '../lists/parameters.ts';
 import { GROUPS } from '../lists/pages.ts';
-import { filterAlert, type FilterError } from './list_parts.ts';
+import { filterAlert, type FilterError, listRange, type ListTotal, olderQuery } from './list_parts.ts';
 
 export function groupPath(name: string): string {
   return `/groups/${encodeURIComponent(name)}`;
@@ -19,6 +18,8 @@ export function groupPath(name: string): string {
 export function groupDevicesPath(name: string): string {
   return `/devices?owner=${encodeURIComponent(`group:${name}`)}`;
 }
+
+const GROUP_ROWS = { one: 'group', many: 'groups' };
 
 /** "1 device", "3 devices". */
 export function devicesCount(n: number): string {
@@ -40,16 +41,25 @@ export function membersShown(members: readonly GroupMember[], total: number): Ht
 /** The page; with `error`, the page cursor was refused (docs/contract.md section 22): the alert, and no groups. */
 export function groupsPage(
   chrome: Chrome,
-  opts: { page: Page<GroupSummary>; first: boolean; error?: FilterError | undefined },
+  opts: {
+    page: Page<GroupSummary>;
+    first: boolean;
+    /** How many groups the list holds, and the position of the page's first row (docs/contract.md section 22). */
+    total?: ListTotal | undefined;
+    from?: number | undefined;
+    error?: FilterError | undefined;
+  },
 ): Html {
   const { items, next } = opts.page;
+  const { range, counted } = listRange(GROUP_ROWS, items.length, opts.from, opts.total, chrome.now);
+  const older = opts.from === undefined ? undefined : opts.from + items.length;
   return layout(
     'Groups',
     chrome,
     html`${opts.error === undefined ? '' : filterAlert(GROUPS, opts.error, { admin: true })}
       <p>
-        ${opts.error !== undefined ? 'Groups are' : items.length === 0 ? 'No groups' : `Showing ${items.length} group${items.length === 1 ? '' : 's'}`}
-        known from accounts' groups and from device owners, by name. A device owned by
+        ${opts.error !== undefined ? 'Groups are' : items.length === 0 ? 'No groups' : range}
+        known from accounts' groups and from device owners, by name.${items.length === 0 ? '' : counted} A device owned by
         <code>group:&lt;name&gt;</code> is reached by every member of the group.
       </p>
       ${
@@ -78,7 +88,7 @@ export function groupsPage(
               </tbody>
             </table>`
       }
-      ${next ? html`<p><a href="/groups${listQueryString(GROUPS, {}, next)}">More groups</a></p>` : ''}
+      ${next ? html`<p><a href="/groups${olderQuery(GROUPS, {}, next, older)}">More groups</a></p>` : ''}
       ${opts.first ? '' : html`<p><a href="/groups">First groups</a></p>`}`,
   );
 }

@@ -78,9 +78,11 @@ function inline(links: Html[]): Html[] {
   return links.map((link, i) => (i === 0 ? link : html` · ${link}`));
 }
 
-/** A small POST form with the CSRF field and one button. */
-export function actionButton(action: string, csrf: string, label: string): Html {
+/** A small POST form with the CSRF field and one button; with `back`, the list to go back to (`return`, docs/contract.md section 22). */
+export function actionButton(action: string, csrf: string, label: string, back?: string): Html {
   return html`<form method="post" action="${action}">
-    <input type="hidden" name="csrf" value="${csrf}" /><button type="submit">${label}</button>
+    <input type="hidden" name="csrf" value="${csrf}" />${
+      back === undefined ? '' : html`<input type="hidden" name="return" value="${back}" />`
+    }<button type="submit">${label}</button>
   </form>`;
 }

@@ -1,6 +1,6 @@
 /**
  * Parts the filtered lists share, each drawn from the list's declaration (lists/): the filter
- * form's fields, the filters that apply, and select options.
+ * form's fields, the filters that apply, select options, and how many the list holds.
  */
 import {
   type ListDeclaration,
@@ -12,6 +12,73 @@ import {
 } from '../lists/parameters.ts';
 import { errorAlert, fieldAria, fieldMessage } from './form_errors.ts';
 import { html, type Html } from './html.ts';
+
+/**
+ * How many rows a list holds (docs/contract.md section 22), counted at `countedAt`: exactly `n`, or
+ * more than `n` when the count stopped at its cap (console/count_cache.ts).
+ */
+export interface ListTotal {
+  n: number;
+  more: boolean;
+  countedAt: number;
+}
+
+export function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/**
+ * "12,345", "more than 10,000", or, for a count a second old or more, "about 12,345" (never fewer
+ * than `atLeast`, the rows up to the end of the page shown) with how old it is, to say after it.
+ */
+export function totalWords(total: ListTotal, atLeast: number, now: number): { of: string; counted: Html | string } {
+  const age = Math.floor((now - total.countedAt) / 1000);
+  if (total.more) return { of: `more than ${count(total.n)}`, counted: '' };
+  if (age < 1) return { of: count(total.n), counted: '' };
+  return {
+    of: `about ${count(Math.max(total.n, atLeast))}`,
+    counted: html` <small>(counted ${String(age)}${'\u00a0'}s ago)</small>`,
+  };
+}
+
+/**
+ * The rows a page shows of how many the list holds, as the device list says it: "Records 51–100 of
+ * 12,345", "Record 1 of 1", or, when the page's position is not known (a link without `from`), "50
+ * older records, of 12,345"; with how old the count is, to end the sentence with. Without a
+ * total, the rows alone ("50 older records").
+ */
+export function listRange(
+  rows: { one: string; many: string },
+  shown: number,
+  from: number | undefined,
+  total: ListTotal | undefined,
+  now: number,
+): { range: string; counted: Html | string } {
+  const last = from === undefined ? undefined : from + shown - 1;
+  const words = total === undefined ? undefined : totalWords(total, last ?? shown, now);
+  const of = words === undefined ? '' : ` of ${words.of}`;
+  const capital = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+  const range =
+    from === undefined || last === undefined
+      ? `${count(shown)} older ${shown === 1 ? rows.one : rows.many}${of === '' ? '' : `,${of}`}`
+      : from === last
+        ? `${capital(rows.one)} ${count(from)}${of}`
+        : `${capital(rows.many)} ${count(from)}–${count(last)}${of}`;
+  return { range, counted: words?.counted ?? '' };
+}
+
+/** The next page's query: the filters, the position of its first row (`from`, for its range), the cursor last. */
+export function olderQuery<P extends Parameters>(
+  list: ListDeclaration<P>,
+  values: Values<P>,
+  next: string,
+  from: number | undefined,
+): string {
+  const params = new URLSearchParams(listQueryString(list, values));
+  if (from !== undefined) params.set('from', String(from));
+  params.set('before', next);
+  return `?${params.toString()}`;
+}
 
 /** The filters that apply, each as the page names it with its value (none for a yes filter). */
 export function appliedFilters<P extends Parameters>(

@@ -8,11 +8,14 @@ import { time } from './format.ts';
 import { html, type Html } from './html.ts';
 import { actionButton, type Chrome, layout } from './layout.ts';
 
-/** A table of sessions; `endable` adds the end button to every one but the current. */
+/**
+ * A table of sessions; `endable` adds the end button to every one but the current, carrying `back`
+ * as `return` when given (docs/contract.md section 22).
+ */
 export function sessionsTable(
   sessions: ReadonlyArray<SessionRecord & { current: boolean }>,
   chrome: Chrome,
-  opts: { caption: string; endable: boolean },
+  opts: { caption: string; endable: boolean; back?: string | undefined },
 ): Html {
   return html`<table>
     <caption>
@@ -47,6 +50,7 @@ export function sessionsTable(
                             `/sessions/${encodeURIComponent(s.publicId)}/end`,
                             chrome.csrf,
                             `End the session from ${s.client} (${s.browser})`,
+                            opts.back,
                           )
                     }
                   </td>`
@@ -58,7 +62,12 @@ export function sessionsTable(
   </table>`;
 }
 
-export function sessionsPage(chrome: Chrome, sessions: ReadonlyArray<SessionRecord & { current: boolean }>) {
+/** The page; `here` is its own path and query, which its end buttons carry as `return`. */
+export function sessionsPage(
+  chrome: Chrome,
+  sessions: ReadonlyArray<SessionRecord & { current: boolean }>,
+  here?: string,
+) {
   const others = sessions.filter((s) => !s.current).length;
   return layout(
     'Sessions',
@@ -67,7 +76,7 @@ export function sessionsPage(chrome: Chrome, sessions: ReadonlyArray<SessionReco
         Your console sessions that have not ended, newest first. Ending one signs that browser out at
         once, on every server of this Paddock.
       </p>
-      ${sessionsTable(sessions, chrome, { caption: 'Your sessions', endable: true })}
+      ${sessionsTable(sessions, chrome, { caption: 'Your sessions', endable: true, back: here })}
       ${
         others === 0
           ? html`<p>You have no other sessions.</p>`

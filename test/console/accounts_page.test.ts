@@ -82,11 +82,18 @@ test('GET /accounts: keyset pages of 50, most recent sign-in first, each account
     const cookie = h.signIn(ACCOUNTS.admin).cookie;
     const seen: string[] = [];
     let path = '/accounts';
+    const ranges: string[] = [];
     for (let n = 0; n < 5 && path; n++) {
       const body = await (await h.request(path, { headers: { cookie } })).text();
       seen.push(...rows(body).map((r) => r.split(' ')[0] ?? ''));
-      path = /<a href="(\/accounts\?before=[^"]+)">Earlier sign-ins<\/a>/.exec(body)?.[1] ?? '';
+      // Each page says which rows it shows of how many (docs/contract.md section 22).
+      ranges.push(/Accounts [0-9–]+ of [0-9,]+/.exec(body)?.[0] ?? '');
+      path =
+        /<a href="(\/accounts\?from=[0-9]+&amp;before=[^"]+)">Earlier sign-ins<\/a>/
+          .exec(body)?.[1]
+          ?.replaceAll('&amp;', '&') ?? '';
     }
+    assert.deepEqual(ranges, ['Accounts 1–50 of 120', 'Accounts 51–100 of 120', 'Accounts 101–120 of 120']);
     assert.equal(seen.length, 120);
     assert.equal(new Set(seen).size, 120);
     assert.deepEqual(seen.slice(0, 2), ['oidc:u119', 'oidc:u118']);

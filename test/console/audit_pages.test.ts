@@ -134,7 +134,9 @@ test('GET /audit: keyset pages of 50 keep the filters, meet every record once, a
       const older = /<a href="(\/audit\?[^"]*before=[^"]+)">Older records<\/a>/
         .exec(body)?.[1]
         ?.replaceAll('&amp;', '&');
-      if (older) assert.match(older, /^\/audit\?event=run.deleted&device=d1&before=[0-9]+\.[0-9]+$/);
+      if (older) assert.match(older, /^\/audit\?event=run.deleted&device=d1&from=[0-9]+&before=[0-9]+\.[0-9]+$/);
+      // Each page says which records it shows of how many the filter holds (docs/contract.md section 22).
+      assert.match(body, [/Records 1–50 of 80\./, /Records 51–80 of 80\./][n] ?? /^$/);
       if (n > 0) assert.match(body, /href="\/audit\?event=run.deleted&amp;device=d1">Newest records</);
       path = older ?? '';
     }

@@ -141,7 +141,7 @@ const scenarios: Scenario[] = [
     setup: twoCollections,
     status: 200,
     contains: [
-      'Showing 1 collection that you asked for',
+      'Collection 1 of 1 that you asked for',
       'firmware &lt;b&gt;2.1&lt;/b&gt;',
       `<td>${USER}</td>`,
       '<td>redacted</td>',
@@ -161,7 +161,7 @@ const scenarios: Scenario[] = [
     as: 'admin',
     setup: twoCollections,
     status: 200,
-    contains: [/Showing 2 collections,\s+newest first\./],
+    contains: [/Collections 1–2 of 2,\s+newest first\./],
     after: (_h, _r, body, f) => assert.ok(body.indexOf(f.theirs ?? '-') < body.indexOf(f.mine ?? '-')),
   },
   {
@@ -176,7 +176,7 @@ const scenarios: Scenario[] = [
       return f;
     },
     status: 200,
-    contains: ['Showing 1 collection, state “closed”', /closed just now \(<time[^>]*>[^<]*<\/time>\), cancelled/],
+    contains: ['Collection 1 of 1, state “closed”', /closed just now \(<time[^>]*>[^<]*<\/time>\), cancelled/],
     after: (_h, _r, body, f) => {
       assert.ok(body.includes(f.mine ?? '-'));
       assert.ok(!body.includes(f.theirs ?? '-'));
@@ -194,7 +194,7 @@ const scenarios: Scenario[] = [
       return f;
     },
     status: 200,
-    contains: ['Showing 2 collections, state “open”'],
+    contains: ['Collections 1–2 of 2, state “open”'],
     after: (_h, _r, body, f) => assert.ok(!body.includes(f.empty ?? '-')),
   },
   {
@@ -223,14 +223,16 @@ const scenarios: Scenario[] = [
       return { first: made[0] ?? '', last: made[50] ?? '' };
     },
     status: 200,
-    contains: ['Showing 50 collections that you asked for, state “closed”', '>Older collections</a>'],
+    contains: ['Collections 1–50 of more than 50 that you asked for, state “closed”', '>Older collections</a>'],
     after: async (h, _r, body, f) => {
       assert.ok(body.includes(f.last ?? '-') && !body.includes(`${f.first}"`), 'newest first: the oldest is on page 2');
-      const next = /href="(\/collections\?state=closed&amp;before=[0-9]+)">Older collections/.exec(body)?.[1];
+      const next = /href="(\/collections\?state=closed&amp;from=51&amp;before=[0-9]+)">Older collections/.exec(
+        body,
+      )?.[1];
       assert.ok(next, 'the older link keeps the filter');
       const { cookie } = h.signIn(ACCOUNTS.user);
       const older = await (await h.request(next.replaceAll('&amp;', '&'), { headers: { cookie } })).text();
-      assert.match(older, /Showing 1 collection that you asked for/);
+      assert.match(older, /Collection 51 of 51 that you asked for/);
       assert.ok(older.includes(f.first ?? '-'));
       assert.ok(!older.includes('Older collections'));
       assert.ok(older.includes('>Newest collections</a>'));
@@ -411,7 +413,7 @@ const scenarios: Scenario[] = [
       'skipped: the device is revoked',
       'skipped: the level asked is more revealing than the device’s privacy ceiling',
       'Cancel the open requests',
-      /Showing 3 targets,\s+newest first\./,
+      /Targets 1–3 of 3,\s+newest first\./,
     ],
     notContains: ['<b>2.1', 'the other one', '<script'],
     after: (_h, _r, body, f) => assert.ok(body.includes(`action="/collections/${f.mine}/cancel"`)),
@@ -445,7 +447,7 @@ const scenarios: Scenario[] = [
     as: 'user',
     setup: twoCollections,
     status: 200,
-    contains: ['Showing 2 targets, in state “skipped”', '<option value="skipped" selected>'],
+    contains: ['Targets 1–2 of 2, in state “skipped”', '<option value="skipped" selected>'],
     notContains: ['name-u1'],
   },
   {
@@ -466,13 +468,13 @@ const scenarios: Scenario[] = [
       return { id: await ask(h, 'user', { scope: { devices: ids } }) };
     },
     status: 200,
-    contains: [/Showing 50 targets,\s+newest first\./, '>More targets</a>'],
+    contains: [/Targets 1–50 of 51,\s+newest first\./, '>More targets</a>'],
     after: async (h, _r, body, f) => {
-      const next = /href="(\/collections\/[^"?]+\?before=[0-9]+)">More targets/.exec(body)?.[1];
+      const next = /href="(\/collections\/[^"?]+\?from=51&amp;before=[0-9]+)">More targets/.exec(body)?.[1];
       assert.ok(next);
       const { cookie } = h.signIn(ACCOUNTS.user);
-      const more = await (await h.request(next, { headers: { cookie } })).text();
-      assert.match(more, /Showing 1 target,\s+newest first/);
+      const more = await (await h.request(next.replaceAll('&amp;', '&'), { headers: { cookie } })).text();
+      assert.match(more, /Target 51 of 51,\s+newest first/);
       assert.ok(more.includes('(<code>p00</code>)'), 'the first device reached is the last shown');
       assert.ok(more.includes(`<a href="/collections/${f.id}">First targets</a>`));
     },

@@ -79,7 +79,7 @@ const scenarios: Scenario[] = [
     status: 200,
     contains: [
       /<h1>Dashboard<\/h1>\s*<h2>Fleet<\/h2>/,
-      'Counts may be a few seconds old.',
+      /Counted together at <time datetime="[0-9T:.-]+Z">[0-9]{2}:[0-9]{2}:[0-9]{2} UTC<\/time>, a few seconds ago at most\./,
       row('Online', '/devices?seen=5m&status=active', 2),
       row('Seen today', '/devices?seen=24h', 5),
       row('Stale', '/devices?status=stale', 1),

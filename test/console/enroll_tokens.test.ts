@@ -227,7 +227,7 @@ runScenarios('enroll tokens', [
       '<!doctype html>',
       '<html lang="en">',
       '<title>Enrollment tokens · Paddock</title>',
-      'Showing 2 outstanding tokens',
+      'Outstanding tokens 1–2 of 2',
       'oidc:user-1',
       'local:admin',
       'for the &lt;lab&gt;',
@@ -366,16 +366,20 @@ test('enroll tokens: the list pages by keyset, newest first, 50 a page, and neve
       h.clock.advance(1_000);
     }
     const first = await (await h.request('/enroll-tokens', { headers: { cookie } })).text();
-    assert.match(first, /Showing 50 outstanding tokens/);
+    assert.match(first, /Outstanding tokens 1–50 of 52, newest first/);
     assert.ok(first.indexOf('token 51') < first.indexOf('token 50'), 'newest first');
     assert.ok(!first.includes('<td>token 1</td>'));
-    const older = /href="\/enroll-tokens\?before=(t_[A-Za-z0-9_-]+)"/.exec(first)?.[1];
+    const older = /href="\/enroll-tokens\?from=51&amp;before=(t_[A-Za-z0-9_-]+)"/.exec(first)?.[1];
     assert.ok(older, 'a link to the older page');
-    const second = await (await h.request(`/enroll-tokens?before=${older}`, { headers: { cookie } })).text();
-    assert.match(second, /Showing 2 outstanding tokens/);
+    const second = await (await h.request(`/enroll-tokens?from=51&before=${older}`, { headers: { cookie } })).text();
+    assert.match(second, /Outstanding tokens 51–52 of 52, newest first/);
     assert.ok(second.includes('<td>token 1</td>') && second.includes('<td>token 0</td>'));
     assert.ok(second.includes('href="/enroll-tokens">Newest tokens'));
-    assert.ok(!second.includes('before='), 'the last page');
+    assert.ok(!second.includes('>Older tokens</a>'), 'the last page');
+    assert.ok(
+      second.includes(`<input type="hidden" name="return" value="/enroll-tokens?from=51&amp;before=${older}" />`),
+      'each revoke button goes back to this page',
+    );
     const logged = JSON.stringify(h.logs);
     for (const token of tokens) {
       assert.ok(!first.includes(token) && !second.includes(token), 'no token value on the list');

@@ -76,7 +76,7 @@ function suite(name: string, open: () => Promise<Store>, skip: string | false) {
         assert.ok(body.includes('name-u1') && body.includes('name-u2'), 'its own targets');
         for (const hidden of ['o1-secret', 'o2-secret', 'the other team says no'])
           assert.ok(!body.includes(hidden), `${hidden} is not shown`);
-        assert.match(body, /Showing 2 targets,\s+newest first\./);
+        assert.match(body, /Targets 1–2 of 2,\s+newest first\./);
         assert.match(body, /pending<\/a>\s*<\/th>\s*<td>2<\/td>/, 'counted in its scope');
         assert.match(body, /<th scope="row">\s*declined\s*<\/th>\s*<td>0<\/td>/);
         const declined = await h.request(`/collections/${id}?state=declined`, { headers: { cookie } });

@@ -8,6 +8,7 @@ import { memoryLogger } from '../../src/log/logger.ts';
 import { enrollDevice, harness, type Harness, upload } from '../support/harness.ts';
 import { enrollPending } from '../support/pending_device.ts';
 import { ACCOUNTS } from '../support/scenario.ts';
+import { LIST_ACTIONS } from './return_actions.ts';
 
 const BAD = [
   'https://evil.example/devices',
@@ -155,3 +156,63 @@ for (const action of ACTIONS) {
     }
   });
 }
+
+// The lists of their own: enrollment tokens, access tokens, a collection's targets, sessions.
+for (const action of LIST_ACTIONS) {
+  test(`return: ${action.name} goes back to its own list's path and query; any other return is ignored`, async () => {
+    const h = await harness();
+    try {
+      const { cookie, csrf } = h.signIn(ACCOUNTS[action.who]);
+      let n = 0;
+      const cases = (list: string): Array<[string | undefined, 'good' | 'plain']> => [
+        [`${list}?state=pending&from=51&before=123`, 'good'],
+        [list, 'good'],
+        [undefined, 'plain'],
+        ...BAD.map((bad): [string, 'plain'] => [bad, 'plain']),
+        // Another list's path, or the collections list for a collection's page, is not this action's.
+        ['/devices?x=1', 'plain'],
+        [list === '/sessions' ? '/tokens' : '/sessions', 'plain'],
+        [`${list}/x`, 'plain'],
+      ];
+      for (const [value, expected] of cases((await action.make(h, n++)).list)) {
+        const made = await action.make(h, n++);
+        const body = new URLSearchParams([['csrf', csrf]]);
+        // The good cases name this thing's own list (a collection's page is its own).
+        const sent = value?.replace(/^\/collections\/[^/?]+/, made.list);
+        if (sent !== undefined) body.append('return', sent);
+        const res = await h.request(made.path, {
+          method: 'POST',
+          headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+          body: body.toString(),
+        });
+        assert.equal(res.status, 303, `${made.path} with return ${JSON.stringify(sent)}: ${await res.text()}`);
+        assert.equal(res.headers.get('location'), expected === 'good' ? sent : made.plain, JSON.stringify(sent));
+      }
+    } finally {
+      await h.close();
+    }
+  });
+}
+
+test('return: the pages that post to these actions send their own path and query', async () => {
+  const h = await harness();
+  try {
+    const made = await Promise.all(LIST_ACTIONS.map((action, n) => action.make(h, n)));
+    for (const [i, action] of LIST_ACTIONS.entries()) {
+      const { cookie } = h.signIn(ACCOUNTS[action.who]);
+      const list = made[i]?.list ?? '';
+      // A query the page keeps (a filter, or none but the position), escaped as an attribute.
+      const here = list.startsWith('/collections/') ? `${list}?state=pending` : `${list}?from=1`;
+      const page = await (await h.request(here, { headers: { cookie } })).text();
+      const forms = page.split('<form').filter((f) => f.includes(`action="${made[i]?.path}"`));
+      assert.equal(forms.length, 1, `${action.name}: the button on ${here}`);
+      assert.match(
+        forms[0] ?? '',
+        new RegExp(`<input type="hidden" name="return" value="${here.replace('?', '\\?')}" />`),
+        action.name,
+      );
+    }
+  } finally {
+    await h.close();
+  }
+});

@@ -125,7 +125,7 @@ if (!chromiumAvailable()) {
       const shown = await mainText(page);
       assert.match(shown, /Privacy level asked minimal/);
       assert.match(shown, /Expires\s*in 1 hour/);
-      assert.match(shown, /Showing 2 targets/);
+      assert.match(shown, /Targets 1–2 of 2/);
       assert.match(shown, /line3-oven/);
       assert.doesNotMatch(shown, /office-printer/);
       await audit(admin, origin, 'collection-from-filter');
@@ -135,13 +135,13 @@ if (!chromiumAvailable()) {
       const { page } = admin;
       await navigation(page, () => page.click('nav >> text=Collections'));
       const all = await mainText(page);
-      assert.match(all, /Showing 2 collections, newest first/);
+      assert.match(all, /Collections 1–2 of 2,\s+newest first/);
       assert.ok(all.indexOf('after the storm') < all.indexOf('firmware <2.1> check'), 'newest first');
       await audit(admin, origin, 'collections');
       await page.selectOption('#state', 'closed');
       await navigation(page, () => page.click('text=Show collections'));
       const closed = await mainText(page);
-      assert.match(closed, /Showing 1 collection, state “closed”/);
+      assert.match(closed, /Collection 1 of 1, state “closed”/);
       assert.match(closed, /firmware <2\.1> check/);
       await audit(admin, origin, 'collections-closed');
     });

@@ -432,7 +432,7 @@ if (!available) {
       await alice.page.click('button:has-text("Filter")');
       assert.match(alice.page.url(), /event=device\.deleted/);
       const trail = (await alice.page.textContent('main')) ?? '';
-      assert.match(trail, /Showing 1 record\./);
+      assert.match(trail, /Record 1 of 1\./);
       assert.match(trail, new RegExp(bob.device));
       await audit(alice, origin, 'audit');
 

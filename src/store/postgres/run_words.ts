@@ -1,12 +1,15 @@
 /**
  * The search's candidates on PostgreSQL (docs/contract.md section 21). The GIN index runs_words
  * finds the runs holding every word, but in no order: for a word held by most runs, the newest
- * page would first fetch them all. So the statement is chosen by how many runs the rarest word
- * is held by, as the table's statistics estimate it (pg_stats' most common elements, read at most
- * once a minute): up to `cap`, the index (its matches fetched and sorted, at most about `cap`);
- * beyond, a walk down the newest `cap` runs checking each one's words, which for so common a word
- * fills a page within a few rows. Either way a page reads at most about `cap` rows, whatever the
- * store holds.
+ * page would first fetch them all. So the statement is chosen by the table's statistics (pg_stats'
+ * most common elements, read at most once a minute): when every word of the query is among them
+ * and held by more than `cap` runs, a walk down the newest `cap` runs checking each one's words,
+ * which for so common a word fills a page within a few rows; otherwise the index, its matches
+ * fetched and sorted. A word not among the common elements goes by the index: it is held by fewer
+ * runs than the least common of them (at the default statistics target, a thousand elements of a
+ * tenth of a per cent and up), and a walk would read the newest `cap` runs and most likely find none
+ * of its runs (at 1,000,000 runs, estimating such a word at the least common share sent a word held
+ * by ten runs to the walk, which found nothing).
  */
 import type { Row, Sql } from '../sql.ts';
 
@@ -20,7 +23,7 @@ const byIndex = `SELECT seq FROM runs WHERE words @> string_to_array(?::text, ' 
 const newest = 'SELECT seq FROM runs WHERE seq < ? AND seq >= ? ORDER BY seq DESC LIMIT ?';
 const byWalk = `SELECT seq FROM (SELECT seq, words FROM runs WHERE seq < ? AND seq >= ? ORDER BY seq DESC LIMIT ?) AS w
   WHERE words @> string_to_array(?::text, ' ') ORDER BY seq DESC`;
-/** The common words' share of runs, the share below which the rest fall, and the runs counted. */
+/** The common words' share of runs, and the runs counted. */
 const wordStats = `SELECT s.most_common_elems::text::text[] AS words, s.most_common_elem_freqs AS freqs,
     (SELECT reltuples FROM pg_class WHERE oid = 'runs'::regclass) AS runs
   FROM pg_stats s WHERE s.schemaname = current_schema() AND s.tablename = 'runs' AND s.attname = 'words'`;
@@ -28,9 +31,8 @@ const wordStats = `SELECT s.most_common_elems::text::text[] AS words, s.most_com
 const STATS_MS = 60_000;
 
 interface WordStats {
+  /** The common words' share of runs. */
   share: Map<string, number>;
-  /** What a word not among the common ones is held by at most (PostgreSQL keeps those above it). */
-  rest: number;
   runs: number;
 }
 
@@ -46,7 +48,8 @@ export function pgRunCandidates(
   }
   return async (words, below, atLeast, cap) => {
     const s = await current();
-    const held = (w: string) => (s === undefined ? 0 : (s.share.get(w) ?? s.rest) * s.runs);
+    // A word without statistics, or not among the common ones, counts as rare: the index.
+    const held = (w: string) => (s === undefined ? 0 : (s.share.get(w) ?? 0) * s.runs);
     const rarest = Math.min(...words.map(held));
     const joined = words.join(' ');
     if (rarest <= cap) {
@@ -67,8 +70,7 @@ function read(row: Row | undefined): WordStats | undefined {
   const words = row.words as string[];
   const freqs = (row.freqs as unknown[]).map(Number);
   const share = new Map(words.map((w, i) => [w, freqs[i] ?? 0]));
-  // The array's first extra entry is the least frequency among the common elements.
-  return { share, rest: freqs[words.length] ?? 0, runs };
+  return { share, runs };
 }
 
 /** The run's words, in its row (a run gone has none to write). */

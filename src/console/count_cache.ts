@@ -1,0 +1,74 @@
+/**
+ * The lists' totals kept a few seconds (docs/contract.md section 22: "a count may be a few seconds
+ * old, and says so"): one keyed cache for every list (devices, runs, collections, audit trail,
+ * accounts, enrollment tokens), so a list counted by many views at once is counted once, and a
+ * count never reads more than COUNT_UP_TO rows of the list's own statement.
+ */
+import type { Clock } from '../clock.ts';
+import type { Viewer } from '../domain/accounts.ts';
+import { ownersOf } from '../domain/owners.ts';
+import type { Page } from '../domain/paging.ts';
+import type { ListTotal } from '../views/list_parts.ts';
+
+/** A list is counted up to this many rows; more reads "more than 10,000". */
+export const COUNT_UP_TO = 10_000;
+/** How long a count is reused. */
+export const COUNT_FRESH_MS = 5_000;
+/** Past this many kept counts the cache starts afresh: distinct filters sent by the thousand cannot grow it. */
+const MAX_ENTRIES = 10_000;
+
+/**
+ * `count` for `key`, the one already running or counted within the last few seconds when there is
+ * one. A count that fails, or whose value `keep` refuses (one read of several failed), is not
+ * remembered: the next view counts again.
+ */
+export type CountCache = <T>(
+  key: string,
+  count: (now: number) => Promise<T>,
+  keep?: (value: T) => boolean,
+) => Promise<T>;
+
+export function countCache(clock: Clock, freshMs: number = COUNT_FRESH_MS): CountCache {
+  const kept = new Map<string, { at: number; count: Promise<unknown> }>();
+  return function keptCount<T>(key: string, count: (now: number) => Promise<T>, keep?: (value: T) => boolean) {
+    const now = clock.now();
+    const hit = kept.get(key);
+    if (hit && now - hit.at < freshMs) return hit.count as Promise<T>;
+    if (kept.size >= MAX_ENTRIES) kept.clear();
+    const counted = count(now);
+    const entry = { at: now, count: counted };
+    const forget = () => {
+      if (kept.get(key) === entry) kept.delete(key);
+    };
+    counted.then((value) => (keep === undefined || keep(value) ? undefined : forget()), forget);
+    kept.set(key, entry);
+    return counted;
+  };
+}
+
+/** A viewer's scope as a key: what it may see is what its owners own (docs/contract.md section 19). */
+export function scopeKey(viewer: Viewer): string {
+  return viewer.admin ? '*' : ownersOf(viewer).join('\0');
+}
+
+/** How many rows `read` found when asked for up to COUNT_UP_TO: all of them, or more than that many. */
+export function totalRead(read: Page<unknown>, countedAt: number): ListTotal {
+  return { n: read.items.length, more: read.next !== undefined, countedAt };
+}
+
+/**
+ * The total of a page just read, when the page says it: a first page that is the whole list is its
+ * own count. Undefined when the list must be counted.
+ */
+export function wholeList(read: Page<unknown>, first: boolean, now: number): ListTotal | undefined {
+  return first && read.next === undefined ? { n: read.items.length, more: false, countedAt: now } : undefined;
+}
+
+/**
+ * What a page says of a list that has no count in the store (collections, groups): more than the
+ * rows up to the end of this page, when it is not the whole list.
+ */
+export function atLeast(read: Page<unknown>, from: number | undefined, now: number): ListTotal | undefined {
+  if (from === undefined) return undefined;
+  return { n: from + read.items.length - 1, more: read.next !== undefined, countedAt: now };
+}
