@@ -6,7 +6,7 @@
  * the store's, so the next page starts where the store's reading stopped.
  */
 import { systemClock } from '../clock.ts';
-import { COUNT_UP_TO, countCache } from '../console/count_cache.ts';
+import { COUNT_UP_TO, countCache } from './count_cache.ts';
 import type { Viewer } from '../domain/accounts.ts';
 import type { Page, PageRequest } from '../domain/paging.ts';
 import { firstMatchingLine, type LineMatch } from '../domain/run_match.ts';

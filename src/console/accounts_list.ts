@@ -8,7 +8,7 @@ import { page } from '../http/responses.ts';
 import { accountsPage, PROVISIONED_SHOWN } from '../views/accounts.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { ACCOUNTS } from '../lists/pages.ts';
-import { COUNT_UP_TO, countCache, wholeList } from './count_cache.ts';
+import { COUNT_UP_TO, countCache, wholeList } from '../actions/count_cache.ts';
 import { chrome, listQuery, pageFrom } from './page_helpers.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
 

@@ -2,7 +2,7 @@
  * GET /audit: admin only (docs/contract.md section 9); the audit trail, filtered, newest first, 50 a
  * page. A bad filter is answered 400 with the page itself, the form as sent (section 22). The page
  * says how many records the filter holds, counted through the list's own statement up to
- * COUNT_UP_TO and kept a few seconds per filter (console/count_cache.ts).
+ * COUNT_UP_TO and kept a few seconds per filter (actions/count_cache.ts).
  */
 import type { Handler } from 'hono';
 import { page } from '../http/responses.ts';
@@ -10,7 +10,7 @@ import { auditPage } from '../views/audit.ts';
 import { AUDIT, auditFilter } from '../lists/audit.ts';
 import { listQueryString } from '../lists/parameters.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { COUNT_UP_TO, countCache, totalRead, wholeList } from './count_cache.ts';
+import { COUNT_UP_TO, countCache, totalRead, wholeList } from '../actions/count_cache.ts';
 import { chrome, listQuery, pageFrom } from './page_helpers.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
 

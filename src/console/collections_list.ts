@@ -9,7 +9,7 @@ import { PAGE_SIZE } from '../domain/paging.ts';
 import { page } from '../http/responses.ts';
 import { COLLECTIONS } from '../lists/collections.ts';
 import { collectionsPage } from '../views/collections.ts';
-import { atLeast } from './count_cache.ts';
+import { atLeast } from '../actions/count_cache.ts';
 import { chrome, listQuery, pageFrom, viewer } from './page_helpers.ts';
 
 export function collectionsList(ctx: Ctx): Handler<UiEnv> {

@@ -14,7 +14,7 @@ import { SEEN_WINDOWS } from '../domain/devices.ts';
 import type { CheckResult, SelfTest } from '../selftest/selftest.ts';
 import type { Store } from '../store/store.ts';
 import type { RetentionStatus } from '../views/retention.ts';
-import { countCache, scopeKey } from './count_cache.ts';
+import { countCache, scopeKey } from '../actions/count_cache.ts';
 import { retentionStatus } from './retention_status.ts';
 
 /** How many client versions the dashboard shows: the most common. */

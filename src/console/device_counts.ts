@@ -3,7 +3,7 @@
  * seconds old, and says so). Without a filter, the counters the store's triggers keep; with one, the
  * list's own statement counted up to COUNT_UP_TO devices, so that a filter every device matches
  * reads ten thousand index entries, not the fleet. Each count is kept a few seconds per scope and
- * filter (console/count_cache.ts), shared by the views that ask meanwhile: under load, a filtered
+ * filter (actions/count_cache.ts), shared by the views that ask meanwhile: under load, a filtered
  * page costs what the plain list costs (bench rows "GET /devices?… vs the plain list").
  */
 import type { Clock } from '../clock.ts';
@@ -13,9 +13,9 @@ import { type DeviceQuery, DEVICES } from '../lists/devices.ts';
 import { listQueryString, valuesOf } from '../lists/parameters.ts';
 import type { Store } from '../store/store.ts';
 import type { DeviceTotal } from '../views/devices.ts';
-import { COUNT_UP_TO, countCache, scopeKey } from './count_cache.ts';
+import { COUNT_UP_TO, countCache, scopeKey } from '../actions/count_cache.ts';
 
-export { COUNT_UP_TO } from './count_cache.ts';
+export { COUNT_UP_TO } from '../actions/count_cache.ts';
 
 /** The parameters that filter (every one but the order and the cursor). */
 const FILTERS = Object.keys(DEVICES.parameters).filter((name) => name !== 'sort' && name !== 'before');

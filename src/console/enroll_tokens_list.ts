@@ -12,7 +12,7 @@ import type { FilterError, ListTotal } from '../views/list_parts.ts';
 import type { Refused } from '../views/form_errors.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { ENROLL_TOKENS } from '../lists/pages.ts';
-import { COUNT_UP_TO, type CountCache, countCache, totalRead, wholeList } from './count_cache.ts';
+import { COUNT_UP_TO, type CountCache, countCache, totalRead, wholeList } from '../actions/count_cache.ts';
 import { chrome, listQuery, pageFrom } from './page_helpers.ts';
 import type { EnrollToken } from '../domain/enroll_tokens.ts';
 import { type Page, PAGE_SIZE } from '../domain/paging.ts';

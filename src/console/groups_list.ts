@@ -9,7 +9,7 @@ import { groupsPage } from '../views/groups.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { GROUPS } from '../lists/pages.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
-import { atLeast } from './count_cache.ts';
+import { atLeast } from '../actions/count_cache.ts';
 import { chrome, listQuery, pageFrom } from './page_helpers.ts';
 
 export function groupsList(ctx: Ctx): Handler<UiEnv> {

@@ -12,16 +12,9 @@ import {
 } from '../lists/parameters.ts';
 import { errorAlert, fieldAria, fieldMessage } from './form_errors.ts';
 import { html, type Html } from './html.ts';
+import type { ListTotal } from '../actions/count_cache.ts';
 
-/**
- * How many rows a list holds (docs/contract.md section 22), counted at `countedAt`: exactly `n`, or
- * more than `n` when the count stopped at its cap (console/count_cache.ts).
- */
-export interface ListTotal {
-  n: number;
-  more: boolean;
-  countedAt: number;
-}
+export type { ListTotal };
 
 export function count(n: number): string {
   return n.toLocaleString('en-US');

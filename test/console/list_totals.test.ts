@@ -3,7 +3,7 @@
 // to be a few seconds old; a later page says its rows' positions ("Records 51–100").
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { COUNT_UP_TO, countCache } from '../../src/console/count_cache.ts';
+import { COUNT_UP_TO, countCache } from '../../src/actions/count_cache.ts';
 import type { Page, PageRequest } from '../../src/domain/paging.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';

@@ -8,7 +8,16 @@ import type { Clock } from '../clock.ts';
 import type { Viewer } from '../domain/accounts.ts';
 import { ownersOf } from '../domain/owners.ts';
 import type { Page } from '../domain/paging.ts';
-import type { ListTotal } from '../views/list_parts.ts';
+
+/**
+ * How many rows a list holds (docs/contract.md section 22), counted at `countedAt`: exactly `n`, or
+ * more than `n` when the count stopped at its cap.
+ */
+export interface ListTotal {
+  n: number;
+  more: boolean;
+  countedAt: number;
+}
 
 /** A list is counted up to this many rows; more reads "more than 10,000". */
 export const COUNT_UP_TO = 10_000;
