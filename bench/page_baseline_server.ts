@@ -41,7 +41,7 @@ import { loadControlIdentity } from '../src/tls/control_identity.ts';
 import { dashboardPage } from '../src/views/dashboard.ts';
 import { dashboardSnapshots, onlineLink } from '../src/console/dashboard_data.ts';
 import { deviceCounter } from '../src/console/device_counts.ts';
-import { pagePosition } from '../src/console/devices_list.ts';
+import { pagePosition } from '../src/console/page_helpers.ts';
 
 const [where = '', key = ''] = process.argv.slice(2);
 const codec = sessionCodec([Buffer.from(key, 'base64')], 43_200);

@@ -60,12 +60,6 @@ export interface DashboardDeps {
   onlineWithinMs: number;
 }
 
-/** What the dashboard shows, every number read now. */
-export async function dashboardData(deps: DashboardDeps, viewer: Viewer, now: number): Promise<DashboardData> {
-  const [checks, numbers] = await Promise.all([deps.selfTest.run(), dashboardNumbers(deps, viewer, now)]);
-  return { checks: checksShown(checks, viewer), ...numbers };
-}
-
 /**
  * What the dashboard shows, its numbers from the viewer's scope's snapshot: taken now when none was
  * taken in the last few seconds, else that one, whole. A snapshot with a read that failed is not kept.

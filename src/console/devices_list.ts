@@ -14,7 +14,6 @@ import { deviceCounter } from './device_counts.ts';
 import { chrome, listQuery, pagePosition, viewer } from './page_helpers.ts';
 
 // The bench's same-work baseline reads a page's position as this page does (bench/page_baseline_server.ts).
-export { pagePosition } from './page_helpers.ts';
 
 export function devicesList(ctx: Ctx): Handler<UiEnv> {
   const countDevices = deviceCounter(ctx.store, ctx.clock);
