@@ -35,7 +35,6 @@ import { loadConfig } from '../src/config/config.ts';
 import { retentionOf } from '../src/domain/retention.ts';
 import { createSelfTest } from '../src/selftest/selftest.ts';
 import { resolveSessionKeys } from '../src/session/keys.ts';
-import { withCountCache } from '../src/store/count_cache.ts';
 import { openStore } from '../src/store/open.ts';
 import { loadControlIdentity } from '../src/tls/control_identity.ts';
 import { dashboardPage } from '../src/views/dashboard.ts';
@@ -52,7 +51,7 @@ const config = loadConfig({
   PADDOCK_LISTEN: '127.0.0.1:0',
 });
 // Opened as `paddock serve` opens it: the control key is sealed under the same seal key file.
-const store: Store = withCountCache(await openStore(config), systemClock);
+const store: Store = await openStore(config);
 const control = await loadControlIdentity(store, config.controlHost, Date.now(), config.controlTls);
 const selfTest = createSelfTest({
   store,

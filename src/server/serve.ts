@@ -20,7 +20,6 @@ import { eventBus, type Subscriber } from '../events/bus.ts';
 import { webhookSealKey } from '../webhooks/key.ts';
 import { type Sender, webhookSender } from '../webhooks/sender.ts';
 import { createMetrics, type Metrics } from '../metrics/metrics.ts';
-import { withCountCache } from '../store/count_cache.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
 import { storeThrottle } from '../throttle/throttle.ts';
@@ -76,7 +75,7 @@ export interface ServeOptions {
 
 export async function startServer(configured: Config, opts: ServeOptions): Promise<RunningServer> {
   const clock = opts.clock ?? systemClock;
-  const store = withCountCache(await openStore(configured), clock);
+  const store = await openStore(configured);
   // Every event goes to the log, then the audit trail (which stores the audited ones, CONTRACT
   // section 9; audit/audit_logger.ts), then the metrics (which count some, section 11).
   const audit = auditTrail(store, clock, opts.logger);

@@ -6,10 +6,8 @@ import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Viewer } from '../../src/domain/accounts.ts';
 import type { PrivacyLevel } from '../../src/domain/privacy.ts';
-import { withCountCache } from '../../src/store/count_cache.ts';
 import type { Store } from '../../src/store/store.ts';
 import { onBothStores } from '../support/both_stores.ts';
-import { fakeClock } from '../support/fake_clock.ts';
 
 const DAY = 86_400_000;
 const NOW = 20_000 * DAY + 12 * 3_600_000;
@@ -157,22 +155,6 @@ await onBothStores((name, open, skip) => {
       });
       // Nothing uploaded in the window: zeros, whoever asks.
       assert.deepEqual(await store.uploadsByLevel(ann, 1, NOW + 5 * DAY), { full: [0], redacted: [0], minimal: [0] });
-    });
-
-    test('the count cache keeps the fleet counts and the chart a few seconds per viewer, then counts afresh', async () => {
-      const clock = fakeClock(NOW);
-      const cached = withCountCache(store, clock);
-      await device('oidc:ann', 'a', NOW - 60_000);
-      assert.equal((await cached.fleetCounts(ann, at)).online, 1);
-      assert.deepEqual((await cached.uploadsByLevel(ann, 1, NOW)).full, [0]);
-      await device('oidc:ann', 'a2', NOW - 60_000);
-      await run('a', 'r', 'full', NOW - 1000);
-      assert.equal((await cached.fleetCounts(ann, at)).online, 1, 'a few seconds old');
-      assert.deepEqual((await cached.uploadsByLevel(ann, 1, NOW)).full, [0], 'a few seconds old');
-      assert.equal((await cached.fleetCounts(bob, at)).online, 0, 'another viewer is counted apart');
-      clock.advance(5_000);
-      assert.equal((await cached.fleetCounts(ann, at)).online, 2);
-      assert.deepEqual((await cached.uploadsByLevel(ann, 1, clock.now())).full, [1]);
     });
   });
 });
