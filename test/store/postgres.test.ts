@@ -197,6 +197,44 @@ if (!available) {
     assert.deepEqual(versions, [NUMBERED_SENTINEL]);
   });
 
+  test('postgres: devices added and removed many to a statement are counted as one at a time would be', async () => {
+    const schema = freshSchema();
+    const store = await openPostgresStore(PG_URL, { schema });
+    const counts = (subject: string, isAdmin = false) => store.countsVisibleTo({ subject, admin: isAdmin });
+    await admin(async (c) => {
+      await c.query(`SET search_path = "${schema}"`);
+      // 300 devices of three owners in one statement, a tenth of them revoked as they are written.
+      await c.query(`INSERT INTO devices (id, name, name_key, owner, credential_hash, enrolled_at, revoked_at)
+        SELECT 'd' || i, 'n' || i, 'n' || i, 'oidc:o' || (i % 3), 'c' || i, i, CASE WHEN i % 10 = 0 THEN i END
+        FROM generate_series(1, 300) AS i`);
+      await c.query("UPDATE devices SET revoked_at = 1 WHERE owner = 'oidc:o1' AND revoked_at IS NULL AND seq % 2 = 0");
+      await c.query("DELETE FROM devices WHERE owner = 'oidc:o2' AND seq % 4 = 0");
+      await c.query(
+        "INSERT INTO devices (id, name, owner, credential_hash, enrolled_at) VALUES ('x', 'x', 'oidc:o0', 'c', 1) ON CONFLICT DO NOTHING",
+      );
+      await c.query(
+        "INSERT INTO devices (id, name, owner, credential_hash, enrolled_at) VALUES ('x', 'x', 'oidc:o0', 'c', 1) ON CONFLICT DO NOTHING",
+      );
+    });
+    const recounted = await admin(async (c) => {
+      const { rows } = await c.query<{ owner: string; devices: string; active: string }>(
+        `SELECT owner, count(*) AS devices, count(*) FILTER (WHERE revoked_at IS NULL) AS active
+         FROM "${schema}".devices GROUP BY owner ORDER BY owner`,
+      );
+      return rows;
+    });
+    assert.equal(recounted.length, 3);
+    for (const row of recounted)
+      assert.deepEqual(await counts(row.owner), {
+        devices: Number(row.devices),
+        activeDevices: Number(row.active),
+        runs: 0,
+      });
+    const all = recounted.reduce((n, row) => n + Number(row.devices), 0);
+    assert.equal((await counts('local:admin', true)).devices, all);
+    await store.close();
+  });
+
   test('postgres: one token, many connections at once: one device', async () => {
     const schema = freshSchema();
     const stores = await Promise.all(Array.from({ length: 3 }, () => openPostgresStore(PG_URL, { schema })));
