@@ -60,9 +60,9 @@ export function scopeKey(viewer: Viewer): string {
   return viewer.admin ? '*' : ownersOf(viewer).join('\0');
 }
 
-/** How many rows `read` found when asked for up to COUNT_UP_TO: all of them, or more than that many. */
-export function totalRead(read: Page<unknown>, countedAt: number): ListTotal {
-  return { n: read.items.length, more: read.next !== undefined, countedAt };
+/** A store's count up to COUNT_UP_TO (a larger number is COUNT_UP_TO + 1) as a list's total. */
+export function countedTotal(n: number, countedAt: number): ListTotal {
+  return { n: Math.min(n, COUNT_UP_TO), more: n > COUNT_UP_TO, countedAt };
 }
 
 /**

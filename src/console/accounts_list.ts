@@ -8,7 +8,7 @@ import { page } from '../http/responses.ts';
 import { accountsPage, PROVISIONED_SHOWN } from '../views/accounts.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { ACCOUNTS } from '../lists/pages.ts';
-import { COUNT_UP_TO, countCache, wholeList } from '../actions/count_cache.ts';
+import { COUNT_UP_TO, countCache, countedTotal, wholeList } from '../actions/count_cache.ts';
 import { chrome, listQuery, pageFrom } from './page_helpers.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
 
@@ -25,13 +25,7 @@ export function accountsList(ctx: Ctx): Handler<UiEnv> {
     // The accounts known, up to one more than COUNT_UP_TO, are the list's count (the same rows, by sign-in).
     const total =
       wholeList(accounts, first, ctx.clock.now()) ??
-      (await kept('accounts', (now) =>
-        ctx.store.knownAccounts(COUNT_UP_TO + 1).then((known) => ({
-          n: Math.min(known.length, COUNT_UP_TO),
-          more: known.length > COUNT_UP_TO,
-          countedAt: now,
-        })),
-      ));
+      (await kept('accounts', (now) => ctx.store.countAccounts(COUNT_UP_TO).then((n) => countedTotal(n, now))));
     const shown = { page: accounts, first, provisioned, total, from: pageFrom(c, first) };
     return page(c, accountsPage(chrome(ctx, c), shown));
   };

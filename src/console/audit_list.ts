@@ -10,7 +10,7 @@ import { auditPage } from '../views/audit.ts';
 import { AUDIT, auditFilter } from '../lists/audit.ts';
 import { listQueryString } from '../lists/parameters.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
-import { COUNT_UP_TO, countCache, totalRead, wholeList } from '../actions/count_cache.ts';
+import { COUNT_UP_TO, countCache, countedTotal, wholeList } from '../actions/count_cache.ts';
 import { chrome, listQuery, pageFrom } from './page_helpers.ts';
 import { PAGE_SIZE } from '../domain/paging.ts';
 
@@ -26,7 +26,7 @@ export function auditList(ctx: Ctx): Handler<UiEnv> {
     const total =
       wholeList(records, before === undefined, ctx.clock.now()) ??
       (await kept(listQueryString(AUDIT, q.values), (now) =>
-        ctx.store.auditPage(filter, { limit: COUNT_UP_TO }).then((read) => totalRead(read, now)),
+        ctx.store.countAudit(filter, COUNT_UP_TO).then((n) => countedTotal(n, now)),
       ));
     const from = pageFrom(c, before === undefined);
     return page(c, auditPage(chrome(ctx, c), { page: records, query: q.values, total, from }));

@@ -13,7 +13,7 @@ import { type DeviceQuery, DEVICES } from '../lists/devices.ts';
 import { listQueryString, valuesOf } from '../lists/parameters.ts';
 import type { Store } from '../store/store.ts';
 import type { DeviceTotal } from '../views/devices.ts';
-import { COUNT_UP_TO, countCache, scopeKey } from '../actions/count_cache.ts';
+import { COUNT_UP_TO, countCache, countedTotal, scopeKey } from '../actions/count_cache.ts';
 
 export { COUNT_UP_TO } from '../actions/count_cache.ts';
 
@@ -36,9 +36,7 @@ export function deviceCounter(
     const key = `${scopeKey(viewer)}\n${listQueryString(DEVICES, { ...q, sort: undefined })}`;
     return kept(key, (now) =>
       filtered(q)
-        ? store
-            .countDevicesVisibleTo(viewer, filter, COUNT_UP_TO)
-            .then((n) => ({ n: Math.min(n, COUNT_UP_TO), more: n > COUNT_UP_TO, countedAt: now }))
+        ? store.countDevicesVisibleTo(viewer, filter, COUNT_UP_TO).then((n) => countedTotal(n, now))
         : store.countsVisibleTo(viewer).then((counts) => ({ n: counts.devices, more: false, countedAt: now })),
     );
   };

@@ -12,7 +12,7 @@ import type { FilterError, ListTotal } from '../views/list_parts.ts';
 import type { Refused } from '../views/form_errors.ts';
 import type { Ctx, UiEnv } from '../context/deps.ts';
 import { ENROLL_TOKENS } from '../lists/pages.ts';
-import { COUNT_UP_TO, type CountCache, countCache, totalRead, wholeList } from '../actions/count_cache.ts';
+import { COUNT_UP_TO, type CountCache, countCache, countedTotal, wholeList } from '../actions/count_cache.ts';
 import { chrome, listQuery, pageFrom } from './page_helpers.ts';
 import type { EnrollToken } from '../domain/enroll_tokens.ts';
 import { type Page, PAGE_SIZE } from '../domain/paging.ts';
@@ -30,8 +30,8 @@ export function enrollTokensList(ctx: Ctx): Handler<UiEnv> {
 const outstandingCounts = new WeakMap<Ctx, CountCache>();
 
 /**
- * How many tokens are outstanding: the outstanding tokens read up to COUNT_UP_TO, the list's own
- * statement, kept a few seconds; a first page that is the whole list is its own count.
+ * How many tokens are outstanding: counted by the store through the list's own partial index up to
+ * COUNT_UP_TO, kept a few seconds; a first page that is the whole list is its own count.
  */
 function outstandingTotal(ctx: Ctx, read: Page<EnrollToken>, first: boolean): Promise<ListTotal> | ListTotal {
   const whole = wholeList(read, first, ctx.clock.now());
@@ -39,7 +39,7 @@ function outstandingTotal(ctx: Ctx, read: Page<EnrollToken>, first: boolean): Pr
   let kept = outstandingCounts.get(ctx);
   if (kept === undefined) outstandingCounts.set(ctx, (kept = countCache(ctx.clock)));
   return kept('outstanding', (now) =>
-    ctx.store.outstandingEnrollTokens({ limit: COUNT_UP_TO }, now).then((all) => totalRead(all, now)),
+    ctx.store.countOutstandingEnrollTokens(now, COUNT_UP_TO).then((n) => countedTotal(n, now)),
   );
 }
 

@@ -3,7 +3,7 @@
  * it owns read from the counts table (kept by triggers, see the 'counts' migrations), so a page
  * costs a few index lookups per account whatever the size of the fleet.
  */
-import type { Sql } from './sql.ts';
+import { rowsYielded, type Sql } from './sql.ts';
 import type { AccountsStore } from './store.ts';
 import type { AccountSummary } from '../domain/accounts.ts';
 import { ACCOUNTS_CURSOR, type Page } from '../domain/paging.ts';
@@ -14,6 +14,8 @@ export const accountsSql = {
     (SELECT coalesce(sum(runs), 0) FROM counts WHERE owner = a.subject) AS runs
     FROM accounts a WHERE (a.last_sign_in_at, a.subject) < (?, ?)
     ORDER BY a.last_sign_in_at DESC, a.subject DESC LIMIT ?`,
+  /** The list's total (docs/contract.md section 22): its rows without their columns or counters. */
+  count: `SELECT 1 FROM accounts LIMIT ?`,
 } as const;
 
 export function accountsStore(db: Sql): AccountsStore {
@@ -35,6 +37,9 @@ export function accountsStore(db: Sql): AccountsStore {
       }));
       const last = items.at(-1);
       return rows.length > req.limit && last ? { items, next: `${last.lastSignInAt}:${last.subject}` } : { items };
+    },
+    async countAccounts(upTo) {
+      return rowsYielded(db, accountsSql.count, [upTo + 1]);
     },
   };
 }

@@ -4,7 +4,7 @@
  * with a trigger (the 'audit' migrations). Each filter walks its own index on (column, at, seq),
  * so a filtered page or a batch costs the same at any size of the trail.
  */
-import type { Param, Sql } from './sql.ts';
+import { rowsYielded, type Param, type Sql } from './sql.ts';
 import type { AuditStore } from './store.ts';
 import type { AuditFilter, AuditRecord } from '../domain/audit.ts';
 import { AUDIT_CURSOR, type Page, type PageRequest } from '../domain/paging.ts';
@@ -28,6 +28,7 @@ export function auditQuery(
   filter: AuditFilter,
   after: [number, number],
   limit: number,
+  selected: string = columns,
 ): { sql: string; params: Param[] } {
   const where: string[] = [];
   const params: Param[] = [];
@@ -40,7 +41,7 @@ export function auditQuery(
   where.push('(at, seq) < (?, ?)');
   params.push(after[0], after[1], limit);
   return {
-    sql: `SELECT ${columns} FROM audit WHERE ${where.join(' AND ')} ORDER BY at DESC, seq DESC LIMIT ?`,
+    sql: `SELECT ${selected} FROM audit WHERE ${where.join(' AND ')} ORDER BY at DESC, seq DESC LIMIT ?`,
     params,
   };
 }
@@ -98,6 +99,11 @@ export function auditStore(db: Sql): AuditStore {
       const items = rows.slice(0, req.limit).map(recordFrom);
       const last = rows[req.limit - 1];
       return rows.length > req.limit && last ? { items, next: `${Number(last[1])}.${Number(last[0])}` } : { items };
+    },
+    async countAudit(filter, upTo) {
+      // The page's statement without its columns: the same index range, stopped one row past the count.
+      const { sql, params } = auditQuery(filter, NEWEST, upTo + 1, '1');
+      return rowsYielded(db, sql, params);
     },
     async *auditBatches(filter, size) {
       let after = NEWEST;

@@ -7,7 +7,7 @@ import { cursor, deviceFrom, pendingReason } from './rows.ts';
 import { labelConditions, labelsFrom, labelsSql, withLabels } from './labels.ts';
 import { factConditions, factReach, reportOfSeq, withFacts } from './facts.ts';
 import type { FactSelector } from '../domain/facts.ts';
-import { byOwners, IN_SCOPE, merged, type Param, placeholders, type Row, scope, type Sql } from './sql.ts';
+import { byOwners, IN_SCOPE, merged, type Param, placeholders, type Row, rowsYielded, scope, type Sql } from './sql.ts';
 import { ownersOf } from '../domain/owners.ts';
 import { type ListOptions, ownersReach } from './owners_reach.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
@@ -431,7 +431,7 @@ export function devicesStore(db: Sql, opts: ListOptions = {}): Omit<DevicesStore
       // The list's own statement, newest first, one row more than counted: the same index stops it.
       const counted = { ...filter, sort: 'newest' as const };
       const { sql, params } = filteredDevices(db, viewer, { limit: upTo }, counted, few, false, seenDrives);
-      return Number((await db.get(`SELECT count(*) AS n FROM (${sql}) AS counted`, ...params))?.n ?? 0);
+      return rowsYielded(db, sql, params);
     },
     async revokeDevice(viewer, id, at, note) {
       return (await db.noted(changed(note), devicesSql.revoke, at, id, ...scope(viewer))).length === 1;

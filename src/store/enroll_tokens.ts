@@ -6,7 +6,7 @@
 import { LONGEST_TOKEN_LIFETIME_MS, newTokenPublicId, type EnrollToken } from '../domain/enroll_tokens.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
 import { page } from './rows.ts';
-import type { Row, Sql } from './sql.ts';
+import { type Row, rowsYielded, type Sql } from './sql.ts';
 import { tokenLabelsFrom, tokenLabelsJson } from './labels.ts';
 import { emptyLabels } from '../domain/labels.ts';
 import type { EnrollTokensStore } from './store.ts';
@@ -30,6 +30,11 @@ export const enrollTokenLists = {
   outstandingAfter: `SELECT ${columns} FROM enroll_tokens WHERE ${outstanding}
     AND (created_at, public_id) < (SELECT created_at, public_id FROM enroll_tokens WHERE public_id = ?)
     ORDER BY created_at DESC, public_id DESC LIMIT ?`,
+  /**
+   * The list's total (docs/contract.md section 22): its rows without their columns or order, from
+   * the same partial index (which holds the outstanding tokens and those expired unused).
+   */
+  outstandingCount: `SELECT 1 FROM enroll_tokens WHERE ${outstanding} LIMIT ?`,
 } as const;
 
 export const enrollTokensSql = {
@@ -86,6 +91,9 @@ export function enrollTokensStore(db: Sql): EnrollTokensStore {
           ? await db.arrays(enrollTokenLists.outstanding, now, since, req.limit + 1)
           : await db.arrays(enrollTokenLists.outstandingAfter, now, since, req.before, req.limit + 1);
       return page(rows, req.limit, tokenFrom);
+    },
+    async countOutstandingEnrollTokens(now, upTo) {
+      return rowsYielded(db, enrollTokenLists.outstandingCount, [now, now - LONGEST_TOKEN_LIFETIME_MS, upTo + 1]);
     },
     async revokeEnrollToken(publicId, at, note) {
       const notes = (rows: Row[]) => (note && rows.length > 0 ? [note] : []);

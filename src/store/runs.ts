@@ -16,6 +16,7 @@ import {
   merged,
   type Param,
   placeholders,
+  rowsYielded,
   type RunCandidates,
   scope,
   type Sql,
@@ -188,7 +189,7 @@ export function runsStore(db: Sql, opts: ListOptions = {}): Omit<RunsStore, 'put
       const owners = ownersOf(scoped);
       const merge = !scoped.admin && owners.length > 1 && !(await fewRows(owners, 'runs'));
       const { sql, params } = filteredRuns(scoped, { limit: cap }, filter, await rangeSeqs(db, filter), db, merge);
-      return Number((await db.get(`SELECT count(*) AS n FROM (${sql}) AS f`, ...params))?.n ?? 0);
+      return rowsYielded(db, sql, params);
     },
     async previousRun(viewer, device, id) {
       const row = await db.get(runsSql.previous, device, ...scope(viewer), device, id);

@@ -118,6 +118,14 @@ export function counted(
     : [`${statements.all} WHERE owner IN (${placeholders(owners.length)})`, ...owners];
 }
 
+/**
+ * How many rows a list's own statement yields (a statement with a LIMIT, so a count stops where its
+ * page would: docs/contract.md section 22's totals).
+ */
+export async function rowsYielded(db: Pick<Sql, 'get'>, sql: string, params: readonly Param[]): Promise<number> {
+  return Number((await db.get(`SELECT count(*) AS n FROM (${sql}) AS yielded`, ...params))?.n ?? 0);
+}
+
 /** The `all` statement over the counters and its owner's `own`, which adds `WHERE owner = ?`. */
 export function allAndOwn(all: string): { all: string; own: string } {
   return { all, own: `${all} WHERE owner = ?` };

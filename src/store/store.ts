@@ -241,6 +241,8 @@ export interface EnrollTokensStore {
   createEnrollToken(token: NewEnrollToken, note?: (token: EnrollToken) => Note): Promise<EnrollToken>;
   /** Tokens with uses left, unexpired at `now` and unrevoked, newest first; `before` is a public id. */
   outstandingEnrollTokens(page: PageRequest, now: number): Promise<Page<EnrollToken>>;
+  /** How many tokens are outstanding at `now`, counted up to `upTo` (a larger number is `upTo + 1`) as the list reads them. */
+  countOutstandingEnrollTokens(now: number, upTo: number): Promise<number>;
   /** Revokes an outstanding token; false when there is none with that public id. */
   revokeEnrollToken(publicId: string, at: number, note?: Note): Promise<boolean>;
 }
@@ -466,6 +468,11 @@ export interface AuditStore {
   appendAudits(records: readonly AuditRecord[]): Promise<void>;
   /** Newest first; the cursor is `<at>.<seq>` of the last row shown. */
   auditPage(filter: AuditFilter, page: PageRequest): Promise<Page<AuditRecord>>;
+  /**
+   * How many records the filter holds, counted up to `upTo` (a larger number is `upTo + 1`) through
+   * the filtered page's own statement and index (docs/contract.md section 22: the list's total).
+   */
+  countAudit(filter: AuditFilter, upTo: number): Promise<number>;
   /** Every matching record, newest first, read `size` at a time: memory stays constant whatever the trail. */
   auditBatches(filter: AuditFilter, size: number): AsyncIterable<AuditRecord[]>;
   /** Deletes up to `limit` records older than `before`, oldest first; how many. */
@@ -590,6 +597,8 @@ export interface ScimStore {
 export interface AccountsStore {
   /** Accounts, most recent sign-in first; the cursor is `<last sign-in>:<subject>` of the last row shown. */
   accountsPage(page: PageRequest): Promise<Page<AccountSummary>>;
+  /** How many accounts are known, counted up to `upTo` (a larger number is `upTo + 1`). */
+  countAccounts(upTo: number): Promise<number>;
 }
 
 /** Personal access tokens (store/access_tokens.ts, docs/contract.md section 11). */

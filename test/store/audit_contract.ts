@@ -74,6 +74,10 @@ export function auditContract(name: string, open: () => Promise<Store>): void {
         '2:device.revoked:d2',
       ]);
       assert.deepEqual(await events({ actor: 'nobody' }), []);
+      // Each filter's total is what its pages hold, counted up to the number asked for and one more.
+      for (const filter of [{}, { actor: 'local:admin' }, { device: 'd1' }, { since: 2 * DAY }, { actor: 'nobody' }])
+        assert.equal(await store.countAudit(filter, 10), (await events(filter)).length, JSON.stringify(filter));
+      assert.equal(await store.countAudit({}, 2), 3, 'more than two: two plus one');
     });
 
     test('audit: keyset pages keep their filter and meet no row twice, even between equal times', async () => {
@@ -239,6 +243,8 @@ export function auditContract(name: string, open: () => Promise<Store>): void {
         ],
       );
       assert.equal(second.next, undefined);
+      assert.equal(await store.countAccounts(10), 4, "the list's total");
+      assert.equal(await store.countAccounts(2), 3, 'more than two: two plus one');
     });
   });
 }

@@ -337,6 +337,11 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const firstTwo = await store.outstandingEnrollTokens({ limit: 2 }, 800);
       assert.equal(firstTwo.next, sameMs[1], 'the cursor is the public id of the last row');
       assert.deepEqual((await store.outstandingEnrollTokens({ limit: 10 }, 10_000)).items, [], 'all expired at 10,000');
+      // The list's total counts what the list holds, stopping one past the count asked for.
+      assert.equal(await store.countOutstandingEnrollTokens(800, 10), 4);
+      assert.equal(await store.countOutstandingEnrollTokens(800, 2), 3, 'more than two: two plus one');
+      assert.equal(await store.countOutstandingEnrollTokens(350, 10), 5, 'o3 too, until it expires at 400');
+      assert.equal(await store.countOutstandingEnrollTokens(10_000, 10), 0);
     });
 
     test('devices are scoped: a non-admin sees only its own; admin sees all; newest first; keyset pages', async () => {

@@ -33,6 +33,11 @@ const checked = {
     sql: enrollTokenLists.outstandingAfter,
     args: [60_000, 60_000 - LONGEST_TOKEN_LIFETIME_MS, 't_59990', 51],
   },
+  // The tokens list's total (docs/contract.md section 22): the first page's range, up to 10,001 rows.
+  outstandingTokensCount: {
+    sql: enrollTokenLists.outstandingCount,
+    args: [60_000, 60_000 - LONGEST_TOKEN_LIFETIME_MS, 10_001],
+  },
 } as const;
 
 test('SQLite EXPLAIN QUERY PLAN: each query searches an index or the primary key, never scans a table, never sorts', async () => {
@@ -53,6 +58,7 @@ test('SQLite EXPLAIN QUERY PLAN: each query searches an index or the primary key
       outstandingTokens: /^SEARCH enroll_tokens USING INDEX enroll_tokens_outstanding \(created_at>\?\)$/,
       outstandingTokensAfter:
         /^SEARCH enroll_tokens USING INDEX enroll_tokens_outstanding \(created_at>\? AND created_at<\?\)\|SCALAR SUBQUERY 1\|SEARCH enroll_tokens USING INDEX enroll_tokens_public_id \(public_id=\?\)/,
+      outstandingTokensCount: /^SEARCH enroll_tokens USING INDEX enroll_tokens_outstanding \(created_at>\?\)$/,
     };
     for (const [name, { sql }] of Object.entries(checked)) {
       const plan = sqlitePlan(db, sql);
@@ -99,6 +105,8 @@ test(
         ownCounts: /(Index Scan using|Bitmap Index Scan on) counts_pkey\b/,
         outstandingTokens: /Index Scan Backward using enroll_tokens_outstanding on enroll_tokens/,
         outstandingTokensAfter: /Index Scan Backward using enroll_tokens_outstanding on enroll_tokens/,
+        outstandingTokensCount:
+          /(Index (Only )?Scan( Backward)? using|Bitmap Index Scan on) enroll_tokens_outstanding\b/,
       };
       for (const [name, { sql, args }] of Object.entries(checked)) {
         const plan = await postgresPlan(c, `plan_${name}`, sql, args);
@@ -155,6 +163,14 @@ test('SQLite EXPLAIN QUERY PLAN: each audit filter searches its index in page or
       const p = plan(auditQuery(filter, auditAfter, 51).sql);
       assert.match(p, new RegExp(`^SEARCH audit USING INDEX ${auditIndex[name]} \\(`), `${name}: ${p}`);
       assert.doesNotMatch(p, /SCAN|TEMP B-TREE/, `${name}: ${p}`);
+      // The list's total counts through the same index range (docs/contract.md section 22).
+      const counted = plan(`SELECT count(*) FROM (${auditQuery(filter, auditAfter, 10_001, '1').sql})`);
+      assert.match(
+        counted,
+        new RegExp(`SEARCH audit USING (COVERING )?INDEX ${auditIndex[name]} \\(`),
+        `${name}: ${counted}`,
+      );
+      assert.doesNotMatch(counted, /SCAN audit|TEMP B-TREE/, `${name}: ${counted}`);
     }
     // The prune reads its batch through audit_at and orders those rows only (at most `limit`), never the table.
     const prune = plan(auditSql.prune);
@@ -196,6 +212,15 @@ test(
         const index = name === 'event' ? '(audit_event|audit_at)' : auditIndex[name];
         assert.match(p, new RegExp(`Index Scan Backward using ${index} on audit`), `${name}:\n${p}`);
         assert.doesNotMatch(p, /Seq Scan|Sort/, `${name}:\n${p}`);
+        // The list's total reads the same index, stopped past 10,000 rows.
+        const count = auditQuery(filter, auditAfter, 10_001, '1');
+        const counted = await explain(`audit_count_${name}`, `SELECT count(*) FROM (${count.sql}) AS c`, count.params);
+        assert.match(
+          counted,
+          new RegExp(`Index (Only )?Scan Backward using ${index} on audit`),
+          `${name}:\n${counted}`,
+        );
+        assert.doesNotMatch(counted, /Seq Scan|Sort/, `${name}:\n${counted}`);
       }
       const prune = await explain('audit_prune', auditSql.prune, [Date.UTC(2026, 0, 3), Date.UTC(2026, 0, 3), 1000]);
       assert.match(prune, /Index (Only )?Scan using audit_at on audit/, prune);
