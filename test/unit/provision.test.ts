@@ -1,15 +1,17 @@
 // The test set-up (test/support/provision.ts): which needs are missing is read from PATH, each
 // package is installed once, a machine that cannot install says what is missing and why, and CI
 // runs exactly the README's commands, whose `npm test` provisions first. The installing itself
-// (apt-get, the PostgreSQL cluster) is what CI exercises on a fresh machine.
+// (apt-get, the PostgreSQL cluster) is what CI exercises on a fresh machine. The runner after it
+// (test/support/run_all.ts) takes every test file, the slowest first.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, glob, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cannotInstall, found, missing, missingReport, NEEDS, packages, searchPath } from '../support/provision.ts';
+import { orderedFiles, SLOWEST } from '../support/run_all.ts';
 
 async function binDir(executables: string[], plain: string[] = []): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'paddock-provision-'));
@@ -123,5 +125,28 @@ test("CI runs the README's commands and nothing else, and npm test provisions be
   assert.deepEqual(commands, ['npm ci && npm run check && npm test']);
   assert.ok(/\n {4}npm ci && npm run check && npm test +# /.test(readme), 'the README shows the same line');
   const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as { scripts: { test: string } };
-  assert.match(pkg.scripts.test, /^node test\/support\/provision\.ts && node --test /);
+  assert.equal(pkg.scripts.test, 'node test/support/provision.ts && node test/support/run_all.ts');
+});
+
+test('the runner takes every test file once, the slowest measured first, and its list names only files that exist', async () => {
+  const all = await orderedFiles();
+  const found: string[] = [];
+  for await (const file of glob('test/**/*.test.ts')) found.push(file);
+  assert.deepEqual([...all].sort(), found.sort(), 'every file, once');
+  const known = all.filter((f) => SLOWEST[f] !== undefined);
+  assert.deepEqual(known, all.slice(0, known.length), 'the measured files come first');
+  assert.deepEqual(
+    known.map((f) => SLOWEST[f]),
+    known.map((f) => SLOWEST[f]).sort((a = 0, b = 0) => b - a),
+    'slowest first',
+  );
+  assert.deepEqual(
+    Object.keys(SLOWEST).filter((f) => !found.includes(f)),
+    [],
+    'no file in the list is gone',
+  );
+  assert.deepEqual(
+    await orderedFiles(['test/e2e/']),
+    all.filter((f) => f.startsWith('test/e2e/')),
+  );
 });
