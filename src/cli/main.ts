@@ -1,13 +1,6 @@
 /** The `paddock` command: parses the verb and hands over to its module. */
-import { serveCommand } from './serve.ts';
-import { setAdminPasswordCommand } from './set_admin_password.ts';
-import { deviceCommand, deviceHelp } from './device.ts';
+import { VERBS as ADMIN_COMMANDS } from './admin_commands.ts';
 import { settingsHelp } from './settings_help.ts';
-import { ADMIN_VERBS, adminCommand, adminHelp } from './admin.ts';
-import { backupCommand, backupHelp, restoreCommand, restoreHelp } from './backup.ts';
-import { checkCommand, checkHelp } from './check.ts';
-import { resetAdminTotpCommand, resetAdminTotpHelp } from './reset_admin_totp.ts';
-import { rotateControlKeyCommand, rotateControlKeyHelp } from './rotate_control_key.ts';
 import { parseOptions, unknownCommand, UsageError } from './usage.ts';
 
 const usage = `Usage: paddock <command> [options]
@@ -34,27 +27,81 @@ Options:
 Configuration is read from the environment (empty counts as unset):
 ${settingsHelp()}`;
 
-/** `positionals`: the verb takes arguments (a file name); `flags`: the boolean options it takes besides --help. */
-const verbs: Record<
-  string,
-  { help: string; run: (args: string[]) => Promise<number>; positionals?: true; flags?: readonly string[] }
-> = {
+const ADMIN_VERBS = Object.keys(ADMIN_COMMANDS);
+
+/** What a verb runs and says for --help, from its module: loaded only when that verb is used. */
+interface Command {
+  help: string;
+  run: (args: string[]) => Promise<number>;
+}
+
+/**
+ * Each verb's module is imported when the verb is used, so a command loads what it runs and no
+ * more (`paddock devices list` does not load the server). `positionals`: the verb takes arguments
+ * (a file name); `flags`: the boolean options it takes besides --help.
+ */
+const verbs: Record<string, { load: () => Promise<Command>; positionals?: true; flags?: readonly string[] }> = {
   serve: {
-    help: 'Usage: paddock serve\n\nRuns the operator console, discovery, health and the control API on PADDOCK_LISTEN.\n',
-    run: serveCommand,
+    load: async () => ({
+      help: 'Usage: paddock serve\n\nRuns the operator console, discovery, health and the control API on PADDOCK_LISTEN.\n',
+      run: (await import('./serve.ts')).serveCommand,
+    }),
   },
   'set-admin-password': {
-    help: 'Usage: paddock set-admin-password\n\nReads a password (at least 12 characters) from stdin, without echo on a terminal,\nand stores its argon2id hash for PADDOCK_ADMIN_USER in the store.\n',
-    run: setAdminPasswordCommand,
+    load: async () => ({
+      help: 'Usage: paddock set-admin-password\n\nReads a password (at least 12 characters) from stdin, without echo on a terminal,\nand stores its argon2id hash for PADDOCK_ADMIN_USER in the store.\n',
+      run: (await import('./set_admin_password.ts')).setAdminPasswordCommand,
+    }),
   },
-  'reset-admin-totp': { help: resetAdminTotpHelp, run: resetAdminTotpCommand },
-  'rotate-control-key': { help: rotateControlKeyHelp, run: rotateControlKeyCommand, flags: ['compromised'] },
-  check: { help: checkHelp, run: checkCommand },
-  backup: { help: backupHelp, run: backupCommand, positionals: true },
-  restore: { help: restoreHelp, run: restoreCommand, positionals: true },
-  device: { help: deviceHelp, run: deviceCommand },
+  'reset-admin-totp': {
+    load: async () => {
+      const m = await import('./reset_admin_totp.ts');
+      return { help: m.resetAdminTotpHelp, run: m.resetAdminTotpCommand };
+    },
+  },
+  'rotate-control-key': {
+    load: async () => {
+      const m = await import('./rotate_control_key.ts');
+      return { help: m.rotateControlKeyHelp, run: m.rotateControlKeyCommand };
+    },
+    flags: ['compromised'],
+  },
+  check: {
+    load: async () => {
+      const m = await import('./check.ts');
+      return { help: m.checkHelp, run: m.checkCommand };
+    },
+  },
+  backup: {
+    load: async () => {
+      const m = await import('./backup.ts');
+      return { help: m.backupHelp, run: m.backupCommand };
+    },
+    positionals: true,
+  },
+  restore: {
+    load: async () => {
+      const m = await import('./backup.ts');
+      return { help: m.restoreHelp, run: m.restoreCommand };
+    },
+    positionals: true,
+  },
+  device: {
+    load: async () => {
+      const m = await import('./device.ts');
+      return { help: m.deviceHelp, run: m.deviceCommand };
+    },
+  },
   ...Object.fromEntries(
-    ADMIN_VERBS.map((verb) => [verb, { help: adminHelp(verb), run: (args: string[]) => adminCommand(verb, args) }]),
+    ADMIN_VERBS.map((verb) => [
+      verb,
+      {
+        load: async (): Promise<Command> => {
+          const m = await import('./admin.ts');
+          return { help: m.adminHelp(verb), run: (args: string[]) => m.adminCommand(verb, args) };
+        },
+      },
+    ]),
   ),
 };
 
@@ -66,15 +113,19 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (verb === '--help' || verb === '-h') {
+    // Every command's module is loaded here on purpose: one `paddock --help` fills Node's compile
+    // cache for all of them (the container image's build runs it on its read-only root; the bench too).
+    await Promise.all(Object.values(verbs).map((v) => v.load()));
     process.stdout.write(usage);
     return 0;
   }
-  const command = verbs[verb];
-  if (!command) {
+  const declared = verbs[verb];
+  if (!declared) {
     // One line, so the mistake stays on the screen; the whole usage is one --help away.
     process.stderr.write(`paddock: ${unknownCommand(verb, Object.keys(verbs), 'paddock --help')}\n`);
     return 2;
   }
+  const command = await declared.load();
   // `device` and the admin commands parse their own sub-commands and options; the others take only --help.
   if (verb === 'device' || ADMIN_VERBS.includes(verb)) return command.run(rest);
   try {
@@ -82,10 +133,10 @@ async function main(argv: string[]): Promise<number> {
       rest,
       {
         help: { type: 'boolean', short: 'h' },
-        ...Object.fromEntries((command.flags ?? []).map((flag) => [flag, { type: 'boolean' as const }])),
+        ...Object.fromEntries((declared.flags ?? []).map((flag) => [flag, { type: 'boolean' as const }])),
       },
       `paddock ${verb} --help`,
-      command.positionals === true,
+      declared.positionals === true,
     );
     if (values.help) {
       process.stdout.write(command.help);
