@@ -1,11 +1,33 @@
 /** Targets measured next to their baseline in the same run, against one `paddock serve`. */
 import { writeFile } from 'node:fs/promises';
 import { type Baseline, startBaseline } from './baseline.ts';
-import { load } from './load.ts';
+import { load, type LoadResult } from './load.ts';
 import type { Row } from './report.ts';
 
 /** Seconds of load on each side before a measured one. */
 const WARM_UP_S = 1;
+
+/** Alternating rounds of a filtered list against the plain one (`versus`). */
+const VERSUS_ROUNDS = 3;
+
+/** Rounds of equal length as one load: rates and CPU averaged, the worst p99 and peak, failures summed. */
+function combined(rounds: readonly LoadResult[]): LoadResult {
+  const mean = (f: (r: LoadResult) => number) => rounds.reduce((n, r) => n + f(r), 0) / rounds.length;
+  const sum = (f: (r: LoadResult) => number) => rounds.reduce((n, r) => n + f(r), 0);
+  const first = rounds[0];
+  if (first === undefined) throw new Error('no rounds');
+  return {
+    ...first,
+    requestsPerSecond: mean((r) => r.requestsPerSecond),
+    cpuMicrosPerRequest: mean((r) => r.cpuMicrosPerRequest),
+    p50: Math.round(mean((r) => r.p50)),
+    p99: Math.max(...rounds.map((r) => r.p99)),
+    peakRssMiB: Math.max(...rounds.map((r) => r.peakRssMiB)),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    ok: sum((r) => r.ok),
+  };
+}
 
 /**
  * The path of the next (older) keyset page after the page at `path` whose body is `body`, or
@@ -178,13 +200,24 @@ export function comparer(ctx: {
       plainAs?: { c: string; name: string },
     ) {
       if (!ctx.selected(name)) return;
-      const plain = await load(`${name} (the plain list)`, {
-        ...opts,
-        url: `${ctx.base}${plainPath}`,
-        headers: headers(plainAs?.c ?? c),
-      });
-      const result = await load(name, { ...opts, url: `${ctx.base}${path}`, headers: headers(c) });
+      // Both sides warmed, then measured in alternating rounds: one pair of back-to-back loads moved
+      // by ±0.2 between runs (a collection, a count kept 5 s, a sweep landing on one side only).
+      const sides = {
+        plain: { url: `${ctx.base}${plainPath}`, headers: headers(plainAs?.c ?? c) },
+        filtered: { url: `${ctx.base}${path}`, headers: headers(c) },
+      };
+      for (const side of Object.values(sides))
+        await load(`${name} (warm-up)`, { ...opts, ...side, duration: WARM_UP_S });
+      const rounds = { plain: [] as LoadResult[], filtered: [] as LoadResult[] };
+      const seconds = Math.max(1, Math.ceil(ctx.duration / 2));
+      for (let round = 0; round < VERSUS_ROUNDS; round++) {
+        rounds.plain.push(await load(`${name} (the plain list)`, { ...opts, ...sides.plain, duration: seconds }));
+        rounds.filtered.push(await load(name, { ...opts, ...sides.filtered, duration: seconds }));
+      }
+      const plain = combined(rounds.plain);
+      const result = combined(rounds.filtered);
       const ratio = result.requestsPerSecond / plain.requestsPerSecond;
+      const each = rounds.filtered.map((r, i) => r.requestsPerSecond / (rounds.plain[i]?.requestsPerSecond ?? NaN));
       const met =
         ratio >= target.minRatio &&
         (target.maxP99 === undefined || result.p99 < target.maxP99) &&
@@ -199,7 +232,7 @@ export function comparer(ctx: {
         .join(', ');
       ctx.rows.push({ ...result, baselineRps: plain.requestsPerSecond, ratio, goal, met });
       ctx.log(
-        `${name}: ${result.requestsPerSecond.toFixed(0)} req/s vs ${plainPath} ${plain.requestsPerSecond.toFixed(0)} (${ratio.toFixed(2)}), p99 ${result.p99} ms`,
+        `${name}: ${result.requestsPerSecond.toFixed(0)} req/s vs ${plainPath} ${plain.requestsPerSecond.toFixed(0)} (${ratio.toFixed(2)}; rounds ${each.map((r) => r.toFixed(2)).join(', ')}), p99 ${result.p99} ms`,
       );
     },
 

@@ -224,7 +224,10 @@ export async function buildDataset(
     sha256: sha(large),
   });
 
-  // Fifty devices of their own for the upload load, with real credentials.
+  // Fifty devices of their own for the upload load, with real credentials. Enrolled last, they are
+  // the plain device list's first page: they carry five labels and five facts like every other
+  // device, so that page reads and shows what a filtered first page does (without them it showed
+  // 50 devices with none, and each filter was measured against a lighter page).
   const uploadCredentials: string[] = [];
   for (let i = 0; i < 50; i++) {
     const credential = randomBytes(32).toString('base64url');
@@ -234,6 +237,7 @@ export async function buildDataset(
       createdBy: 'local:admin',
       createdAt: now,
       expiresAt: now + 1e12,
+      labels: benchLabels(size.devices + i),
     });
     await store.enrollDevice({
       tokenHash: `upload-token-${i}`,
@@ -241,6 +245,7 @@ export async function buildDataset(
       deviceId: `d_upload${i}`,
       name: `uploader ${i}`,
       credentialHash: createHash('sha256').update(credential).digest('hex'),
+      facts: benchFacts(size.devices + i),
     });
     uploadCredentials.push(credential);
   }
