@@ -10,8 +10,6 @@ import { printable, record, table } from './table.ts';
 import type { Output } from './sub_command.ts';
 import { parseOptions, unknownCommand, UsageError } from './usage.ts';
 
-export const ADMIN_VERBS = Object.keys(VERBS);
-
 export function adminHelp(verb: string): string {
   const subs = VERBS[verb] ?? {};
   return `Usage:

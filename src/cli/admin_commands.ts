@@ -381,3 +381,6 @@ export const VERBS: Record<string, Record<string, SubCommand>> = {
     },
   },
 };
+
+/** The admin commands' verbs (`paddock devices …`), in the order of VERBS. */
+export const ADMIN_VERBS = Object.keys(VERBS);

@@ -1,5 +1,5 @@
 /** The `paddock` command: parses the verb and hands over to its module. */
-import { VERBS as ADMIN_COMMANDS } from './admin_commands.ts';
+import { ADMIN_VERBS } from './admin_commands.ts';
 import { settingsHelp } from './settings_help.ts';
 import { parseOptions, unknownCommand, UsageError } from './usage.ts';
 
@@ -26,8 +26,6 @@ Options:
 
 Configuration is read from the environment (empty counts as unset):
 ${settingsHelp()}`;
-
-const ADMIN_VERBS = Object.keys(ADMIN_COMMANDS);
 
 /** What a verb runs and says for --help, from its module: loaded only when that verb is used. */
 interface Command {

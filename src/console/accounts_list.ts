@@ -22,7 +22,7 @@ export function accountsList(ctx: Ctx): Handler<UiEnv> {
     const accounts = await ctx.store.accountsPage({ before, limit: PAGE_SIZE });
     // docs/contract.md section 20: users provisioned over SCIM that have not signed in yet.
     const provisioned = first ? await ctx.store.unlinkedScimUsers(PROVISIONED_SHOWN) : undefined;
-    // The accounts known, up to one more than COUNT_UP_TO, are the list's count (the same rows, by sign-in).
+    // The accounts known, counted by the store up to COUNT_UP_TO (the list's rows without their columns).
     const total =
       wholeList(accounts, first, ctx.clock.now()) ??
       (await kept('accounts', (now) => ctx.store.countAccounts(COUNT_UP_TO).then((n) => countedTotal(n, now))));

@@ -13,8 +13,6 @@ import { PAGE_SIZE } from '../domain/paging.ts';
 import { deviceCounter } from './device_counts.ts';
 import { chrome, listQuery, pagePosition, viewer } from './page_helpers.ts';
 
-// The bench's same-work baseline reads a page's position as this page does (bench/page_baseline_server.ts).
-
 export function devicesList(ctx: Ctx): Handler<UiEnv> {
   const countDevices = deviceCounter(ctx.store, ctx.clock);
   return async function devicesListHandler(c) {
