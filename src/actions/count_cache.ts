@@ -72,12 +72,3 @@ export function countedTotal(n: number, countedAt: number): ListTotal {
 export function wholeList(read: Page<unknown>, first: boolean, now: number): ListTotal | undefined {
   return first && read.next === undefined ? { n: read.items.length, more: false, countedAt: now } : undefined;
 }
-
-/**
- * What a page says of a list that has no count in the store (collections, groups): more than the
- * rows up to the end of this page, when it is not the whole list.
- */
-export function atLeast(read: Page<unknown>, from: number | undefined, now: number): ListTotal | undefined {
-  if (from === undefined) return undefined;
-  return { n: from + read.items.length - 1, more: read.next !== undefined, countedAt: now };
-}

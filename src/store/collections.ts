@@ -26,7 +26,7 @@ import type { Viewer } from '../domain/accounts.ts';
 import type { Page } from '../domain/paging.ts';
 import { PRIVACY_LEVELS, type PrivacyLevel } from '../domain/privacy.ts';
 import { deviceConditions, listOwners, ownerCondition, ownerHasFewDevices } from './devices.ts';
-import { owned, ownedSql, type Param, placeholders, type Row, type Sql } from './sql.ts';
+import { owned, ownedSql, type Param, placeholders, type Row, rowsYielded, type Sql } from './sql.ts';
 import type { CollectionsStore } from './store.ts';
 import type { Wakeups } from './wakeups.ts';
 
@@ -46,6 +46,9 @@ export const collectionsSql = {
   allCollections: `SELECT ${collectionColumns} FROM collections c WHERE c.seq < ? ORDER BY c.seq DESC LIMIT ?`,
   ownCollections: `SELECT ${collectionColumns} FROM collections c WHERE c.created_by = ? AND c.seq < ?
     ORDER BY c.seq DESC LIMIT ?`,
+  /** The lists' totals (docs/contract.md section 22): their rows without columns or counts, by the same indexes. */
+  allCount: 'SELECT 1 FROM collections c WHERE c.seq < ? ORDER BY c.seq DESC LIMIT ?',
+  ownCount: 'SELECT 1 FROM collections c WHERE c.created_by = ? AND c.seq < ? ORDER BY c.seq DESC LIMIT ?',
   openOnly: 'c.closed_at IS NULL',
   closedOnly: 'c.closed_at IS NOT NULL',
   /** Counts by state of the collections whose ids are listed (index collection_targets_collection). */
@@ -282,6 +285,14 @@ export function collectionsStore(db: Sql, wakeups: Wakeups): CollectionsStore {
       const items = page.map((r) => collectionFrom(r, counts.get(r.id as string)));
       const last = page.at(-1);
       return rows.length > req.limit && last ? { items, next: String(last.seq) } : { items };
+    },
+
+    async countCollectionsVisibleTo(viewer, state, upTo) {
+      const base = viewer.admin ? collectionsSql.allCount : collectionsSql.ownCount;
+      const params: Param[] = viewer.admin
+        ? [Number.MAX_SAFE_INTEGER, upTo + 1]
+        : [viewer.subject, Number.MAX_SAFE_INTEGER, upTo + 1];
+      return rowsYielded(db, stateCondition(base, state), params);
     },
 
     async collectionVisibleTo(viewer, id) {

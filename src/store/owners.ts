@@ -4,7 +4,7 @@
  * backend writes it in its own owners.ts, with the statements below; a batch's ids travel as one
  * JSON array, read by the one fragment each backend writes its own way (`list`).
  */
-import type { Sql, Row } from './sql.ts';
+import { rowsYielded, type Row, type Sql } from './sql.ts';
 import type { OwnersStore } from './store.ts';
 import { GROUP_MEMBERS_SHOWN, type GroupMember, type GroupSummary } from '../domain/groups.ts';
 import { GROUP_PREFIX } from '../domain/owners.ts';
@@ -122,6 +122,10 @@ export function ownersStore(db: Sql): Omit<OwnersStore, 'handOverDevices' | 'han
       const items = await Promise.all(names.slice(0, req.limit).map((name) => summary(name, GROUP_MEMBERS_SHOWN)));
       const last = items.at(-1);
       return names.length > req.limit && last ? { items, next: last.name } : { items };
+    },
+    async countGroups(upTo) {
+      // The list's own walk from the first name, one name past the count asked for.
+      return rowsYielded(db, ownersSql.groupNames, ['', upTo + 1, GROUP_PREFIX, upTo + 1, upTo + 1]);
     },
     async group(name, members) {
       const owner = `${GROUP_PREFIX}${name}`;

@@ -161,6 +161,8 @@ export interface CollectionsStore {
   createCollection(viewer: Viewer, collection: NewCollection, scope: CollectionScope): Promise<Collection>;
   /** Collections newest first, with their counts: all of them for an admin, else the viewer's own. */
   collectionsVisibleTo(viewer: Viewer, page: PageRequest, state?: CollectionState): Promise<Page<Collection>>;
+  /** How many collections collectionsVisibleTo lists, counted up to `upTo` (a larger number is `upTo + 1`). */
+  countCollectionsVisibleTo(viewer: Viewer, state: CollectionState | undefined, upTo: number): Promise<number>;
   /** One collection, with its counts, when the viewer created it or is an admin. */
   collectionVisibleTo(viewer: Viewer, id: string): Promise<Collection | undefined>;
   /**
@@ -531,6 +533,8 @@ export interface OwnersStore {
   disabledOwnersDevices(): Promise<number>;
   /** The groups known from accounts and owners, by name; the cursor is the last name shown. */
   groupsPage(page: PageRequest): Promise<Page<GroupSummary>>;
+  /** How many groups groupsPage lists, counted up to `upTo` (a larger number is `upTo + 1`). */
+  countGroups(upTo: number): Promise<number>;
   /** One group with its first `members` members; undefined when no account is in it and it owns no device. */
   group(name: string, members: number): Promise<GroupSummary | undefined>;
 }

@@ -7,7 +7,7 @@ import { COUNT_UP_TO, countCache } from '../../src/actions/count_cache.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { fakeClock } from '../support/fake_clock.ts';
-import { harness, type Harness } from '../support/harness.ts';
+import { enrollDevice, harness, type Harness } from '../support/harness.ts';
 import { ACCOUNTS } from '../support/scenario.ts';
 
 async function page(h: Harness, path: string): Promise<string> {
@@ -21,7 +21,9 @@ async function page(h: Harness, path: string): Promise<string> {
  * The store, with the count `method` answering "more than COUNT_UP_TO" (COUNT_UP_TO + 1, as a store
  * answers a count that stopped), and the count each call asked for (its last argument) in `asked`.
  */
-function countedStore(method: 'countAudit' | 'countAccounts' | 'countOutstandingEnrollTokens') {
+function countedStore(
+  method: 'countAudit' | 'countAccounts' | 'countOutstandingEnrollTokens' | 'countCollectionsVisibleTo' | 'countGroups',
+) {
   const real = openSqliteStore(':memory:');
   const asked: number[] = [];
   const store = new Proxy(real, {
@@ -122,24 +124,59 @@ test('accounts and outstanding enrollment tokens: counted up to 10,000, more rea
   }
 });
 
-test('groups: the whole list when it fits a page, else more than the rows shown so far; later pages say where they are', async () => {
+test('groups: counted by the store past the first page; the whole list when it fits a page; later pages say where they are', async () => {
   const h = await harness();
   try {
-    for (let i = 0; i < 51; i++) await h.store.setAccountGroups(`oidc:u${i}`, [`g${String(i).padStart(2, '0')}`]);
-    for (let i = 0; i < 51; i++)
-      await h.store.recordSignIn({
-        subject: `oidc:u${i}`,
-        display: `U ${i}`,
-        lastSignInAt: h.clock.now(),
-        admin: false,
-      });
+    const groups = async (n: number) => {
+      for (let i = 0; i < n; i++) await h.store.setAccountGroups(`oidc:u${i}`, [`g${String(i).padStart(2, '0')}`]);
+    };
+    await groups(3);
+    assert.match(await page(h, '/groups'), /Groups 1–3 of 3\s+known from accounts/, 'the whole list, from its rows');
+    await groups(51);
     const first = await page(h, '/groups');
-    assert.match(first, /Groups 1–50 of more than 50\s+known from accounts/);
+    assert.match(first, /Groups 1–50 of 51\s+known from accounts/);
     const more = /href="(\/groups\?from=51&amp;before=[^"]+)">More groups/.exec(first)?.[1];
     assert.ok(more);
     assert.match(await page(h, more.replaceAll('&amp;', '&')), /Group 51 of 51\s+known from accounts/);
   } finally {
     await h.close();
+  }
+});
+
+test('collections and groups: counted up to 10,000, per scope and state, more reads "more than 10,000"', async () => {
+  for (const [method, path, said] of [
+    ['countCollectionsVisibleTo', '/collections', /Collections 1–50 of more than 10,000/],
+    ['countCollectionsVisibleTo', '/collections?state=open', /Collections 1–50 of more than 10,000/],
+    ['countGroups', '/groups', /Groups 1–50 of more than 10,000/],
+  ] as const) {
+    const { store, asked } = countedStore(method);
+    const h = await harness({ store });
+    try {
+      if (method === 'countGroups')
+        for (let i = 0; i < 51; i++) await h.store.setAccountGroups(`oidc:u${i}`, [`g${String(i).padStart(2, '0')}`]);
+      else {
+        // A device holds a few open requests at most: each collection asks a device of its own.
+        for (let i = 0; i < 51; i++) {
+          const d = await enrollDevice(h, 'oidc:ann');
+          await h.store.createCollection(
+            { subject: 'local:admin', admin: true },
+            {
+              id: `c${i}`,
+              createdBy: 'local:admin',
+              createdAt: h.clock.now() + i,
+              privacy: 'full',
+              reason: 'check',
+              expiresAt: h.clock.now() + 3_600_000,
+            },
+            { devices: [d.device] },
+          );
+        }
+      }
+      assert.match(await page(h, path), said);
+      assert.deepEqual(asked, [COUNT_UP_TO], `${path}: one count, of up to 10,000`);
+    } finally {
+      await h.close();
+    }
   }
 });
 

@@ -236,6 +236,14 @@ export function collectionsContract(name: string, open: () => Promise<Store>): v
       assert.equal(page.items.length, 2);
       assert.ok(page.next);
       assert.equal((await store.collectionsVisibleTo(ann, { limit: 10 })).items.length, 1, 'ann sees what she created');
+      // The lists' totals count what the lists hold, in the same scope and state, one past the count asked for.
+      const all = (await store.collectionsVisibleTo(admin, { limit: 100 })).items.length;
+      const closedAll = (await store.collectionsVisibleTo(admin, { limit: 100 }, 'closed')).items.length;
+      assert.equal(await store.countCollectionsVisibleTo(admin, undefined, 100), all);
+      assert.equal(await store.countCollectionsVisibleTo(admin, 'closed', 100), closedAll);
+      assert.equal(await store.countCollectionsVisibleTo(admin, 'open', 100), all - closedAll);
+      assert.equal(await store.countCollectionsVisibleTo(admin, undefined, 1), 2, 'more than one: one plus one');
+      assert.equal(await store.countCollectionsVisibleTo(ann, undefined, 100), 1, "ann's own");
     });
 
     test('a collection is heard by a subscriber of the same store', async () => {

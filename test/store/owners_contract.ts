@@ -187,6 +187,8 @@ export function ownersContract(name: string, open: () => Promise<Store>): void {
         [['ops', 2, 2]],
       );
       assert.equal(second.next, undefined);
+      assert.equal(await store.countGroups(10), 3, 'a-owners, b-team and ops, each once');
+      assert.equal(await store.countGroups(1), 2, 'more than one: one plus one');
       assert.deepEqual(
         second.items[0]?.members.map((m) => m.subject),
         ['oidc:ann', 'oidc:bob'],
