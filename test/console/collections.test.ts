@@ -223,7 +223,7 @@ const scenarios: Scenario[] = [
       return { first: made[0] ?? '', last: made[50] ?? '' };
     },
     status: 200,
-    contains: ['Collections 1–50 of more than 50 that you asked for, state “closed”', '>Older collections</a>'],
+    contains: ['Collections 1–50 of 51 that you asked for, state “closed”', '>Older collections</a>'],
     after: async (h, _r, body, f) => {
       assert.ok(body.includes(f.last ?? '-') && !body.includes(`${f.first}"`), 'newest first: the oldest is on page 2');
       const next = /href="(\/collections\?state=closed&amp;from=51&amp;before=[0-9]+)">Older collections/.exec(
