@@ -45,7 +45,7 @@ import { PAGE_SIZE } from '../src/domain/paging.ts';
 import { RETENTION_BATCH, RETENTION_BATCHES } from '../src/domain/retention.ts';
 import { filteredDevices } from '../src/store/devices.ts';
 import { SWEEP_BATCH } from '../src/sweep/sweeper.ts';
-import { pgSearchDevices } from '../src/store/postgres/db.ts';
+import { pgSearchDevices } from '../src/store/postgres/device_search.ts';
 import { openPostgresStore } from '../src/store/postgres/store.ts';
 import { numbered, type Sql } from '../src/store/sql.ts';
 import { olderPage } from './compare.ts';

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { devicesSql, filteredDevices } from '../../src/store/devices.ts';
-import { pgSearchDevices } from '../../src/store/postgres/db.ts';
+import { pgSearchDevices } from '../../src/store/postgres/device_search.ts';
 import type { Param, Sql } from '../../src/store/sql.ts';
-import { sqliteSearchDevices } from '../../src/store/sqlite/db.ts';
+import { sqliteSearchDevices } from '../../src/store/sqlite/device_search.ts';
 import type { DeviceFilter } from '../../src/domain/devices.ts';
 import type { Viewer } from '../../src/domain/accounts.ts';
 import { postgresPlan, sqlitePlan, withPostgresSchema, withSqliteSchema } from '../support/plans.ts';

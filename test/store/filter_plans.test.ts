@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { filteredDevices, seenRangeCount, substringPattern } from '../../src/store/devices.ts';
-import { pgSearchDevices } from '../../src/store/postgres/db.ts';
+import { pgSearchDevices } from '../../src/store/postgres/device_search.ts';
 import { filteredRuns, runsSql } from '../../src/store/runs.ts';
 import type { Param, Sql } from '../../src/store/sql.ts';
-import { sqliteSearchDevices } from '../../src/store/sqlite/db.ts';
+import { sqliteSearchDevices } from '../../src/store/sqlite/device_search.ts';
 import type { DeviceFilter } from '../../src/domain/devices.ts';
 import type { RunFilter } from '../../src/domain/runs.ts';
 import type { Viewer } from '../../src/domain/accounts.ts';

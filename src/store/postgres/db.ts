@@ -3,8 +3,8 @@
  * a lost connection into a StoreError (answered 503) while the pool reconnects by itself.
  */
 import { pgIndexWords, pgRunCandidates } from './run_words.ts';
+import { pgDeviceSearch, SEARCH_TEXT } from './device_search.ts';
 import pg from 'pg';
-import { substringPattern } from '../devices.ts';
 import { StoreError } from '../errors.ts';
 import { numberedName, NUMBERED_SENTINEL, pendingMigrations } from '../migrations.ts';
 import { fanOutSql, noteStatement } from '../outbox.ts';
@@ -16,18 +16,6 @@ import { connectionConfig, createPool, isConnectionError, type PgOptions, unavai
 const MIGRATION_LOCK = 7_214_003_001;
 
 /** A statement inside a transaction, in the `?` style of the domain files. */
-/**
- * The device search through the pg_trgm index devices_search (migration 'fleet-lists'), or, within
- * an owner's few devices, a check of each (strpos, which the index does not serve, so the planner
- * reads the owner's index). The index's lists hold every device that shares a trigram with `q`, so
- * its cost follows the whole fleet: a word every device name holds made it read 1,800 pages at a
- * million devices (16 ms), where an owner's 100 devices take 0.2 ms (bench/results.md).
- */
-export const pgSearchDevices: Sql['searchDevices'] = (q, fewDevices) =>
-  fewDevices
-    ? { sql: 'strpos(lower(id || chr(1) || name), ?) > 0', params: [q.toLowerCase()] }
-    : { sql: "lower(id || chr(1) || name) LIKE ? ESCAPE '\\'", params: [substringPattern(q)] };
-
 export type Query = (sql: string, ...params: Param[]) => Promise<Row[]>;
 
 export async function openPgDb(url: string, opts: PgOptions = {}): Promise<PgDb> {
@@ -95,13 +83,20 @@ async function adoptNumbered(client: pg.Client): Promise<void> {
   ]);
 }
 
-/** Statements in the `?` style of the domain files, numbered once and prepared by name on each connection. */
+/**
+ * Statements in the `?` style of the domain files, numbered once and prepared by name on each
+ * connection; but a device search is planned for each pattern (an unnamed statement). A named one
+ * may settle on a generic plan, which knows nothing of the pattern: it walked the devices newest
+ * first checking each, 56 to 103 ms at 100,000 devices for a search the index answers in 0.4 ms,
+ * and once it was chosen every search on that connection paid it (device_search.ts).
+ */
 class Statements {
-  #named = new Map<string, { name: string; text: string }>();
-  get(sql: string): { name: string; text: string } {
+  #named = new Map<string, { name?: string; text: string }>();
+  get(sql: string): { name?: string; text: string } {
     let statement = this.#named.get(sql);
     if (!statement) {
-      statement = { name: `paddock_${this.#named.size}`, text: numbered(sql) };
+      const text = numbered(sql);
+      statement = sql.includes(SEARCH_TEXT) ? { text } : { name: `paddock_${this.#named.size}`, text };
       this.#named.set(sql, statement);
     }
     return statement;
@@ -132,7 +127,9 @@ export class PgDb {
     run: async (sql, ...params) => (await this.#query(sql, params)).rowCount ?? 0,
     // The database server's disk is its own to keep room on: nothing is held in reserve here.
     critical: async (sql, ...params) => (await this.#query(sql, params)).rowCount ?? 0,
-    searchDevices: pgSearchDevices,
+    searchDevices: pgDeviceSearch(
+      async (sql, ...params) => (await this.#query(sql, params)).rows[0] as Row | undefined,
+    ),
     indexWords: pgIndexWords,
     runCandidates: pgRunCandidates(async (sql) => (await this.#query(sql, [])).rows[0] as Row | undefined),
     noted: (notes, sql, ...params) =>

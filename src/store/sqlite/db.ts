@@ -4,6 +4,7 @@
  * synchronous, so one connection is one writer and SQLITE_BUSY cannot arise inside a process.
  */
 import { sqliteIndexWords, sqliteRunCandidates } from './run_words.ts';
+import { sqliteDeviceSearch } from './device_search.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import { isStorageFull, StoreError } from '../errors.ts';
 import { numberedName, NUMBERED_SENTINEL, pendingMigrations } from '../migrations.ts';
@@ -70,17 +71,6 @@ function adoptNumbered(db: DatabaseSync): void {
   db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(NUMBERED_SENTINEL, Date.now());
 }
 
-/**
- * The device search through the FTS5 trigram table devices_search (migration 'fleet-lists'): a
- * phrase query, which the trigram tokenizer answers as a case-insensitive substring match over
- * both columns from its index. (LIKE with an ESCAPE clause would read the whole table.) Inside a
- * phrase every character is literal but `"`, which is doubled.
- */
-export const sqliteSearchDevices: Sql['searchDevices'] = (q) => ({
-  sql: 'seq IN (SELECT rowid FROM devices_search WHERE devices_search MATCH ?)',
-  params: [`"${q.replaceAll('"', '""')}"`],
-});
-
 /** Statements prepared once and reused; every call is synchronous. */
 export class Db {
   #db: DatabaseSync;
@@ -88,6 +78,8 @@ export class Db {
   #arrayStatements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
 
   #reserve: DiskReserve | undefined;
+  /** The device search, with its sample of the fleet (sqlite/device_search.ts). */
+  #search = sqliteDeviceSearch((sql, ...params) => this.all(sql, ...params));
 
   constructor(db: DatabaseSync, reserve?: DiskReserve) {
     this.#db = db;
@@ -150,7 +142,7 @@ export class Db {
       arrays: async (sql, ...params) => this.allArrays(sql, ...params),
       run: async (sql, ...params) => this.run(sql, ...params),
       critical: async (sql, ...params) => this.critical(() => this.run(sql, ...params)),
-      searchDevices: sqliteSearchDevices,
+      searchDevices: this.#search,
       runCandidates: sqliteRunCandidates,
       indexWords: sqliteIndexWords,
       noted: async (notes, sql, ...params) =>

@@ -1,0 +1,272 @@
+// The device search asks each backend's trigram index only for the query's rare trigrams when a
+// sample of the fleet shows some (src/store/device_search.ts): the answers are those of the whole
+// pattern, for any text; the plan reads the index for the rare trigrams alone and checks each
+// device it finds for the whole text.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import type { DatabaseSync } from 'node:sqlite';
+import { keptSample, rareTrigrams, trigramSample } from '../../src/store/device_search.ts';
+import {
+  pgDeviceSearch,
+  pgSearchDevices,
+  readTrigramSample as readPgSample,
+  wordTrigrams,
+} from '../../src/store/postgres/device_search.ts';
+import {
+  asciiTrigrams,
+  readTrigramSample as readSqliteSample,
+  sampledTrigrams,
+  sqliteSearchDevices,
+} from '../../src/store/sqlite/device_search.ts';
+import { numbered, type Param, type Row } from '../../src/store/sql.ts';
+import { postgresPlan, sqlitePlan, withPostgresSchema, withSqliteSchema } from '../support/plans.ts';
+import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import { openPgDb } from '../../src/store/postgres/db.ts';
+import { filteredDevices } from '../../src/store/devices.ts';
+
+// 100 texts: every one says "device", one in ten holds "9", one holds "x123".
+const TEXTS = Array.from(
+  { length: 100 },
+  (_, i) => `d_x${i}\u0001Device ${i % 10 === 9 ? 9 : 0}${i === 7 ? 'x123' : ''}`,
+);
+
+test("rare trigrams, as pg_trgm's words hold them: ASCII letters and digits, rarest first, at most four", () => {
+  const sample = trigramSample(TEXTS, wordTrigrams);
+  assert.equal(sample.texts, 100);
+  assert.equal(sample.held.get('dev'), 100);
+  assert.deepEqual(rareTrigrams('DEVICE 123', sample, wordTrigrams), ['123'], '"dev" is common, "123" in 1 of 100');
+  assert.deepEqual(rareTrigrams('device 9', sample, wordTrigrams), [], 'no trigram but common ones');
+  assert.deepEqual(rareTrigrams('e 12', sample, wordTrigrams), [], 'none across words: pg_trgm splits there');
+  assert.deepEqual(rareTrigrams('zé_z%q_', sample, wordTrigrams), [], 'none of other characters');
+  assert.deepEqual(rareTrigrams('abcdefgh', sample, wordTrigrams), ['abc', 'bcd', 'cde', 'def'], 'at most four');
+  const small = trigramSample(TEXTS.slice(0, 63), wordTrigrams);
+  assert.deepEqual(rareTrigrams('device 123', small, wordTrigrams), [], 'a sample under 64 texts tells nothing');
+  assert.deepEqual(rareTrigrams('device 123', undefined, wordTrigrams), []);
+});
+
+test("rare trigrams, as FTS5's trigram tokenizer holds them: any three characters, of a query in ASCII only", () => {
+  const sample = trigramSample(TEXTS, sampledTrigrams);
+  assert.deepEqual(
+    rareTrigrams('vice 123', sample, asciiTrigrams),
+    [' 12', 'e 1', '123'],
+    'across spaces, rarest first',
+  );
+  assert.deepEqual(rareTrigrams('Übersee 123', sample, asciiTrigrams), [], 'a query beyond ASCII goes whole');
+  assert.deepEqual(rareTrigrams('a"b', sample, asciiTrigrams), ['a"b']);
+});
+
+test('the conditions: the whole pattern without rare trigrams; else the rare ones and the whole text checked', () => {
+  const texts = Array.from({ length: 100 }, (_, i) => `d_${i}\u0001device ${i}`);
+  const pgSample = trigramSample(texts, wordTrigrams);
+  assert.deepEqual(pgSearchDevices('Device 1%_', false, pgSample), {
+    sql: "lower(id || chr(1) || name) LIKE ? ESCAPE '\\'",
+    params: ['%device 1\\%\\_%'],
+  });
+  assert.deepEqual(pgSearchDevices('Device 4321', false, pgSample), {
+    sql: 'lower(id || chr(1) || name) LIKE ? AND lower(id || chr(1) || name) LIKE ? AND strpos(lower(id || chr(1) || name), ?) > 0',
+    params: ['%321%', '%432%', 'device 4321'],
+  });
+  assert.deepEqual(pgSearchDevices('Device 4321', true, pgSample), {
+    sql: 'strpos(lower(id || chr(1) || name), ?) > 0',
+    params: ['device 4321'],
+  });
+  const sqliteSample = trigramSample(texts, sampledTrigrams);
+  assert.deepEqual(sqliteSearchDevices('a "quoted" name', false, undefined).params, ['"a ""quoted"" name"']);
+  const driven = sqliteSearchDevices('Device 4321', false, sqliteSample);
+  assert.match(driven.sql, /MATCH \?\)\s+AND instr\(lower\(id \|\| char\(1\) \|\| name\), \?\) > 0$/);
+  assert.deepEqual(driven.params, ['"321" AND "432" AND " 43"', 'device 4321'], '"e 4" is in 11 of 100: common');
+  // Held whole by most of the sample: each device checked; beyond ASCII, the phrase.
+  assert.deepEqual(sqliteSearchDevices('DEVICE', false, sqliteSample), {
+    sql: 'instr(lower(id || char(1) || name), ?) > 0',
+    params: ['device'],
+  });
+  const accented = trigramSample(
+    texts.map((t) => `${t} é`),
+    sampledTrigrams,
+  );
+  assert.match(sqliteSearchDevices('E É', false, accented).sql, /MATCH/);
+});
+
+test('the sample: random devices by their seq, read once a minute in the background; a failed read keeps the last', async () => {
+  let now = 0;
+  let reads = 0;
+  let fail = false;
+  const asked: string[] = [];
+  const search = pgDeviceSearch(
+    async (sql, ...params) => {
+      if (sql.includes('min(seq)')) return { low: 1, high: 100 } as Row;
+      reads++;
+      if (fail) throw new Error('connection lost');
+      asked.push(String(params[0]));
+      return { texts: Array.from({ length: 100 }, (_, i) => `d_${i}\u0001device ${i}`) } as Row;
+    },
+    () => now,
+  );
+  const settled = () => new Promise((resolve) => setImmediate(resolve));
+  assert.match(search('device 4321').sql, /ESCAPE/, 'before the first read: the whole pattern');
+  await settled();
+  assert.match(search('device 4321').sql, /strpos/, 'then the rare trigrams');
+  const seqs = (asked[0] ?? '').split(',').map(Number);
+  assert.equal(seqs.length, 256);
+  assert.ok(
+    seqs.every((n) => Number.isInteger(n) && n >= 1 && n <= 100),
+    'drawn between the least seq and the greatest',
+  );
+  now += 59_999;
+  search('device 4321');
+  assert.equal(reads, 1, 'read once a minute');
+  now += 1;
+  fail = true;
+  search('device 4321');
+  await settled();
+  assert.equal(reads, 2);
+  assert.match(search('device 4321').sql, /strpos/, 'a failed read keeps the sample it had');
+  // The keeper alone: nothing until the first read settles.
+  const kept = keptSample(async () => trigramSample([], wordTrigrams));
+  assert.equal(kept(), undefined);
+  await settled();
+  assert.equal(kept()?.texts, 0);
+});
+
+test('no devices: no sample', async () => {
+  assert.equal(await readPgSample(async () => ({ low: null, high: null }) as Row), undefined);
+  assert.equal(
+    readSqliteSample(() => [{ low: null, high: null }]),
+    undefined,
+  );
+});
+
+/** Queries in several cases and scripts, with LIKE's wildcards, FTS5's quote and a backslash. */
+const QUERIES = [
+  'device 1234',
+  'DEVICE 1234',
+  'kiosk-1999',
+  'KIOSK-1999',
+  'übersee 777',
+  'ÜBERSEE 777',
+  'host_100%\\1',
+  'st_100%',
+  'd_1234',
+  'e 12',
+  'device',
+  'nothing 123',
+  'say "hi" 42',
+  'DX_',
+  'dx_1',
+];
+
+/** 20,000 devices with names of those kinds, the same on both backends. */
+const NAME = `(ARRAY['Device ', 'KIOSK-', 'Übersee ', 'host_100%\\', 'say "hi" '])[i % 5 + 1] || i`;
+
+const available = await postgresAvailable();
+after(() => (available ? dropSchemas() : undefined));
+
+test(
+  'PostgreSQL at 20,000 devices: the rare trigrams find what the whole pattern finds, and the plan reads only them',
+  { skip: !available && SKIP_REASON },
+  async () => {
+    await withPostgresSchema(async (c) => {
+      await c.query(`INSERT INTO devices (id, name, name_key, owner, credential_hash, enrolled_at, last_seen_at)
+        SELECT 'd_' || i, ${NAME}, 'k' || i, 'oidc:owner-' || (i % 100), 'c' || i, i, i
+        FROM generate_series(1, 20000) AS i`);
+      await c.query('VACUUM ANALYZE devices');
+      const sample = await readPgSample(
+        async (sql, ...params) => (await c.query(numbered(sql), params)).rows[0] as Row | undefined,
+      );
+      assert.ok(sample && sample.texts > 200, 'about 256 devices drawn');
+      const found = async (condition: { sql: string; params: Param[] }) =>
+        (
+          await c.query<{ id: string }>(
+            numbered(`SELECT id FROM devices WHERE ${condition.sql} ORDER BY seq`),
+            condition.params,
+          )
+        ).rows.map((r) => r.id);
+      let driven = 0;
+      for (const q of QUERIES) {
+        const condition = pgSearchDevices(q, false, sample);
+        if (condition.sql.includes('strpos')) driven++;
+        const whole = await found(pgSearchDevices(q));
+        assert.deepEqual(await found(condition), whole, q);
+        if (q === 'device 1234') assert.equal(whole.length, 2, 'Device 12340 and Device 12345');
+      }
+      assert.ok(driven >= 6, `most of these queries are driven by rare trigrams (${driven})`);
+      const condition = pgSearchDevices('device 1234', false, sample);
+      const plan = await postgresPlan(
+        c,
+        'driven',
+        `SELECT seq, id FROM devices WHERE ${condition.sql} ORDER BY seq DESC LIMIT 51`,
+        condition.params,
+      );
+      // The index is asked for rare trigrams of digits ("123", "234"), none of "device".
+      assert.match(plan, /Bitmap Index Scan on devices_search[^\n]*\n\s+Index Cond: .*~~ '%\d{3}%'::text/, plan);
+      assert.doesNotMatch(plan, /~~ '%(dev|evi|vic|ice)%'/, plan);
+      assert.match(plan, /Filter: \(strpos\(/, plan);
+    });
+  },
+);
+
+test('SQLite at 20,000 devices: the rare trigrams find what the whole phrase finds, and the plan reads the index', async () => {
+  await withSqliteSchema((db: DatabaseSync) => {
+    db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+      INSERT INTO devices (id, name, owner, credential_hash, enrolled_at, last_seen_at)
+      SELECT 'dx_' || i, ${NAME.replace("(ARRAY['Device ', 'KIOSK-', 'Übersee ', 'host_100%\\', 'say \"hi\" '])[i % 5 + 1]", "CASE i % 5 WHEN 0 THEN 'Device ' WHEN 1 THEN 'KIOSK-' WHEN 2 THEN 'Übersee ' WHEN 3 THEN 'host_100%\\' ELSE 'say \"hi\" ' END")},
+        'oidc:owner-' || (i % 100), 'c' || i, i, i FROM n`);
+    const all = (sql: string, ...params: Param[]) => db.prepare(sql).all(...params) as Row[];
+    const sample = readSqliteSample(all);
+    assert.ok(sample && sample.texts > 200, 'about 256 devices drawn');
+    const found = (condition: { sql: string; params: Param[] }) =>
+      all(`SELECT id FROM devices WHERE ${condition.sql} ORDER BY seq`, ...condition.params).map((r) => r.id);
+    let driven = 0;
+    for (const q of QUERIES) {
+      const condition = sqliteSearchDevices(q, false, sample);
+      if (condition.sql.includes('instr')) driven++;
+      const whole = found(sqliteSearchDevices(q));
+      assert.deepEqual(found(condition), whole, q);
+      if (q === 'device 1234') assert.equal(whole.length, 2, 'Device 12340 and Device 12345');
+    }
+    assert.ok(driven >= 6, `most of these queries are driven by rare trigrams (${driven})`);
+    const condition = sqliteSearchDevices('device 1234', false, sample);
+    assert.doesNotMatch(String(condition.params[0]), /dev|evi|vic|ice/, 'none of the common trigrams');
+    const plan = sqlitePlan(db, `SELECT seq, id FROM devices WHERE ${condition.sql} ORDER BY seq DESC LIMIT 51`);
+    assert.match(plan, /SEARCH devices USING INTEGER PRIMARY KEY .*SCAN devices_search VIRTUAL TABLE INDEX/, plan);
+    assert.doesNotMatch(plan, /SCAN devices( |$|\|)/, plan);
+    // An id every device holds: the devices walked newest first, each checked, no index of matches.
+    const dense = sqliteSearchDevices('DX_', false, sample);
+    assert.deepEqual(dense, { sql: 'instr(lower(id || char(1) || name), ?) > 0', params: ['dx_'] });
+    const walk = sqlitePlan(db, `SELECT seq, id FROM devices WHERE ${dense.sql} ORDER BY seq DESC LIMIT 51`);
+    assert.match(walk, /^SCAN devices$/, walk);
+  });
+});
+
+test(
+  'PostgreSQL: a search is planned for its pattern each time (unnamed), never settled on a generic plan; other statements are prepared by name',
+  { skip: !available && SKIP_REASON },
+  async () => {
+    const db = await openPgDb(PG_URL, { schema: freshSchema(), poolSize: 1 });
+    try {
+      const search = filteredDevices(
+        db.sql,
+        { subject: 'local:admin', admin: true },
+        { limit: 50 },
+        { q: 'device 1234', staleBefore: 0 },
+      );
+      // More than the five custom plans after which PostgreSQL weighs a generic one.
+      for (let i = 0; i < 8; i++) await db.sql.arrays(search.sql, ...search.params);
+      await db.sql.all('SELECT count(*) AS n FROM devices WHERE owner = ?', 'oidc:ann');
+      const prepared = await db.sql.all(
+        "SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'paddock_%'",
+      );
+      assert.ok(
+        prepared.some((p) => String(p.statement).includes('owner = $1')),
+        'a plain statement is prepared by name',
+      );
+      assert.deepEqual(
+        prepared.filter((p) => String(p.statement).includes('chr(1)')),
+        [],
+        'no search statement is',
+      );
+    } finally {
+      await db.end();
+    }
+  },
+);
