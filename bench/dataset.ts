@@ -58,13 +58,16 @@ export const COMMON_FACT = 'arch=x64';
 
 /**
  * The device list's other filters, each measured against the plain list with its count
- * (docs/contract.md section 22): a status most devices hold and one few do, a search, windows of
+ * (docs/contract.md section 22): a status most devices hold and one few do, a search (a rare text,
+ * one every device holds, and one whose matches are the oldest devices), windows of
  * last seen that hold no device and every device, silent devices, and the silent longest first.
  */
 export const DEVICE_FILTERS: ReadonlyArray<readonly [string, string]> = [
   ['status, most', 'status=active'],
   ['status, few', 'status=revoked'],
   ['search', 'q=device+123'],
+  ['search, every device', 'q=bench'],
+  ['search, old matches', 'q=device+1'],
   ['seen, none', 'seen=5m'],
   ['seen, all', 'seen=7d'],
   ['not seen, all', 'seen=not:24h'],

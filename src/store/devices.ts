@@ -7,7 +7,18 @@ import { cursor, deviceFrom, pendingReason } from './rows.ts';
 import { labelConditions, labelsFrom, labelsSql, withLabels } from './labels.ts';
 import { factConditions, factReach, reportOfSeq, withFacts } from './facts.ts';
 import type { FactSelector } from '../domain/facts.ts';
-import { byOwners, IN_SCOPE, merged, type Param, placeholders, type Row, rowsYielded, scope, type Sql } from './sql.ts';
+import {
+  byOwners,
+  type DeviceSearch,
+  IN_SCOPE,
+  merged,
+  type Param,
+  placeholders,
+  type Row,
+  rowsYielded,
+  scope,
+  type Sql,
+} from './sql.ts';
 import { ownersOf } from '../domain/owners.ts';
 import { type ListOptions, ownersReach } from './owners_reach.ts';
 import type { PrivacyLevel } from '../domain/privacy.ts';
@@ -145,16 +156,14 @@ export function deviceConditions(
   viewer: Viewer,
   filter: Omit<DeviceFilter, 'sort'>,
   fewDevices = false,
-): { where: string[]; params: Param[]; owners: string[] | undefined } {
+): { where: string[]; params: Param[]; owners: string[] | undefined; search: DeviceSearch | undefined } {
   const owners = listOwners(viewer, filter.owner);
   const where: string[] = [];
   const params: Param[] = [];
   const add = (condition: string, ...values: Param[]) => (where.push(condition), params.push(...values));
-  if (filter.q !== undefined) {
-    const search = db.searchDevices(filter.q, owners !== undefined && fewDevices);
-    where.push(search.sql);
-    params.push(...search.params);
-  }
+  // The search is the first condition (filteredDevices may take it out to walk the index instead).
+  const search = filter.q === undefined ? undefined : db.searchDevices(filter.q, owners !== undefined && fewDevices);
+  if (search) add(search.sql, ...search.params);
   // A revocation ends the wait (pending_since is NULL then), so pending devices are never revoked ones.
   if (filter.status === 'revoked') where.push('revoked_at IS NOT NULL');
   else if (filter.status === 'pending') where.push('pending_since IS NOT NULL');
@@ -168,7 +177,7 @@ export function deviceConditions(
   const facts = factReach(filter.facts ?? []);
   where.push(...facts.sql);
   params.push(...facts.params);
-  return { where, params, owners };
+  return { where, params, owners, search };
 }
 
 /**
@@ -193,7 +202,7 @@ export function filteredDevices(
   /** Newest first, the `seen=` range is small enough to read whole (seenRangeCount): it drives. */
   seenDrives = false,
 ): { sql: string; params: Param[] } {
-  const { where, params, owners } = deviceConditions(db, viewer, { ...filter, facts: undefined }, fewDevices);
+  const { where, params, owners, search } = deviceConditions(db, viewer, { ...filter, facts: undefined }, fewDevices);
   const add = (condition: string, ...values: Param[]) => (where.push(condition), params.push(...values));
   const sortName = filter.sort ?? 'newest';
   const labels = filter.labels ?? [];
@@ -216,6 +225,11 @@ export function filteredDevices(
     const arm = [`SELECT seq, ${columns} FROM devices WHERE owner = ? AND seq < ?`, ...where].join(' AND ');
     return byOwners(db, owners, arm, [cursor(req.before), ...params], req.limit + 1);
   }
+  // Every owner's devices, newest first: the search index's matches walked newest first, each
+  // device checked for the rest (SQLite's FTS5 in rowid order: a page of the oldest devices' names,
+  // 11,111 matches, read in 0.3 ms where listing every match first took 3.6 ms).
+  if (search?.walk && owners === undefined && sortName === 'newest')
+    return searchWalk(search.walk, where.slice(1), params.slice(search.params.length), req);
   const scoped = ownerCondition(owners);
   where.unshift(...scoped.sql);
   params.unshift(...scoped.params);
@@ -233,6 +247,22 @@ export function filteredDevices(
   return {
     sql: `SELECT seq, ${columns} FROM devices ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${sort.order} LIMIT ?`,
     params,
+  };
+}
+
+/** The filtered list newest first, driven by the search index's matches (DeviceSearch.walk). */
+function searchWalk(
+  walk: NonNullable<DeviceSearch['walk']>,
+  where: string[],
+  params: Param[],
+  req: PageRequest,
+): { sql: string; params: Param[] } {
+  const after = req.before === undefined ? [] : [Number(req.before)];
+  const conditions = [walk.check, ...where].filter((c) => c !== '');
+  return {
+    sql: `SELECT seq, ${columns} FROM (${walk.matches}${after.length ? ' AND rowid < ?' : ''}) AS matched
+      JOIN devices ON seq = m ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY m DESC LIMIT ?`,
+    params: [...walk.matchParams, ...after, ...walk.checkParams, ...params, req.limit + 1],
   };
 }
 

@@ -13,6 +13,17 @@ export type Row = Record<string, unknown>;
 /** What both drivers bind: booleans are passed as 1 and 0 (PostgreSQL reads '1' and '0' as booleans). */
 export type Param = string | number | null | Uint8Array;
 
+/**
+ * The device search's condition on `devices` (Sql.searchDevices). `walk`, where the backend has it:
+ * a statement whose one column `m` is the matching seqs, read newest first from the index with
+ * `AND rowid < ?` appended for a cursor, and the condition left to check on each device it gives.
+ */
+export interface DeviceSearch {
+  sql: string;
+  params: Param[];
+  walk?: { matches: string; matchParams: Param[]; check: string; checkParams: Param[] };
+}
+
 /** A search's candidate runs (Sql.runCandidates): statements and their parameters. */
 export interface RunCandidates {
   sql: string;
@@ -38,7 +49,7 @@ export interface Sql {
    * `fewDevices`: the list is one owner's, small enough to read whole (OWNER_SCAN_DEVICES), and
    * PostgreSQL checks each of its devices rather than read the trigram index.
    */
-  searchDevices(q: string, fewDevices?: boolean): { sql: string; params: Param[] };
+  searchDevices(q: string, fewDevices?: boolean): DeviceSearch;
   /**
    * The other condition written per backend (docs/contract.md section 21): a statement whose one
    * column, `seq`, is the runs holding every word (src/domain/words.ts) with `atLeast <= seq <

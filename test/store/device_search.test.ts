@@ -18,11 +18,13 @@ import {
   sampledTrigrams,
   sqliteSearchDevices,
 } from '../../src/store/sqlite/device_search.ts';
-import { numbered, type Param, type Row } from '../../src/store/sql.ts';
+import { numbered, type Param, type Row, type Sql } from '../../src/store/sql.ts';
 import { postgresPlan, sqlitePlan, withPostgresSchema, withSqliteSchema } from '../support/plans.ts';
 import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 import { openPgDb } from '../../src/store/postgres/db.ts';
 import { filteredDevices } from '../../src/store/devices.ts';
+
+const ADMIN = { subject: 'local:admin', admin: true };
 
 // 100 texts: every one says "device", one in ten holds "9", one holds "x123".
 const TEXTS = Array.from(
@@ -230,6 +232,32 @@ test('SQLite at 20,000 devices: the rare trigrams find what the whole phrase fin
     const plan = sqlitePlan(db, `SELECT seq, id FROM devices WHERE ${condition.sql} ORDER BY seq DESC LIMIT 51`);
     assert.match(plan, /SEARCH devices USING INTEGER PRIMARY KEY .*SCAN devices_search VIRTUAL TABLE INDEX/, plan);
     assert.doesNotMatch(plan, /SCAN devices( |$|\|)/, plan);
+    // An administrator's list newest first walks the index's matches from the cursor: page after
+    // page, the same devices in the same order as every match sorted.
+    const viaSample = { searchDevices: (q: string) => sqliteSearchDevices(q, false, sample) } as Sql;
+    for (const q of ['device 1', 'device 1234', 'kiosk-19', 'say "hi" 7']) {
+      const every = found(sqliteSearchDevices(q)).reverse();
+      const paged: string[] = [];
+      let before: string | undefined;
+      for (let pages = 0; pages < 1000; pages++) {
+        const page = filteredDevices(viaSample, ADMIN, { limit: 50, before }, { q, staleBefore: 0 });
+        assert.match(page.sql, /FROM \(SELECT rowid AS m FROM devices_search/, q);
+        const rows = all(page.sql, ...page.params);
+        paged.push(...rows.slice(0, 50).map((r) => String(r.id)));
+        if (rows.length <= 50) break;
+        before = String(rows[49]?.seq);
+      }
+      assert.ok(every.length > 0, q);
+      assert.deepEqual(paged, every, q);
+    }
+    const later = filteredDevices(viaSample, ADMIN, { limit: 50, before: '15000' }, { q: 'device 1', staleBefore: 0 });
+    const laterPlan = sqlitePlan(db, later.sql);
+    assert.match(
+      laterPlan,
+      /^SCAN devices_search VIRTUAL TABLE INDEX 192:M\d+<\|SEARCH devices USING INTEGER PRIMARY KEY/,
+      laterPlan,
+    );
+    assert.doesNotMatch(laterPlan, /TEMP B-TREE/, laterPlan);
     // An id every device holds: the devices walked newest first, each checked, no index of matches.
     const dense = sqliteSearchDevices('DX_', false, sample);
     assert.deepEqual(dense, { sql: 'instr(lower(id || char(1) || name), ?) > 0', params: ['dx_'] });

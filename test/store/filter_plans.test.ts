@@ -50,7 +50,8 @@ function lists(search: Sql['searchDevices']): Array<{ name: string; query: Query
     {
       name: 'search',
       query: devices(ADMIN, { q: 'ice 1234' }),
-      sqlite: /SEARCH devices USING INTEGER PRIMARY KEY .*SCAN devices_search VIRTUAL TABLE INDEX/,
+      // The index's matches walked newest first (FTS5 in rowid order, descending: 192), each device by its key.
+      sqlite: /^SCAN devices_search VIRTUAL TABLE INDEX 192:M\d+\|SEARCH devices USING INTEGER PRIMARY KEY \(rowid=\?\)$/,
       postgres: /Bitmap Index Scan on devices_search/,
     },
     {

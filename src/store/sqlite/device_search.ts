@@ -20,7 +20,7 @@ import {
   trigramSample,
   type TrigramSample,
 } from '../device_search.ts';
-import type { Param, Row, Sql } from '../sql.ts';
+import type { DeviceSearch, Param, Row, Sql } from '../sql.ts';
 
 const ASCII = /^[\x20-\x7e]+$/;
 
@@ -42,26 +42,32 @@ export function sampledTrigrams(text: string): Set<string> {
 const phrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
 const INSTR = 'instr(lower(id || char(1) || name), ?) > 0';
+const MATCHES = 'SELECT rowid AS m FROM devices_search WHERE devices_search MATCH ?';
 
 /**
  * The search's condition: the rare trigrams of `q` and instr of the whole text; instr alone when
  * most of the fleet holds `q` (the list's own index walked, each device checked, where the
  * index's matches would all be listed before the page: 17.8 ms at 100,000 devices for
- * `q=bench`); else the whole phrase.
+ * `q=bench`); else the whole phrase. With the index's matches, its walk newest first
+ * (DeviceSearch.walk): FTS5 reads its lists in rowid order, which is the devices' seq.
  */
-export function sqliteSearchDevices(
-  q: string,
-  _fewDevices = false,
-  sample?: TrigramSample,
-): { sql: string; params: Param[] } {
+export function sqliteSearchDevices(q: string, _fewDevices = false, sample?: TrigramSample): DeviceSearch {
+  const whole = q.toLowerCase();
   const driving = rareTrigrams(q, sample, asciiTrigrams);
-  if (driving.length > 0)
+  if (driving.length > 0) {
+    const match = driving.map(phrase).join(' AND ');
     return {
-      sql: `seq IN (SELECT rowid FROM devices_search WHERE devices_search MATCH ?) AND ${INSTR}`,
-      params: [driving.map(phrase).join(' AND '), q.toLowerCase()],
+      sql: `seq IN (${MATCHES}) AND ${INSTR}`,
+      params: [match, whole],
+      walk: { matches: MATCHES, matchParams: [match], check: INSTR, checkParams: [whole] },
     };
-  if (ASCII.test(q) && heldByMost(q, sample)) return { sql: INSTR, params: [q.toLowerCase()] };
-  return { sql: 'seq IN (SELECT rowid FROM devices_search WHERE devices_search MATCH ?)', params: [phrase(q)] };
+  }
+  if (ASCII.test(q) && heldByMost(q, sample)) return { sql: INSTR, params: [whole] };
+  return {
+    sql: `seq IN (${MATCHES})`,
+    params: [phrase(q)],
+    walk: { matches: MATCHES, matchParams: [phrase(q)], check: '', checkParams: [] },
+  };
 }
 
 const seqRangeSql = 'SELECT min(seq) AS low, max(seq) AS high FROM devices';
