@@ -51,7 +51,8 @@ function lists(search: Sql['searchDevices']): Array<{ name: string; query: Query
       name: 'search',
       query: devices(ADMIN, { q: 'ice 1234' }),
       // The index's matches walked newest first (FTS5 in rowid order, descending: 192), each device by its key.
-      sqlite: /^SCAN devices_search VIRTUAL TABLE INDEX 192:M\d+\|SEARCH devices USING INTEGER PRIMARY KEY \(rowid=\?\)$/,
+      sqlite:
+        /^SCAN devices_search VIRTUAL TABLE INDEX 192:M\d+\|SEARCH devices USING INTEGER PRIMARY KEY \(rowid=\?\)$/,
       postgres: /Bitmap Index Scan on devices_search/,
     },
     {

@@ -66,7 +66,14 @@ if (import.meta.main) {
   // Each file's process compiles the same sources: Node's compile cache keeps them between the
   // processes (about a quarter of a second a file, measured on the harness's imports), in the
   // checkout's own node_modules as bin/paddock.js keeps the server's.
-  process.env.NODE_COMPILE_CACHE ??= join(import.meta.dirname, '..', '..', 'node_modules', '.cache', 'paddock-test-compile');
+  process.env.NODE_COMPILE_CACHE ??= join(
+    import.meta.dirname,
+    '..',
+    '..',
+    'node_modules',
+    '.cache',
+    'paddock-test-compile',
+  );
   const stream = run({ files, concurrency: 2 });
   stream.on('test:fail', () => (process.exitCode = 1));
   stream.compose(spec).pipe(process.stdout);
