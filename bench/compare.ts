@@ -59,6 +59,12 @@ export interface Target {
 /** The dashboard's "Counted together at <time>" (src/views/fleet.ts): each process's own snapshot time. */
 export const DASHBOARD_TAKEN_AT = /Counted together at <time datetime="[^"]*">[^<]*<\/time>/g;
 
+/**
+ * A list's total as old as each process's own count (src/views/list_parts.ts): "of about 111 …
+ * (counted 2 s ago)" against "of 111" from a process that counted a second later. The number stays.
+ */
+export const LIST_COUNT_AGE = /\babout (?=[\d,]+ )|\s*<small>\(counted [^<]*\)<\/small>/g;
+
 export function comparer(ctx: {
   dir: string;
   base: string;
