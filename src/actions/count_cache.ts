@@ -1,8 +1,8 @@
 /**
  * The lists' totals kept a few seconds (docs/contract.md section 22: "a count may be a few seconds
- * old, and says so"): one keyed cache for every list (devices, runs, collections, audit trail,
- * accounts, enrollment tokens), so a list counted by many views at once is counted once, and a
- * count never reads more than COUNT_UP_TO rows of the list's own statement.
+ * old, and says so"): a keyed cache for each list (devices, runs, collections, groups, audit
+ * trail, accounts, enrollment tokens), so a list counted by many views at once is counted once,
+ * and a count never reads more than COUNT_UP_TO rows of the list's own statement.
  */
 import type { Clock } from '../clock.ts';
 import type { Viewer } from '../domain/accounts.ts';

@@ -73,7 +73,21 @@ test('the conditions: the whole pattern without rare trigrams; else the rare one
     params: ['device 4321'],
   });
   const sqliteSample = trigramSample(texts, sampledTrigrams);
-  assert.deepEqual(sqliteSearchDevices('a "quoted" name', false, undefined).params, ['"a ""quoted"" name"']);
+  // A query in ASCII is checked with instr in every form; any other is the tokenizer's alone.
+  assert.deepEqual(sqliteSearchDevices('a "quoted" name', false, undefined).params, [
+    '"a ""quoted"" name"',
+    'a "quoted" name',
+  ]);
+  assert.deepEqual(sqliteSearchDevices('Übersee', false, undefined), {
+    sql: 'seq IN (SELECT rowid AS m FROM devices_search WHERE devices_search MATCH ?)',
+    params: ['"Übersee"'],
+    walk: {
+      matches: 'SELECT rowid AS m FROM devices_search WHERE devices_search MATCH ?',
+      matchParams: ['"Übersee"'],
+      check: '',
+      checkParams: [],
+    },
+  });
   const driven = sqliteSearchDevices('Device 4321', false, sqliteSample);
   assert.match(driven.sql, /MATCH \?\)\s+AND instr\(lower\(id \|\| char\(1\) \|\| name\), \?\) > 0$/);
   assert.deepEqual(driven.params, ['"321" AND "432" AND " 43"', 'device 4321'], '"e 4" is in 11 of 100: common');
@@ -213,6 +227,10 @@ test('SQLite at 20,000 devices: the rare trigrams find what the whole phrase fin
       INSERT INTO devices (id, name, owner, credential_hash, enrolled_at, last_seen_at)
       SELECT 'dx_' || i, ${NAME.replace("(ARRAY['Device ', 'KIOSK-', 'Übersee ', 'host_100%\\', 'say \"hi\" '])[i % 5 + 1]", "CASE i % 5 WHEN 0 THEN 'Device ' WHEN 1 THEN 'KIOSK-' WHEN 2 THEN 'Übersee ' WHEN 3 THEN 'host_100%\\' ELSE 'say \"hi\" ' END")},
         'oidc:owner-' || (i % 100), 'c' || i, i, i FROM n`);
+    // A name spelled with the Kelvin sign, which FTS5 folds into "k" and SQLite's lower() does not:
+    // every form of a search in ASCII finds the same devices, with or without the sample.
+    db.exec(`INSERT INTO devices (id, name, owner, credential_hash, enrolled_at, last_seen_at)
+      VALUES ('dx_kelvin', '\u212AIOSK-1999', 'oidc:owner-1', 'c-kelvin', 1, 1)`);
     const all = (sql: string, ...params: Param[]) => db.prepare(sql).all(...params) as Row[];
     const sample = readSqliteSample(all);
     assert.ok(sample && sample.texts > 200, 'about 256 devices drawn');

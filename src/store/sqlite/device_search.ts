@@ -8,9 +8,10 @@
  * When a sample of the fleet shows some of the query's trigrams to be rare (store/device_search.ts),
  * the index is asked for those alone and each device found is checked for the whole text with
  * instr. SQLite's lower() folds ASCII letters only, so only a query of printable ASCII is driven
- * so: any other goes to the index whole, as the tokenizer folds it. (A name holding a letter
- * outside ASCII that Unicode folds into ASCII, such as the Kelvin sign, is then found by its own
- * letter only.)
+ * so, and a query in ASCII is checked with instr in every form, so that the sample never
+ * changes what a search finds: a name holding a letter outside ASCII that Unicode folds into
+ * ASCII, such as the Kelvin sign, is found by its own letter only. Any other query goes to the
+ * index whole, as the tokenizer folds it.
  */
 import {
   heldByMost,
@@ -63,10 +64,13 @@ export function sqliteSearchDevices(q: string, _fewDevices = false, sample?: Tri
     };
   }
   if (ASCII.test(q) && heldByMost(q, sample)) return { sql: INSTR, params: [whole] };
+  // A query in ASCII is checked by instr in every form, so that what it finds never depends on the
+  // sample; any other is the tokenizer's alone.
+  const [check, checkParams] = ASCII.test(q) ? [INSTR, [whole]] : ['', []];
   return {
-    sql: `seq IN (${MATCHES})`,
-    params: [phrase(q)],
-    walk: { matches: MATCHES, matchParams: [phrase(q)], check: '', checkParams: [] },
+    sql: check === '' ? `seq IN (${MATCHES})` : `seq IN (${MATCHES}) AND ${check}`,
+    params: [phrase(q), ...checkParams],
+    walk: { matches: MATCHES, matchParams: [phrase(q)], check, checkParams },
   };
 }
 
