@@ -14,6 +14,9 @@
  * again at most once a minute, in the background.
  */
 
+/** The range of the devices' seqs, from the primary key's two ends: where the sample is drawn. */
+export const SEQ_RANGE_SQL = 'SELECT min(seq) AS low, max(seq) AS high FROM devices';
+
 /** Seqs drawn for the sample (a deleted device's draws nothing). */
 export const SAMPLE_SIZE = 256;
 
@@ -33,7 +36,6 @@ export type Trigrams = (text: string) => Set<string>;
 
 /** The sampled texts (lower-cased) and their trigrams, with the number of texts holding each. */
 export interface TrigramSample {
-  texts: number;
   held: ReadonlyMap<string, number>;
   lowered: readonly string[];
 }
@@ -42,7 +44,7 @@ export function trigramSample(texts: readonly string[], trigrams: Trigrams): Tri
   const held = new Map<string, number>();
   const lowered = texts.map((text) => text.toLowerCase());
   for (const text of lowered) for (const t of trigrams(text)) held.set(t, (held.get(t) ?? 0) + 1);
-  return { texts: texts.length, held, lowered };
+  return { held, lowered };
 }
 
 /**
@@ -50,15 +52,15 @@ export function trigramSample(texts: readonly string[], trigrams: Trigrams): Tri
  * one by one fills a page within about a hundred of them (none when the sample is too small).
  */
 export function heldByMost(q: string, sample: TrigramSample | undefined): boolean {
-  if (sample === undefined || sample.texts < SAMPLE_AT_LEAST) return false;
+  if (sample === undefined || sample.lowered.length < SAMPLE_AT_LEAST) return false;
   const whole = q.toLowerCase();
-  return sample.lowered.filter((text) => text.includes(whole)).length * 2 >= sample.texts;
+  return sample.lowered.filter((text) => text.includes(whole)).length * 2 >= sample.lowered.length;
 }
 
 /** The query's rare trigrams by the sample, rarest first (none when the sample is too small to tell). */
 export function rareTrigrams(q: string, sample: TrigramSample | undefined, trigrams: Trigrams): string[] {
-  if (sample === undefined || sample.texts < SAMPLE_AT_LEAST) return [];
-  const atMost = Math.floor(sample.texts * RARE_SHARE);
+  if (sample === undefined || sample.lowered.length < SAMPLE_AT_LEAST) return [];
+  const atMost = Math.floor(sample.lowered.length * RARE_SHARE);
   return [...trigrams(q.toLowerCase())]
     .map((t) => [t, sample.held.get(t) ?? 0] as const)
     .filter(([, n]) => n <= atMost)

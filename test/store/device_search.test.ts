@@ -34,7 +34,7 @@ const TEXTS = Array.from(
 
 test("rare trigrams, as pg_trgm's words hold them: ASCII letters and digits, rarest first, at most four", () => {
   const sample = trigramSample(TEXTS, wordTrigrams);
-  assert.equal(sample.texts, 100);
+  assert.equal(sample.lowered.length, 100);
   assert.equal(sample.held.get('dev'), 100);
   assert.deepEqual(rareTrigrams('DEVICE 123', sample, wordTrigrams), ['123'], '"dev" is common, "123" in 1 of 100');
   assert.deepEqual(rareTrigrams('device 9', sample, wordTrigrams), [], 'no trigram but common ones');
@@ -141,7 +141,7 @@ test('the sample: random devices by their seq, read once a minute in the backgro
   const kept = keptSample(async () => trigramSample([], wordTrigrams));
   assert.equal(kept(), undefined);
   await settled();
-  assert.equal(kept()?.texts, 0);
+  assert.equal(kept()?.lowered.length, 0);
 });
 
 test('no devices: no sample', async () => {
@@ -189,7 +189,7 @@ test(
       const sample = await readPgSample(
         async (sql, ...params) => (await c.query(numbered(sql), params)).rows[0] as Row | undefined,
       );
-      assert.ok(sample && sample.texts > 200, 'about 256 devices drawn');
+      assert.ok(sample && sample.lowered.length > 200, 'about 256 devices drawn');
       const found = async (condition: { sql: string; params: Param[] }) =>
         (
           await c.query<{ id: string }>(
@@ -233,7 +233,7 @@ test('SQLite at 20,000 devices: the rare trigrams find what the whole phrase fin
       VALUES ('dx_kelvin', '\u212AIOSK-1999', 'oidc:owner-1', 'c-kelvin', 1, 1)`);
     const all = (sql: string, ...params: Param[]) => db.prepare(sql).all(...params) as Row[];
     const sample = readSqliteSample(all);
-    assert.ok(sample && sample.texts > 200, 'about 256 devices drawn');
+    assert.ok(sample && sample.lowered.length > 200, 'about 256 devices drawn');
     const found = (condition: { sql: string; params: Param[] }) =>
       all(`SELECT id FROM devices WHERE ${condition.sql} ORDER BY seq`, ...condition.params).map((r) => r.id);
     let driven = 0;

@@ -8,17 +8,20 @@
  * each one the whole pattern also asks for.
  */
 import { substringPattern } from '../devices.ts';
-import { keptSample, rareTrigrams, sampleSeqs, trigramSample, type TrigramSample } from '../device_search.ts';
+import {
+  keptSample,
+  rareTrigrams,
+  sampleSeqs,
+  SEQ_RANGE_SQL,
+  trigramSample,
+  type TrigramSample,
+} from '../device_search.ts';
 import type { Param, Row, Sql } from '../sql.ts';
 
 /** The text searched, as the index devices_search holds it: a statement that holds it is planned for each pattern (db.ts). */
 export const SEARCH_TEXT = 'lower(id || chr(1) || name)';
-const TEXT = SEARCH_TEXT;
-
-/** The range of the devices' seqs, from the primary key's two ends. */
-const seqRangeSql = 'SELECT min(seq) AS low, max(seq) AS high FROM devices';
 /** The texts of the devices at these seqs (a comma-separated list), by the primary key. */
-const sampleSql = `SELECT array_agg(${TEXT}) AS texts FROM devices WHERE seq = ANY (string_to_array(?, ',')::bigint[])`;
+const sampleSql = `SELECT array_agg(${SEARCH_TEXT}) AS texts FROM devices WHERE seq = ANY (string_to_array(?, ',')::bigint[])`;
 
 /** The trigrams of ASCII letters and digits inside pg_trgm's words. */
 export function wordTrigrams(text: string): Set<string> {
@@ -38,11 +41,11 @@ export function pgSearchDevices(
   sample?: TrigramSample,
 ): { sql: string; params: Param[] } {
   const whole = q.toLowerCase();
-  if (fewDevices) return { sql: `strpos(${TEXT}, ?) > 0`, params: [whole] };
+  if (fewDevices) return { sql: `strpos(${SEARCH_TEXT}, ?) > 0`, params: [whole] };
   const driving = rareTrigrams(q, sample, wordTrigrams);
-  if (driving.length === 0) return { sql: `${TEXT} LIKE ? ESCAPE '\\'`, params: [substringPattern(q)] };
+  if (driving.length === 0) return { sql: `${SEARCH_TEXT} LIKE ? ESCAPE '\\'`, params: [substringPattern(q)] };
   return {
-    sql: [...driving.map(() => `${TEXT} LIKE ?`), `strpos(${TEXT}, ?) > 0`].join(' AND '),
+    sql: [...driving.map(() => `${SEARCH_TEXT} LIKE ?`), `strpos(${SEARCH_TEXT}, ?) > 0`].join(' AND '),
     // A trigram of letters and digits holds no wildcard.
     params: [...driving.map((t) => `%${t}%`), whole],
   };
@@ -53,7 +56,7 @@ export async function readTrigramSample(
   get: (sql: string, ...params: Param[]) => Promise<Row | undefined>,
   random?: () => number,
 ): Promise<TrigramSample | undefined> {
-  const range = await get(seqRangeSql);
+  const range = await get(SEQ_RANGE_SQL);
   if (range?.low === null || range?.low === undefined) return undefined;
   const texts = (await get(sampleSql, sampleSeqs(Number(range.low), Number(range.high), random)))?.texts;
   return Array.isArray(texts) ? trigramSample(texts.map(String), wordTrigrams) : undefined;

@@ -18,6 +18,7 @@ import {
   keptSample,
   rareTrigrams,
   sampleSeqs,
+  SEQ_RANGE_SQL,
   trigramSample,
   type TrigramSample,
 } from '../device_search.ts';
@@ -25,19 +26,16 @@ import type { DeviceSearch, Param, Row, Sql } from '../sql.ts';
 
 const ASCII = /^[\x20-\x7e]+$/;
 
-/** Every trigram of a text of printable ASCII (FTS5's trigram tokenizer spans spaces and punctuation). */
-export function asciiTrigrams(text: string): Set<string> {
-  const found = new Set<string>();
-  if (!ASCII.test(text)) return found;
-  for (let i = 0; i + 3 <= text.length; i++) found.add(text.slice(i, i + 3));
-  return found;
-}
-
 /** Counted over every three characters of a sampled text, whatever they are. */
 export function sampledTrigrams(text: string): Set<string> {
   const found = new Set<string>();
   for (let i = 0; i + 3 <= text.length; i++) found.add(text.slice(i, i + 3));
   return found;
+}
+
+/** Every trigram of a text of printable ASCII (FTS5's trigram tokenizer spans spaces and punctuation). */
+export function asciiTrigrams(text: string): Set<string> {
+  return ASCII.test(text) ? sampledTrigrams(text) : new Set();
 }
 
 const phrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
@@ -54,27 +52,20 @@ const MATCHES = 'SELECT rowid AS m FROM devices_search WHERE devices_search MATC
  */
 export function sqliteSearchDevices(q: string, _fewDevices = false, sample?: TrigramSample): DeviceSearch {
   const whole = q.toLowerCase();
+  // Only a query in ASCII has rare trigrams (asciiTrigrams), and it is checked by instr in every
+  // form, so that what it finds never depends on the sample; any other is the tokenizer's alone.
+  const ascii = ASCII.test(q);
   const driving = rareTrigrams(q, sample, asciiTrigrams);
-  if (driving.length > 0) {
-    const match = driving.map(phrase).join(' AND ');
-    return {
-      sql: `seq IN (${MATCHES}) AND ${INSTR}`,
-      params: [match, whole],
-      walk: { matches: MATCHES, matchParams: [match], check: INSTR, checkParams: [whole] },
-    };
-  }
-  if (ASCII.test(q) && heldByMost(q, sample)) return { sql: INSTR, params: [whole] };
-  // A query in ASCII is checked by instr in every form, so that what it finds never depends on the
-  // sample; any other is the tokenizer's alone.
-  const [check, checkParams] = ASCII.test(q) ? [INSTR, [whole]] : ['', []];
+  if (ascii && driving.length === 0 && heldByMost(q, sample)) return { sql: INSTR, params: [whole] };
+  const match = driving.length > 0 ? driving.map(phrase).join(' AND ') : phrase(q);
+  const [check, checkParams]: [string, Param[]] = ascii ? [INSTR, [whole]] : ['', []];
   return {
-    sql: check === '' ? `seq IN (${MATCHES})` : `seq IN (${MATCHES}) AND ${check}`,
-    params: [phrase(q), ...checkParams],
-    walk: { matches: MATCHES, matchParams: [phrase(q)], check, checkParams },
+    sql: ascii ? `seq IN (${MATCHES}) AND ${INSTR}` : `seq IN (${MATCHES})`,
+    params: [match, ...checkParams],
+    walk: { matches: MATCHES, matchParams: [match], check, checkParams },
   };
 }
 
-const seqRangeSql = 'SELECT min(seq) AS low, max(seq) AS high FROM devices';
 /** The texts of the devices at these seqs (a comma-separated list), by the primary key. */
 const sampleSql = `SELECT id, name FROM devices WHERE seq IN (SELECT value FROM json_each('[' || ? || ']'))`;
 
@@ -83,7 +74,7 @@ export function readTrigramSample(
   all: (sql: string, ...params: Param[]) => Row[],
   random?: () => number,
 ): TrigramSample | undefined {
-  const [range] = all(seqRangeSql);
+  const [range] = all(SEQ_RANGE_SQL);
   if (range?.low === null || range?.low === undefined) return undefined;
   const rows = all(sampleSql, sampleSeqs(Number(range.low), Number(range.high), random));
   return trigramSample(
