@@ -5,7 +5,18 @@
  */
 import { html, type Html } from './html.ts';
 
-export function clientVersionsSection(versions: ReadonlyArray<{ value: string; devices: number }>): Html {
+type Versions = ReadonlyArray<{ value: string; devices: number }>;
+
+/** Each snapshot's list, drawn once (as the uploads chart: views/uploads_chart.ts). */
+const drawn = new WeakMap<Versions, Html>();
+
+export function clientVersionsSection(versions: Versions): Html {
+  let section = drawn.get(versions);
+  if (section === undefined) drawn.set(versions, (section = drawVersions(versions)));
+  return section;
+}
+
+function drawVersions(versions: Versions): Html {
   if (versions.length === 0)
     return html`<h2>Client versions</h2>
       <p>No device has reported its client version.</p>`;

@@ -30,7 +30,23 @@ export function uploadsSummary(perLevel: Record<PrivacyLevel, readonly number[]>
   return `Uploads per day by privacy level, ${days[0] ?? ''} to ${days.at(-1) ?? ''} (UTC): ${uploads(total)} (${levels}), ${totals.at(-1) ?? 0} today${busiest}`;
 }
 
+/**
+ * Each snapshot's section, drawn once for each day it is shown on: a dashboard's numbers are one
+ * snapshot shared by the views of a few seconds (console/dashboard_data.ts), never changed, and
+ * drawing the chart was a fifth of a view's time.
+ */
+const drawn = new WeakMap<object, { today: number; section: Html }>();
+
 export function uploadsSection(perLevel: Record<PrivacyLevel, readonly number[]>, now: number): Html {
+  const today = Math.floor(now / DAY_MS);
+  const kept = drawn.get(perLevel);
+  if (kept?.today === today) return kept.section;
+  const section = drawUploads(perLevel, now);
+  drawn.set(perLevel, { today, section });
+  return section;
+}
+
+function drawUploads(perLevel: Record<PrivacyLevel, readonly number[]>, now: number): Html {
   const days = chartDays(perLevel.full.length, now);
   const summary = uploadsSummary(perLevel, days);
   const chart = stackedBarChart({

@@ -1,9 +1,12 @@
 // The chart and QR code SVGs are built with the html tag: their text is escaped, and the QR code
-// still decodes to its text (with the decoder the browser suite uses on the rendered page).
+// still decodes to its text (with the decoder the browser suite uses on the rendered page). The
+// dashboard's chart and client versions are drawn once per snapshot.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { stackedBarChart, tickStep } from '../../src/views/chart_svg.ts';
 import { qrSvg } from '../../src/views/qr_svg.ts';
+import { uploadsSection } from '../../src/views/uploads_chart.ts';
+import { clientVersionsSection } from '../../src/views/client_versions.ts';
 import { decodeQrSvg } from '../e2e/qr.ts';
 
 test('the QR code SVG decodes to the link, and its title is escaped', () => {
@@ -62,4 +65,24 @@ test('the stacked bar chart: labelled axes, a legend, each part sized from numbe
 
 test('the y axis steps by 1, 2 or 5 times a power of ten, about four ticks', () => {
   assert.deepEqual([0, 3, 7, 10, 45, 120, 999, 17_280].map(tickStep), [1, 1, 2, 5, 20, 50, 500, 5000]);
+});
+
+test("the dashboard's sections are drawn once per snapshot (and per day for the chart), never from another snapshot", () => {
+  const DAY = 86_400_000;
+  const now = 20_000 * DAY + 3_600_000;
+  const snapshot = { full: [1, 2], redacted: [0, 1], minimal: [3, 0] };
+  const first = uploadsSection(snapshot, now);
+  assert.equal(uploadsSection(snapshot, now + 60_000), first, 'the same snapshot, the same day: kept');
+  assert.match(first.value, /<time datetime="2024-10-04">2024-10-04<\/time>/);
+  const nextDay = uploadsSection(snapshot, now + DAY);
+  assert.notEqual(nextDay, first, 'a new day: drawn again, its dates moved');
+  assert.match(nextDay.value, /<time datetime="2024-10-05">2024-10-05<\/time>/);
+  const later = uploadsSection({ ...snapshot, full: [1, 7] }, now);
+  assert.notEqual(later.value, first.value, 'a new snapshot: its own numbers');
+  assert.match(later.value, /<td>7<\/td>/);
+  const versions = [{ value: '1.2.0', devices: 3 }];
+  const drawn = clientVersionsSection(versions);
+  assert.equal(clientVersionsSection(versions), drawn);
+  assert.match(clientVersionsSection([{ value: '1.3.0', devices: 1 }]).value, /1\.3\.0/);
+  assert.doesNotMatch(drawn.value, /1\.3\.0/);
 });
