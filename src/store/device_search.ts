@@ -31,10 +31,13 @@ const SAMPLE_AT_LEAST = 64;
 /** At most this many rare trigrams go to the index: each more shortens the candidates, and costs a posting list. */
 const DRIVING_AT_MOST = 4;
 
+/** At most this many less common trigrams drive a walk of the index (lessCommonTrigrams). */
+const WALK_DRIVING_AT_MOST = 2;
+
 /** The trigrams of a lower-cased text that a backend's index can be asked for, each once. */
 export type Trigrams = (text: string) => Set<string>;
 
-/** The sampled texts (lower-cased) and their trigrams, with the number of texts holding each. */
+/** The sampled texts (lower-cased, newest device first) and their trigrams, with the number of texts holding each. */
 export interface TrigramSample {
   held: ReadonlyMap<string, number>;
   lowered: readonly string[];
@@ -57,15 +60,49 @@ export function heldByMost(q: string, sample: TrigramSample | undefined): boolea
   return sample.lowered.filter((text) => text.includes(whole)).length * 2 >= sample.lowered.length;
 }
 
-/** The query's rare trigrams by the sample, rarest first (none when the sample is too small to tell). */
-export function rareTrigrams(q: string, sample: TrigramSample | undefined, trigrams: Trigrams): string[] {
+/** A walk of the newest devices reads more than this share of the fleet before its first match: the matches are old. */
+const OLD_MATCHES_AFTER = 1 / 8;
+
+/**
+ * Whether the devices holding `q` are all old, by the sample (newest first): a walk of the list's
+ * own index, newest first, would read more than an eighth of the fleet before its first match (or
+ * the whole fleet, when no sampled text holds `q`). False when the sample is too small to tell.
+ */
+export function matchesAreOld(q: string, sample: TrigramSample | undefined): boolean {
+  if (sample === undefined || sample.lowered.length < SAMPLE_AT_LEAST) return false;
+  const whole = q.toLowerCase();
+  const first = sample.lowered.findIndex((text) => text.includes(whole));
+  return first === -1 || first > sample.lowered.length * OLD_MATCHES_AFTER;
+}
+
+/** The query's trigrams with the number of sampled texts holding each, rarest first (none when the sample is too small to tell). */
+function byRarity(q: string, sample: TrigramSample | undefined, trigrams: Trigrams): Array<readonly [string, number]> {
   if (sample === undefined || sample.lowered.length < SAMPLE_AT_LEAST) return [];
-  const atMost = Math.floor(sample.lowered.length * RARE_SHARE);
   return [...trigrams(q.toLowerCase())]
     .map((t) => [t, sample.held.get(t) ?? 0] as const)
+    .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1));
+}
+
+/** The query's rare trigrams by the sample, rarest first (none when the sample is too small to tell). */
+export function rareTrigrams(q: string, sample: TrigramSample | undefined, trigrams: Trigrams): string[] {
+  const atMost = sample === undefined ? 0 : Math.floor(sample.lowered.length * RARE_SHARE);
+  return byRarity(q, sample, trigrams)
     .filter(([, n]) => n <= atMost)
-    .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, DRIVING_AT_MOST)
+    .map(([t]) => t);
+}
+
+/**
+ * The query's least common trigrams, each held by fewer than half the sampled texts, rarest first
+ * (at most two): what an index read newest first is asked for when no trigram is rare. SQLite's
+ * FTS5 reads a term's whole list to walk it backwards, so a phrase of trigrams every device holds
+ * costs four lists as long as the fleet, where "e 1" alone is a ninth of one (`q=device 1`).
+ */
+export function lessCommonTrigrams(q: string, sample: TrigramSample | undefined, trigrams: Trigrams): string[] {
+  const under = sample === undefined ? 0 : sample.lowered.length / 2;
+  return byRarity(q, sample, trigrams)
+    .filter(([, n]) => n < under)
+    .slice(0, WALK_DRIVING_AT_MOST)
     .map(([t]) => t);
 }
 

@@ -21,6 +21,12 @@ export type Param = string | number | null | Uint8Array;
 export interface DeviceSearch {
   sql: string;
   params: Param[];
+  /**
+   * Read every match from the index and sort them, rather than walk the list's own index newest
+   * first and check each device: the sample shows the matches to be old, so the walk would read
+   * most of the fleet before a page.
+   */
+  sorted?: boolean;
   walk?: { matches: string; matchParams: Param[]; check: string; checkParams: Param[] };
 }
 

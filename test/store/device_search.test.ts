@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { DatabaseSync } from 'node:sqlite';
-import { keptSample, rareTrigrams, trigramSample } from '../../src/store/device_search.ts';
+import { keptSample, matchesAreOld, rareTrigrams, trigramSample } from '../../src/store/device_search.ts';
 import {
   pgDeviceSearch,
   pgSearchDevices,
@@ -60,10 +60,13 @@ test("rare trigrams, as FTS5's trigram tokenizer holds them: any three character
 test('the conditions: the whole pattern without rare trigrams; else the rare ones and the whole text checked', () => {
   const texts = Array.from({ length: 100 }, (_, i) => `d_${i}\u0001device ${i}`);
   const pgSample = trigramSample(texts, wordTrigrams);
+  // No sampled text holds it: its matches, if any, are read whole and sorted (matchesAreOld).
   assert.deepEqual(pgSearchDevices('Device 1%_', false, pgSample), {
     sql: "lower(id || chr(1) || name) LIKE ? ESCAPE '\\'",
     params: ['%device 1\\%\\_%'],
+    sorted: true,
   });
+  assert.equal(pgSearchDevices('Device 1%_', false, undefined).sorted, undefined, 'no sample, no guess');
   assert.deepEqual(pgSearchDevices('Device 4321', false, pgSample), {
     sql: 'lower(id || chr(1) || name) LIKE ? AND lower(id || chr(1) || name) LIKE ? AND strpos(lower(id || chr(1) || name), ?) > 0',
     params: ['%321%', '%432%', 'device 4321'],
@@ -91,6 +94,13 @@ test('the conditions: the whole pattern without rare trigrams; else the rare one
   const driven = sqliteSearchDevices('Device 4321', false, sqliteSample);
   assert.match(driven.sql, /MATCH \?\)\s+AND instr\(lower\(id \|\| char\(1\) \|\| name\), \?\) > 0$/);
   assert.deepEqual(driven.params, ['"321" AND "432" AND " 43"', 'device 4321'], '"e 4" is in 11 of 100: common');
+  // No rare trigram: the list is the whole phrase, its walk newest first the least common trigrams
+  // ("e 1", in 11 of 100), as FTS5 reads a term's whole list to walk it backwards.
+  const walked = sqliteSearchDevices('Device 1', false, sqliteSample);
+  assert.deepEqual(walked.params, ['"Device 1"', 'device 1']);
+  assert.deepEqual(walked.walk?.matchParams, ['"e 1"']);
+  assert.equal(walked.walk?.check, 'instr(lower(id || char(1) || name), ?) > 0');
+  assert.deepEqual(sqliteSearchDevices('Device 1', false, undefined).walk?.matchParams, ['"Device 1"'], 'no sample');
   // Held whole by most of the sample: each device checked; beyond ASCII, the phrase.
   assert.deepEqual(sqliteSearchDevices('DEVICE', false, sqliteSample), {
     sql: 'instr(lower(id || char(1) || name), ?) > 0',
@@ -101,6 +111,21 @@ test('the conditions: the whole pattern without rare trigrams; else the rare one
     sampledTrigrams,
   );
   assert.match(sqliteSearchDevices('E É', false, accented).sql, /MATCH/);
+});
+
+test('old matches: a walk newest first would read more than an eighth of the sample before the first', () => {
+  // Newest first: "device 99" down to "device 0".
+  const sample = trigramSample(
+    Array.from({ length: 100 }, (_, i) => `d_${99 - i}\u0001device ${99 - i}`),
+    sampledTrigrams,
+  );
+  assert.equal(matchesAreOld('device 9', sample), false, 'the newest ten');
+  assert.equal(matchesAreOld('device 8', sample), false, 'from the 11th: an eighth is 12.5');
+  assert.equal(matchesAreOld('device 7', sample), true, 'from the 21st');
+  assert.equal(matchesAreOld('nowhere', sample), true, 'none sampled: few, wherever they are');
+  assert.equal(matchesAreOld('DEVICE 1', sample), true, 'any case');
+  assert.equal(matchesAreOld('device 7', trigramSample([], sampledTrigrams)), false, 'too small to tell');
+  assert.equal(matchesAreOld('device 7', undefined), false);
 });
 
 test('the sample: random devices by their seq, read once a minute in the background; a failed read keeps the last', async () => {
@@ -217,6 +242,31 @@ test(
       assert.match(plan, /Bitmap Index Scan on devices_search[^\n]*\n\s+Index Cond: .*~~ '%\d{3}%'::text/, plan);
       assert.doesNotMatch(plan, /~~ '%(dev|evi|vic|ice)%'/, plan);
       assert.match(plan, /Filter: \(strpos\(/, plan);
+      // "KIOSK-3…" are all among the oldest fifth: the index's matches sorted, page after page,
+      // where "KIOSK-1…" (the newest half among them) walk the primary key.
+      assert.equal(pgSearchDevices('kiosk-3', false, sample).sorted, true);
+      assert.equal(pgSearchDevices('kiosk-1', false, sample).sorted, undefined);
+      const viaSample = { searchDevices: (q: string) => pgSearchDevices(q, false, sample) } as Sql;
+      const ids = async (sql: string, params: Param[]) =>
+        (await c.query<{ id: string; seq: string }>(numbered(sql), params)).rows;
+      const every = (await found(pgSearchDevices('kiosk-3'))).reverse();
+      const paged: string[] = [];
+      let before: string | undefined;
+      for (let pages = 0; pages < 100; pages++) {
+        const page = filteredDevices(viaSample, ADMIN, { limit: 50, before }, { q: 'kiosk-3', staleBefore: 0 });
+        assert.match(page.sql, /ORDER BY seq \+ 0 DESC LIMIT \?$/);
+        if (pages === 0) {
+          const oldPlan = await postgresPlan(c, 'old', page.sql, page.params);
+          assert.match(oldPlan, /Bitmap Index Scan on devices_search/, oldPlan);
+          assert.doesNotMatch(oldPlan, /devices_pkey/, oldPlan);
+        }
+        const rows = await ids(page.sql, page.params);
+        paged.push(...rows.slice(0, 50).map((r) => r.id));
+        if (rows.length <= 50) break;
+        before = String(rows[49]?.seq);
+      }
+      assert.equal(every.length, 222, 'KIOSK-3, 3x, 3xx and 3xxx: five pages');
+      assert.deepEqual(paged, every);
     });
   },
 );
@@ -268,6 +318,9 @@ test('SQLite at 20,000 devices: the rare trigrams find what the whole phrase fin
       assert.ok(every.length > 0, q);
       assert.deepEqual(paged, every, q);
     }
+    // "device 1": no trigram is rare, and the walk reads the two least common: "ce " and "dev" (a
+    // fifth of the devices each) rather than "e 1", which "Übersee 1…" holds too.
+    assert.deepEqual(sqliteSearchDevices('device 1', false, sample).walk?.matchParams, ['"ce " AND "dev"']);
     const later = filteredDevices(viaSample, ADMIN, { limit: 50, before: '15000' }, { q: 'device 1', staleBefore: 0 });
     const laterPlan = sqlitePlan(db, later.sql);
     assert.match(

@@ -10,18 +10,19 @@
 import { substringPattern } from '../devices.ts';
 import {
   keptSample,
+  matchesAreOld,
   rareTrigrams,
   sampleSeqs,
   SEQ_RANGE_SQL,
   trigramSample,
   type TrigramSample,
 } from '../device_search.ts';
-import type { Param, Row, Sql } from '../sql.ts';
+import type { DeviceSearch, Param, Row, Sql } from '../sql.ts';
 
 /** The text searched, as the index devices_search holds it: a statement that holds it is planned for each pattern (db.ts). */
 export const SEARCH_TEXT = 'lower(id || chr(1) || name)';
 /** The texts of the devices at these seqs (a comma-separated list), by the primary key. */
-const sampleSql = `SELECT array_agg(${SEARCH_TEXT}) AS texts FROM devices WHERE seq = ANY (string_to_array(?, ',')::bigint[])`;
+const sampleSql = `SELECT array_agg(${SEARCH_TEXT} ORDER BY seq DESC) AS texts FROM devices WHERE seq = ANY (string_to_array(?, ',')::bigint[])`;
 
 /** The trigrams of ASCII letters and digits inside pg_trgm's words. */
 export function wordTrigrams(text: string): Set<string> {
@@ -33,17 +34,21 @@ export function wordTrigrams(text: string): Set<string> {
 
 /**
  * The search's condition. `fewDevices`: one owner's few devices, each checked (the owner's index
- * drives). Else the index, asked for the rare trigrams of `q` when the sample names some.
+ * drives). Else the index, asked for the rare trigrams of `q` when the sample names some; else the
+ * whole pattern, whose matches are read whole and sorted when the sample shows them all old
+ * (`q=device 1` at 100,000 devices: the primary key walked newest first read 80,000 devices before
+ * its first match, 109 ms, where the index's 11,111 matches sorted took 12 ms).
  */
-export function pgSearchDevices(
-  q: string,
-  fewDevices = false,
-  sample?: TrigramSample,
-): { sql: string; params: Param[] } {
+export function pgSearchDevices(q: string, fewDevices = false, sample?: TrigramSample): DeviceSearch {
   const whole = q.toLowerCase();
   if (fewDevices) return { sql: `strpos(${SEARCH_TEXT}, ?) > 0`, params: [whole] };
   const driving = rareTrigrams(q, sample, wordTrigrams);
-  if (driving.length === 0) return { sql: `${SEARCH_TEXT} LIKE ? ESCAPE '\\'`, params: [substringPattern(q)] };
+  if (driving.length === 0)
+    return {
+      sql: `${SEARCH_TEXT} LIKE ? ESCAPE '\\'`,
+      params: [substringPattern(q)],
+      ...(matchesAreOld(q, sample) ? { sorted: true } : {}),
+    };
   return {
     sql: [...driving.map(() => `${SEARCH_TEXT} LIKE ?`), `strpos(${SEARCH_TEXT}, ?) > 0`].join(' AND '),
     // A trigram of letters and digits holds no wildcard.

@@ -16,6 +16,7 @@
 import {
   heldByMost,
   keptSample,
+  lessCommonTrigrams,
   rareTrigrams,
   sampleSeqs,
   SEQ_RANGE_SQL,
@@ -58,16 +59,20 @@ export function sqliteSearchDevices(q: string, _fewDevices = false, sample?: Tri
   const driving = rareTrigrams(q, sample, asciiTrigrams);
   if (ascii && driving.length === 0 && heldByMost(q, sample)) return { sql: INSTR, params: [whole] };
   const match = driving.length > 0 ? driving.map(phrase).join(' AND ') : phrase(q);
+  // The walk reads each term's whole list: without a rare trigram, the least common ones (each
+  // checked by instr, as every form of a query in ASCII is) rather than a phrase of common ones.
+  const fewer = ascii && driving.length === 0 ? lessCommonTrigrams(q, sample, asciiTrigrams) : [];
+  const walked = fewer.length > 0 ? fewer.map(phrase).join(' AND ') : match;
   const [check, checkParams]: [string, Param[]] = ascii ? [INSTR, [whole]] : ['', []];
   return {
     sql: ascii ? `seq IN (${MATCHES}) AND ${INSTR}` : `seq IN (${MATCHES})`,
     params: [match, ...checkParams],
-    walk: { matches: MATCHES, matchParams: [match], check, checkParams },
+    walk: { matches: MATCHES, matchParams: [walked], check, checkParams },
   };
 }
 
 /** The texts of the devices at these seqs (a comma-separated list), by the primary key. */
-const sampleSql = `SELECT id, name FROM devices WHERE seq IN (SELECT value FROM json_each('[' || ? || ']'))`;
+const sampleSql = `SELECT id, name FROM devices WHERE seq IN (SELECT value FROM json_each('[' || ? || ']')) ORDER BY seq DESC`;
 
 /** A sample of the devices' texts (store/device_search.ts); undefined without devices. */
 export function readTrigramSample(
