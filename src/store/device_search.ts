@@ -65,8 +65,9 @@ const OLD_MATCHES_AFTER = 1 / 8;
 
 /**
  * Whether the devices holding `q` are all old, by the sample (newest first): a walk of the list's
- * own index, newest first, would read more than an eighth of the fleet before its first match (or
- * the whole fleet, when no sampled text holds `q`). False when the sample is too small to tell.
+ * own index, newest first, would read more than an eighth of the fleet before its first match. When
+ * no sampled text holds `q` its matches are few, wherever they are: sorting them bets they are not
+ * all among the newest. False when the sample is too small to tell.
  */
 export function matchesAreOld(q: string, sample: TrigramSample | undefined): boolean {
   if (sample === undefined || sample.lowered.length < SAMPLE_AT_LEAST) return false;
@@ -96,7 +97,7 @@ export function rareTrigrams(q: string, sample: TrigramSample | undefined, trigr
  * The query's least common trigrams, each held by fewer than half the sampled texts, rarest first
  * (at most two): what an index read newest first is asked for when no trigram is rare. SQLite's
  * FTS5 reads a term's whole list to walk it backwards, so a phrase of trigrams every device holds
- * costs four lists as long as the fleet, where "e 1" alone is a ninth of one (`q=device 1`).
+ * costs five lists as long as the fleet in the bench's fleet, where "e 1" alone is a ninth of one (`q=device 1`).
  */
 export function lessCommonTrigrams(q: string, sample: TrigramSample | undefined, trigrams: Trigrams): string[] {
   const under = sample === undefined ? 0 : sample.lowered.length / 2;

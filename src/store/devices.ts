@@ -244,9 +244,10 @@ export function filteredDevices(
         .map(() => Number(req.before)),
     );
   params.push(req.limit + 1);
-  // Old matches newest first: `+ 0` keeps the planner off the primary key, whose walk would read
-  // most of the fleet before the first (DeviceSearch.sorted).
-  const order = search?.sorted && sortName === 'newest' ? 'seq + 0 DESC' : sort.order;
+  // Every owner's old matches newest first: `+ 0` keeps the planner off the primary key, whose walk
+  // would read most of the fleet before the first (DeviceSearch.sorted; the sample is the fleet's,
+  // so an owner's list keeps its own index).
+  const order = search?.sorted && sortName === 'newest' && owners === undefined ? 'seq + 0 DESC' : sort.order;
   return {
     sql: `SELECT seq, ${columns} FROM devices ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ?`,
     params,

@@ -318,9 +318,11 @@ test('SQLite at 20,000 devices: the rare trigrams find what the whole phrase fin
       assert.ok(every.length > 0, q);
       assert.deepEqual(paged, every, q);
     }
-    // "device 1": no trigram is rare, and the walk reads the two least common: "ce " and "dev" (a
-    // fifth of the devices each) rather than "e 1", which "Übersee 1…" holds too.
-    assert.deepEqual(sqliteSearchDevices('device 1', false, sample).walk?.matchParams, ['"ce " AND "dev"']);
+    // "device 1": no trigram is rare, and the walk reads at most two of the least common (each held
+    // by about a fifth of these devices, which the random sample ranks either way), never the phrase.
+    const terms = String(sqliteSearchDevices('device 1', false, sample).walk?.matchParams[0]).split(' AND ');
+    assert.ok(terms.length >= 1 && terms.length <= 2, terms.join(' AND '));
+    for (const term of terms) assert.ok(['"ce "', '"dev"', '"e 1"', '"evi"', '"vic"', '"ice"'].includes(term), term);
     const later = filteredDevices(viaSample, ADMIN, { limit: 50, before: '15000' }, { q: 'device 1', staleBefore: 0 });
     const laterPlan = sqlitePlan(db, later.sql);
     assert.match(
