@@ -37,6 +37,32 @@ const WALK_DRIVING_AT_MOST = 2;
 /** The trigrams of a lower-cased text that a backend's index can be asked for, each once. */
 export type Trigrams = (text: string) => Set<string>;
 
+/** A text of printable ASCII only. */
+export const ASCII = /^[\x20-\x7e]+$/;
+
+/** Counted over every three characters of a sampled text, whatever they are. */
+export function sampledTrigrams(text: string): Set<string> {
+  const found = new Set<string>();
+  for (let i = 0; i + 3 <= text.length; i++) found.add(text.slice(i, i + 3));
+  return found;
+}
+
+/** Every trigram of a text of printable ASCII (FTS5's trigram tokenizer spans spaces and punctuation). */
+export function asciiTrigrams(text: string): Set<string> {
+  return ASCII.test(text) ? sampledTrigrams(text) : new Set();
+}
+
+/**
+ * The trigrams of a text that are printable ASCII, wherever they are in it: what PostgreSQL's
+ * device_trigrams holds of each device (migration 'device-trigrams').
+ */
+export function printableTrigrams(text: string): Set<string> {
+  const found = new Set<string>();
+  for (const run of text.match(/[\x20-\x7e]{3,}/g) ?? [])
+    for (let i = 0; i + 3 <= run.length; i++) found.add(run.slice(i, i + 3));
+  return found;
+}
+
 /** The sampled texts (lower-cased, newest device first) and their trigrams, with the number of texts holding each. */
 export interface TrigramSample {
   held: ReadonlyMap<string, number>;

@@ -264,8 +264,8 @@ function searchWalk(
   const after = req.before === undefined ? [] : [Number(req.before)];
   const conditions = [walk.check, ...where].filter((c) => c !== '');
   return {
-    sql: `SELECT seq, ${columns} FROM (${walk.matches}${after.length ? ' AND rowid < ?' : ''}) AS matched
-      JOIN devices ON seq = m ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY m DESC LIMIT ?`,
+    sql: `SELECT seq, ${columns} FROM (${walk.matches}${after.length ? ` AND ${walk.key} < ?` : ''}) AS matched
+      JOIN devices ON ${walk.on} ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY m DESC LIMIT ?`,
     params: [...walk.matchParams, ...after, ...walk.checkParams, ...params, req.limit + 1],
   };
 }

@@ -16,7 +16,8 @@ export type Param = string | number | null | Uint8Array;
 /**
  * The device search's condition on `devices` (Sql.searchDevices). `walk`, where the backend has it:
  * a statement whose one column `m` is the matching seqs, read newest first from the index with
- * `AND rowid < ?` appended for a cursor, and the condition left to check on each device it gives.
+ * `AND <key> < ?` appended for a cursor, joined to each device `on` its condition, and the
+ * condition left to check on each device it gives.
  */
 export interface DeviceSearch {
   sql: string;
@@ -27,7 +28,7 @@ export interface DeviceSearch {
    * most of the fleet before a page.
    */
   sorted?: boolean;
-  walk?: { matches: string; matchParams: Param[]; check: string; checkParams: Param[] };
+  walk?: { matches: string; matchParams: Param[]; key: string; on: string; check: string; checkParams: Param[] };
 }
 
 /** A search's candidate runs (Sql.runCandidates): statements and their parameters. */

@@ -5,19 +5,22 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { DatabaseSync } from 'node:sqlite';
-import { keptSample, matchesAreOld, rareTrigrams, trigramSample } from '../../src/store/device_search.ts';
+import {
+  asciiTrigrams,
+  keptSample,
+  matchesAreOld,
+  printableTrigrams,
+  rareTrigrams,
+  sampledTrigrams,
+  trigramSample,
+} from '../../src/store/device_search.ts';
 import {
   pgDeviceSearch,
   pgSearchDevices,
   readTrigramSample as readPgSample,
   wordTrigrams,
 } from '../../src/store/postgres/device_search.ts';
-import {
-  asciiTrigrams,
-  readTrigramSample as readSqliteSample,
-  sampledTrigrams,
-  sqliteSearchDevices,
-} from '../../src/store/sqlite/device_search.ts';
+import { readTrigramSample as readSqliteSample, sqliteSearchDevices } from '../../src/store/sqlite/device_search.ts';
 import { numbered, type Param, type Row, type Sql } from '../../src/store/sql.ts';
 import { postgresPlan, sqlitePlan, withPostgresSchema, withSqliteSchema } from '../support/plans.ts';
 import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
@@ -59,14 +62,35 @@ test("rare trigrams, as FTS5's trigram tokenizer holds them: any three character
 
 test('the conditions: the whole pattern without rare trigrams; else the rare ones and the whole text checked', () => {
   const texts = Array.from({ length: 100 }, (_, i) => `d_${i}\u0001device ${i}`);
-  const pgSample = trigramSample(texts, wordTrigrams);
-  // No sampled text holds it: its matches, if any, are read whole and sorted (matchesAreOld).
+  const pgSample = trigramSample(texts, sampledTrigrams);
+  // No rare word trigram: the list newest first walks the least common printable trigram's devices
+  // (" 1%", which no sampled text holds), each checked for the whole text.
   assert.deepEqual(pgSearchDevices('Device 1%_', false, pgSample), {
     sql: "lower(id || chr(1) || name) LIKE ? ESCAPE '\\'",
     params: ['%device 1\\%\\_%'],
-    sorted: true,
+    walk: {
+      matches: 'SELECT seq AS m FROM device_trigrams WHERE trigram = ?',
+      matchParams: [' 1%'],
+      key: 'seq',
+      on: 'seq = m + 0',
+      check: 'strpos(lower(id || chr(1) || name), ?) > 0',
+      checkParams: ['device 1%_'],
+    },
   });
-  assert.equal(pgSearchDevices('Device 1%_', false, undefined).sorted, undefined, 'no sample, no guess');
+  assert.deepEqual(pgSearchDevices('Device 1', false, pgSample).walk?.matchParams, ['e 1'], 'in 11 of 100');
+  assert.deepEqual(
+    pgSearchDevices('Device', false, pgSample),
+    {
+      sql: "lower(id || chr(1) || name) LIKE ? ESCAPE '\\'",
+      params: ['%device%'],
+    },
+    'every trigram held by most: the pattern, the list walked newest first',
+  );
+  // No printable trigram, and no sampled text holds it: its matches, if any, are read whole and
+  // sorted (matchesAreOld).
+  assert.equal(pgSearchDevices('ÄÖÜ', false, pgSample).sorted, true);
+  assert.equal(pgSearchDevices('Device 1%_', false, undefined).walk, undefined, 'no sample, no guess');
+  assert.equal(pgSearchDevices('ÄÖÜ', false, undefined).sorted, undefined, 'no sample, no guess');
   assert.deepEqual(pgSearchDevices('Device 4321', false, pgSample), {
     sql: 'lower(id || chr(1) || name) LIKE ? AND lower(id || chr(1) || name) LIKE ? AND strpos(lower(id || chr(1) || name), ?) > 0',
     params: ['%321%', '%432%', 'device 4321'],
@@ -87,6 +111,8 @@ test('the conditions: the whole pattern without rare trigrams; else the rare one
     walk: {
       matches: 'SELECT rowid AS m FROM devices_search WHERE devices_search MATCH ?',
       matchParams: ['"Übersee"'],
+      key: 'rowid',
+      on: 'seq = m',
       check: '',
       checkParams: [],
     },
@@ -231,6 +257,23 @@ test(
         if (q === 'device 1234') assert.equal(whole.length, 2, 'Device 12340 and Device 12345');
       }
       assert.ok(driven >= 6, `most of these queries are driven by rare trigrams (${driven})`);
+      // The list newest first finds every match in order, walked or not, for any sample's choice.
+      // A sample holding every word trigram of the queries (none rare) and no other: each query with
+      // a trigram across words or punctuation walks it.
+      const words = QUERIES.flatMap((q) => [...wordTrigrams(q.toLowerCase())]).join('\u0001');
+      const walkedSample = trigramSample(
+        Array.from({ length: 256 }, (_, i) => (i < 200 ? words : '')),
+        sampledTrigrams,
+      );
+      let walked = 0;
+      for (const q of QUERIES) {
+        const viaWalk = { searchDevices: (text: string) => pgSearchDevices(text, false, walkedSample) } as Sql;
+        const list = filteredDevices(viaWalk, ADMIN, { limit: 30_000 }, { q, staleBefore: 0 });
+        if (list.sql.includes('device_trigrams')) walked++;
+        const listed = (await c.query<{ id: string }>(numbered(list.sql), list.params)).rows.map((r) => r.id);
+        assert.deepEqual(listed, (await found(pgSearchDevices(q))).reverse(), q);
+      }
+      assert.ok(walked >= 12, `most of these queries walk device_trigrams (${walked})`);
       const condition = pgSearchDevices('device 1234', false, sample);
       const plan = await postgresPlan(
         c,
@@ -242,10 +285,13 @@ test(
       assert.match(plan, /Bitmap Index Scan on devices_search[^\n]*\n\s+Index Cond: .*~~ '%\d{3}%'::text/, plan);
       assert.doesNotMatch(plan, /~~ '%(dev|evi|vic|ice)%'/, plan);
       assert.match(plan, /Filter: \(strpos\(/, plan);
-      // "KIOSK-3…" are all among the oldest fifth: the index's matches sorted, page after page,
-      // where "KIOSK-1…" (the newest half among them) walk the primary key.
-      assert.equal(pgSearchDevices('kiosk-3', false, sample).sorted, true);
-      assert.equal(pgSearchDevices('kiosk-1', false, sample).sorted, undefined);
+      // "KIOSK-3…" are all among the oldest fifth, and no word trigram of it is rare: the list
+      // walks the devices of its least common trigram in device_trigrams, newest first, page after
+      // page, and never the GIN index or the primary key from the newest device.
+      const walk = pgSearchDevices('kiosk-3', false, sample).walk;
+      assert.ok(walk, 'a walk of device_trigrams');
+      assert.equal(walk.matchParams.length, 1);
+      assert.ok('kiosk-3'.includes(String(walk.matchParams[0])), String(walk.matchParams[0]));
       const viaSample = { searchDevices: (q: string) => pgSearchDevices(q, false, sample) } as Sql;
       const ids = async (sql: string, params: Param[]) =>
         (await c.query<{ id: string; seq: string }>(numbered(sql), params)).rows;
@@ -254,11 +300,12 @@ test(
       let before: string | undefined;
       for (let pages = 0; pages < 100; pages++) {
         const page = filteredDevices(viaSample, ADMIN, { limit: 50, before }, { q: 'kiosk-3', staleBefore: 0 });
-        assert.match(page.sql, /ORDER BY seq \+ 0 DESC LIMIT \?$/);
+        assert.match(page.sql, /ORDER BY m DESC LIMIT \?$/);
         if (pages === 0) {
           const oldPlan = await postgresPlan(c, 'old', page.sql, page.params);
-          assert.match(oldPlan, /Bitmap Index Scan on devices_search/, oldPlan);
-          assert.doesNotMatch(oldPlan, /devices_pkey/, oldPlan);
+          assert.match(oldPlan, /Index Only Scan Backward using device_trigrams_pkey/, oldPlan);
+          assert.match(oldPlan, /Nested Loop/, oldPlan);
+          assert.doesNotMatch(oldPlan, /devices_search|Merge Join|Sort/, oldPlan);
         }
         const rows = await ids(page.sql, page.params);
         paged.push(...rows.slice(0, 50).map((r) => r.id));
@@ -270,6 +317,49 @@ test(
     });
   },
 );
+
+test(
+  "PostgreSQL's device_trigrams holds each device's printable trigrams through inserts, renames and deletes",
+  { skip: !available && SKIP_REASON },
+  async () => {
+    await withPostgresSchema(async (c) => {
+      const names = ['Kiosk-1', 'Übersee Straße 7', 'tab\there', 'say "hi" 100%_\\', 'ab', 'İstanbul ǅ', '\u212Aelvin'];
+      await c.query(
+        `INSERT INTO devices (id, name, name_key, owner, credential_hash, enrolled_at)
+         SELECT 'd_T' || n, name, 'k' || n, 'oidc:o', 'c' || n, 1 FROM unnest($1::text[]) WITH ORDINALITY AS x (name, n)`,
+        [names],
+      );
+      const held = async () =>
+        (
+          await c.query<{ trigram: string; id: string }>(
+            'SELECT trigram, id FROM device_trigrams JOIN devices USING (seq) ORDER BY id, trigram COLLATE "C"',
+          )
+        ).rows.map((r) => `${r.id} ${r.trigram}`);
+      const expected = async () =>
+        (
+          await c.query<{ id: string; text: string }>('SELECT id, lower(id || chr(1) || name) AS text FROM devices')
+        ).rows
+          .flatMap((r) => [...printableTrigrams(r.text)].map((t) => `${r.id} ${t}`))
+          .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      assert.ok((await held()).includes('d_T1 k-1'));
+      assert.deepEqual(await held(), await expected(), 'inserted many at a time');
+      await c.query("UPDATE devices SET name = 'Lobby 2' WHERE id = 'd_T1'");
+      await c.query("UPDATE devices SET last_seen_at = 5, name = name WHERE id = 'd_T2'");
+      assert.ok(!(await held()).includes('d_T1 k-1'), 'a renamed device loses its old trigrams');
+      assert.deepEqual(await held(), await expected(), 'renamed');
+      await c.query("DELETE FROM devices WHERE id IN ('d_T3', 'd_T4')");
+      assert.deepEqual(await held(), await expected(), 'deleted');
+      await c.query('DELETE FROM devices');
+      assert.deepEqual(await held(), [], 'none left');
+    });
+  },
+);
+
+test('printable trigrams: three characters of printable ASCII, anywhere in the text', () => {
+  assert.deepEqual([...printableTrigrams('ab')], []);
+  assert.deepEqual([...printableTrigrams('a "b')], ['a "', ' "b']);
+  assert.deepEqual([...printableTrigrams('xüabc\u0001de f')], ['abc', 'de ', 'e f']);
+});
 
 test('SQLite at 20,000 devices: the rare trigrams find what the whole phrase finds, and the plan reads the index', async () => {
   await withSqliteSchema((db: DatabaseSync) => {

@@ -30,7 +30,8 @@ const ALLOWED_INDEXES: Record<string, { sqlite: string; postgres: string; why: s
 /**
  * The device search is the one structure written per backend (store/sql.ts, searchDevices): an
  * FTS5 trigram table on SQLite (a virtual table and its shadow tables), a pg_trgm GIN index on
- * PostgreSQL. Both are named `devices_search`; each side must have its own.
+ * PostgreSQL. Both are named `devices_search`; each side must have its own. PostgreSQL also keeps
+ * device_trigrams, FTS5's lists in rowid order, which its GIN index has not.
  */
 const SEARCH = 'devices_search';
 
@@ -147,6 +148,9 @@ test(
       const pgSearch = [...pg.indexes].filter((i) => i === `${SEARCH} on devices(expr)`);
       assert.equal(pgSearch.length, 1, 'PostgreSQL has its trigram search index');
       pg.indexes.delete(pgSearch[0]!);
+      // And its trigrams by device, walked newest first (migration 'device-trigrams').
+      assert.ok(pg.columns.delete('device_trigrams.trigram') && pg.columns.delete('device_trigrams.seq'));
+      assert.ok(pg.keys.delete('device_trigrams(trigram, seq)'), [...pg.keys].join('\n'));
       const liteWords = [...lite.columns.keys()].filter(
         (c) => c.startsWith(`${RUN_WORDS}.`) || c.startsWith(`${RUN_WORDS}_`),
       );

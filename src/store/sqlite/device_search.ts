@@ -14,30 +14,19 @@
  * index whole, as the tokenizer folds it.
  */
 import {
+  ASCII,
+  asciiTrigrams,
   heldByMost,
   keptSample,
   lessCommonTrigrams,
   rareTrigrams,
+  sampledTrigrams,
   sampleSeqs,
   SEQ_RANGE_SQL,
   trigramSample,
   type TrigramSample,
 } from '../device_search.ts';
 import type { DeviceSearch, Param, Row, Sql } from '../sql.ts';
-
-const ASCII = /^[\x20-\x7e]+$/;
-
-/** Counted over every three characters of a sampled text, whatever they are. */
-export function sampledTrigrams(text: string): Set<string> {
-  const found = new Set<string>();
-  for (let i = 0; i + 3 <= text.length; i++) found.add(text.slice(i, i + 3));
-  return found;
-}
-
-/** Every trigram of a text of printable ASCII (FTS5's trigram tokenizer spans spaces and punctuation). */
-export function asciiTrigrams(text: string): Set<string> {
-  return ASCII.test(text) ? sampledTrigrams(text) : new Set();
-}
 
 const phrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
@@ -67,7 +56,7 @@ export function sqliteSearchDevices(q: string, _fewDevices = false, sample?: Tri
   return {
     sql: ascii ? `seq IN (${MATCHES}) AND ${INSTR}` : `seq IN (${MATCHES})`,
     params: [match, ...checkParams],
-    walk: { matches: MATCHES, matchParams: [walked], check, checkParams },
+    walk: { matches: MATCHES, matchParams: [walked], key: 'rowid', on: 'seq = m', check, checkParams },
   };
 }
 
