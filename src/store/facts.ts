@@ -24,13 +24,23 @@ export const factsSql = {
   ofSeq: `SELECT r.reported_at, f.key, f.value FROM device_fact_reports r
     LEFT JOIN device_facts f ON f.device_seq = r.device_seq WHERE r.device_seq = ?`,
   /**
-   * The devices by one fact's values, most common first (the dashboard's client versions): a range
-   * of device_facts_value, each row's device by its primary key, so revoked devices are not counted,
-   * nor those waiting for approval (anyone holding such a token could skew the counts).
+   * The devices by one fact's values, most common first (the dashboard's client versions). Revoked
+   * devices are not counted, nor those waiting for approval (anyone holding such a token could skew
+   * the counts): every device's value is counted from a range of device_facts_value alone, and the
+   * revoked and waiting devices' values (their partial indexes, then the facts' primary key) are
+   * taken away. Looking up each counted row's device took 117 ms on SQLite at 100,000 devices, on
+   * the event loop; the two sets are disjoint, as a revocation ends a wait.
    */
-  valueCounts: `SELECT f.value, count(*) AS n FROM device_facts f CROSS JOIN devices d
-    WHERE f.key = ? AND d.seq = f.device_seq AND d.revoked_at IS NULL AND d.pending_since IS NULL
-    GROUP BY f.value ORDER BY n DESC, f.value LIMIT ?`,
+  valueCounts: `WITH every AS (
+      SELECT value, count(*) AS n FROM device_facts WHERE key = ? GROUP BY value
+    ), gone AS (
+      SELECT f.value, count(*) AS n FROM (
+        SELECT seq FROM devices WHERE revoked_at IS NOT NULL
+        UNION ALL SELECT seq FROM devices WHERE pending_since IS NOT NULL
+      ) AS inactive CROSS JOIN device_facts f WHERE f.device_seq = inactive.seq AND f.key = ? GROUP BY f.value
+    )
+    SELECT every.value, every.n - coalesce(gone.n, 0) AS counted FROM every LEFT JOIN gone ON gone.value = every.value
+    WHERE every.n > coalesce(gone.n, 0) ORDER BY counted DESC, every.value LIMIT ?`,
 } as const;
 
 /** Enrollment's report, when the device sent facts: the statements that record it for the new device. */
@@ -148,7 +158,7 @@ export function factsStore(db: Sql): FactsStore {
       return reported === 1;
     },
     async factValueCounts(key, limit) {
-      return (await db.arrays(factsSql.valueCounts, key, limit)).map(([value, n]) => ({
+      return (await db.arrays(factsSql.valueCounts, key, key, limit)).map(([value, n]) => ({
         value: value as string,
         devices: Number(n),
       }));

@@ -238,6 +238,13 @@ export function factsContract(name: string, open: () => Promise<Store>): void {
         { value: '1.1.0', devices: 5 },
         { value: '1.2.0', devices: 3 },
       ]);
+      // A value whose every device is revoked is gone from the counts, not listed with none.
+      assert.equal(await store.revokeDevice(admin, 'v8', 5000), true);
+      assert.deepEqual(await store.factValueCounts('client_version', 10), [
+        { value: '1.1.0', devices: 5 },
+        { value: '1.2.0', devices: 3 },
+        { value: '1.0.0', devices: 1 },
+      ]);
       assert.deepEqual(await store.factValueCounts('nothing', 10), []);
       // A device waiting for approval is not counted: a token's holder could skew the counts.
       await store.createEnrollToken({
@@ -260,9 +267,14 @@ export function factsContract(name: string, open: () => Promise<Store>): void {
             facts: { client_version: '6.6.6' },
           }),
         );
-      assert.deepEqual((await store.factValueCounts('client_version', 10)).slice(0, 1), [
+      assert.deepEqual(await store.factValueCounts('client_version', 10), [
         { value: '1.1.0', devices: 5 },
+        { value: '1.2.0', devices: 3 },
+        { value: '1.0.0', devices: 1 },
       ]);
+      // Approved, a waiting device counts.
+      assert.equal(await store.approveDevice(admin, 'w0'), true);
+      assert.deepEqual((await store.factValueCounts('client_version', 10)).at(-1), { value: '6.6.6', devices: 1 });
     });
   });
 }
