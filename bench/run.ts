@@ -76,6 +76,12 @@ const apiToken = await adminApiToken(store);
 await store.close();
 const db = new DatabaseSync(join(dataDir, 'paddock.db'));
 markLevelChecked(db);
+// The uploading devices are the newest, so they are the plain list's first page: as if each had
+// uploaded before the measured load, so that page shows a last upload in every row as a filtered
+// page of bench devices does (without, the plain list drew 50 fewer times and came out cheaper).
+db.prepare(
+  "UPDATE devices SET last_upload_at = last_seen_at WHERE id LIKE 'd_upload%' AND last_upload_at IS NULL",
+).run();
 // An audit trail of a tenth as many records as runs, one a minute, as the console's actions write
 // them: three events in turn, by the accounts in turn, so each filter selects a real share.
 const auditRecords = Math.floor(size.runs / 10);

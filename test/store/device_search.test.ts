@@ -94,6 +94,15 @@ test('the conditions: the whole pattern without rare trigrams; else the rare one
   assert.deepEqual(pgSearchDevices('Device 4321', false, pgSample), {
     sql: 'lower(id || chr(1) || name) LIKE ? AND lower(id || chr(1) || name) LIKE ? AND strpos(lower(id || chr(1) || name), ?) > 0',
     params: ['%321%', '%432%', 'device 4321'],
+    // The list newest first walks the rarest trigram, whose matches may be old as well.
+    walk: {
+      matches: 'SELECT seq AS m FROM device_trigrams WHERE trigram = ?',
+      matchParams: ['321'],
+      key: 'seq',
+      on: 'seq = m + 0',
+      check: 'strpos(lower(id || chr(1) || name), ?) > 0',
+      checkParams: ['device 4321'],
+    },
   });
   assert.deepEqual(pgSearchDevices('Device 4321', true, pgSample), {
     sql: 'strpos(lower(id || chr(1) || name), ?) > 0',

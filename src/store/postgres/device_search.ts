@@ -40,43 +40,47 @@ const TRIGRAM_MATCHES = 'SELECT seq AS m FROM device_trigrams WHERE trigram = ?'
 
 /**
  * The search's condition. `fewDevices`: one owner's few devices, each checked (the owner's index
- * drives). Else the index, asked for the rare trigrams of `q` when the sample names some; else the
- * whole pattern. Without a rare trigram, the list newest first walks the devices of the query's
- * least common trigram (held by fewer than half the sample) in device_trigrams, newest first, and
- * checks each for the whole text: `q=device 1` at 100,000 devices, whose 11,111 matches are the
- * oldest, reads 51 entries (0.3 ms) where the GIN index's matches sorted took 12-30 ms and the
- * primary key walked newest first read 80,000 devices (109 ms). Every device holding `q` holds
- * each of its trigrams, so the walk finds what the pattern finds. With none such, the pattern's
- * matches are read whole and sorted when the sample shows them all old.
+ * drives). Else the GIN index, asked for the rare trigrams of `q` when the sample names some, else
+ * for the whole pattern: the condition of every other order, and of a collection's reach.
+ *
+ * The list newest first walks the devices of the query's least common trigram (held by fewer than
+ * half the sample) in device_trigrams, newest first, and checks each for the whole text. Every
+ * device holding `q` holds each of its trigrams, so the walk finds what the pattern finds. Its plan
+ * is the same for old matches as for new ones: `q=device 1` at 100,000 devices, whose 11,111 matches
+ * are the oldest, reads 51 entries (0.3 ms) where the GIN index's matches sorted took 12-30 ms; and
+ * once the statistics of a busy table moved, the planner walked the primary key newest first for
+ * the rare trigrams of `q=device 123`, whose matches are old too, reading 88,000 devices a page
+ * (0.09 of the plain list's rate, bench/results.md). With no such trigram (a query held by most of
+ * the fleet, or of no printable trigram), the pattern's matches are read whole and sorted when the
+ * sample shows them all old.
  */
 export function pgSearchDevices(q: string, fewDevices = false, sample?: TrigramSample): DeviceSearch {
   const whole = q.toLowerCase();
   const check = `strpos(${SEARCH_TEXT}, ?) > 0`;
   if (fewDevices) return { sql: check, params: [whole] };
   const driving = rareTrigrams(q, sample, wordTrigrams);
-  if (driving.length === 0) {
-    const pattern = { sql: `${SEARCH_TEXT} LIKE ? ESCAPE '\\'`, params: [substringPattern(q)] };
-    const [walked] = lessCommonTrigrams(whole, sample, printableTrigrams);
-    if (walked !== undefined)
-      return {
-        ...pattern,
-        // `+ 0` keeps the planner from merging the walk with the primary key walked backwards,
-        // which reads every device newer than the first match.
-        walk: {
-          matches: TRIGRAM_MATCHES,
-          matchParams: [walked],
-          key: 'seq',
-          on: 'seq = m + 0',
-          check,
-          checkParams: [whole],
-        },
-      };
-    return { ...pattern, ...(matchesAreOld(q, sample) ? { sorted: true } : {}) };
-  }
+  const condition =
+    driving.length === 0
+      ? { sql: `${SEARCH_TEXT} LIKE ? ESCAPE '\\'`, params: [substringPattern(q)] }
+      : {
+          sql: [...driving.map(() => `${SEARCH_TEXT} LIKE ?`), check].join(' AND '),
+          // A trigram of letters and digits holds no wildcard.
+          params: [...driving.map((t) => `%${t}%`), whole],
+        };
+  const [walked] = lessCommonTrigrams(whole, sample, printableTrigrams);
+  if (walked === undefined) return { ...condition, ...(matchesAreOld(q, sample) ? { sorted: true } : {}) };
   return {
-    sql: [...driving.map(() => `${SEARCH_TEXT} LIKE ?`), `strpos(${SEARCH_TEXT}, ?) > 0`].join(' AND '),
-    // A trigram of letters and digits holds no wildcard.
-    params: [...driving.map((t) => `%${t}%`), whole],
+    ...condition,
+    // `+ 0` keeps the planner from merging the walk with the primary key walked backwards, which
+    // reads every device newer than the first match.
+    walk: {
+      matches: TRIGRAM_MATCHES,
+      matchParams: [walked],
+      key: 'seq',
+      on: 'seq = m + 0',
+      check,
+      checkParams: [whole],
+    },
   };
 }
 
