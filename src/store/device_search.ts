@@ -121,7 +121,8 @@ export function rareTrigrams(q: string, sample: TrigramSample | undefined, trigr
 
 /**
  * The query's least common trigrams, each held by fewer than half the sampled texts, rarest first
- * (at most two): what an index read newest first is asked for when no trigram is rare. SQLite's
+ * (at most two): what an index read newest first is asked for (on SQLite when no trigram is rare,
+ * on PostgreSQL the first, whichever it is: store/postgres/device_search.ts). SQLite's
  * FTS5 reads a term's whole list to walk it backwards, so a phrase of trigrams every device holds
  * costs five lists as long as the fleet in the bench's fleet, where "e 1" alone is a ninth of one (`q=device 1`).
  */

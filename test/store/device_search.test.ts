@@ -23,8 +23,10 @@ import {
 import { readTrigramSample as readSqliteSample, sqliteSearchDevices } from '../../src/store/sqlite/device_search.ts';
 import { numbered, type Param, type Row, type Sql } from '../../src/store/sql.ts';
 import { postgresPlan, sqlitePlan, withPostgresSchema, withSqliteSchema } from '../support/plans.ts';
-import { dropSchemas, freshSchema, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
+import { dropSchemas, freshSchema, migratedUpTo, PG_URL, postgresAvailable, SKIP_REASON } from '../support/postgres.ts';
 import { openPgDb } from '../../src/store/postgres/db.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
+import pg from 'pg';
 import { filteredDevices } from '../../src/store/devices.ts';
 
 const ADMIN = { subject: 'local:admin', admin: true };
@@ -274,6 +276,13 @@ test(
         Array.from({ length: 256 }, (_, i) => (i < 200 ? words : '')),
         sampledTrigrams,
       );
+      for (const q of QUERIES) {
+        // With the sample as drawn: rare trigrams walk as well.
+        const drawn = { searchDevices: (text: string) => pgSearchDevices(text, false, sample) } as Sql;
+        const list = filteredDevices(drawn, ADMIN, { limit: 30_000 }, { q, staleBefore: 0 });
+        const listed = (await c.query<{ id: string }>(numbered(list.sql), list.params)).rows.map((r) => r.id);
+        assert.deepEqual(listed, (await found(pgSearchDevices(q))).reverse(), `${q}, as sampled`);
+      }
       let walked = 0;
       for (const q of QUERIES) {
         const viaWalk = { searchDevices: (text: string) => pgSearchDevices(text, false, walkedSample) } as Sql;
@@ -356,11 +365,57 @@ test(
       await c.query("UPDATE devices SET last_seen_at = 5, name = name WHERE id = 'd_T2'");
       assert.ok(!(await held()).includes('d_T1 k-1'), 'a renamed device loses its old trigrams');
       assert.deepEqual(await held(), await expected(), 'renamed');
+      await c.query("UPDATE devices SET id = 'd_X5', name = name || chr(127) || 'x' WHERE id = 'd_T5'");
+      assert.ok((await held()).includes('d_X5 d_x'), 'a new id');
+      assert.deepEqual(await held(), await expected(), 'a new id, and a DEL character');
       await c.query("DELETE FROM devices WHERE id IN ('d_T3', 'd_T4')");
       assert.deepEqual(await held(), await expected(), 'deleted');
       await c.query('DELETE FROM devices');
       assert.deepEqual(await held(), [], 'none left');
+      await c.query(
+        "INSERT INTO devices (id, name, name_key, owner, credential_hash, enrolled_at) VALUES ('d_T9', 'nine', 'k', 'oidc:o', 'c', 1)",
+      );
+      await c.query('TRUNCATE devices CASCADE');
+      assert.equal(Number((await c.query('SELECT count(*) AS n FROM device_trigrams')).rows[0].n), 0, 'truncated');
     });
+  },
+);
+
+test(
+  "PostgreSQL: devices enrolled before the migration 'device-trigrams' are found by the walk",
+  { skip: !available && SKIP_REASON },
+  async () => {
+    const schema = freshSchema();
+    const client = new pg.Client(PG_URL);
+    await client.connect();
+    try {
+      await migratedUpTo(client, schema, 'device-trigrams');
+      await client.query(`INSERT INTO devices (id, name, name_key, owner, credential_hash, enrolled_at)
+        SELECT 'd_old' || i, 'Kiosk ' || i, 'k' || i, 'oidc:o', 'c' || i, i FROM generate_series(1, 300) AS i`);
+    } finally {
+      await client.end();
+    }
+    const store = await openPostgresStore(PG_URL, { schema });
+    try {
+      const check = new pg.Client(PG_URL);
+      await check.connect();
+      try {
+        await check.query(`SET search_path = "${schema}", public`);
+        const [count] = (
+          await check.query(`SELECT count(*) AS n, count(*) FILTER (WHERE trigram = 'k 1') AS k1 FROM device_trigrams`)
+        ).rows;
+        const [rows] = (
+          await check.query(`SELECT count(*) AS n FROM devices, device_trigrams_of(lower(id || chr(1) || name)) AS g`)
+        ).rows;
+        assert.ok(Number(count?.n) > 3000, String(count?.n));
+        assert.equal(Number(count?.n), Number(rows?.n), 'every trigram of every device');
+        assert.equal(Number(count?.k1), 111, '"Kiosk 1", 1x and 1xx');
+      } finally {
+        await check.end();
+      }
+    } finally {
+      await store.close();
+    }
   },
 );
 

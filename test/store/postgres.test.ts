@@ -13,6 +13,7 @@ import {
   databaseUrl,
   dropSchemas,
   freshSchema,
+  migratedUpTo,
   PG_URL,
   postgresAvailable,
   serverAddress,
@@ -298,16 +299,7 @@ if (!available) {
   test('postgres: tokens minted before enroll-token-fields keep working: a used one has no use left', async () => {
     const schema = freshSchema();
     await admin(async (c) => {
-      await c.query(`CREATE SCHEMA "${schema}"`);
-      await c.query(`SET search_path = "${schema}"`);
-      await c.query('CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)');
-      for (const m of migrations.slice(
-        0,
-        migrations.findIndex((m) => m.name === 'enroll-token-fields'),
-      )) {
-        await c.query(m.sql);
-        await c.query('INSERT INTO migrations (name, applied_at) VALUES ($1, 0)', [m.name]);
-      }
+      await migratedUpTo(c, schema, 'enroll-token-fields');
       await c.query(`INSERT INTO enroll_tokens (hash, owner, created_by, created_at, expires_at, used_at)
         VALUES ('used', 'oidc:ann', 'x', 0, 1e12, 5), ('unused', 'oidc:ann', 'x', 1, 1e12, NULL)`);
     });

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
+import { migrations } from '../../src/store/postgres/migrations.ts';
 
 export const PG_URL = process.env.PADDOCK_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 /** The database PG_URL names, where test schemas are made. */
@@ -106,4 +107,20 @@ export async function terminateSessions(name: string): Promise<number> {
         )
       ).rowCount ?? 0,
   );
+}
+
+/**
+ * A new schema on `c` (its search path set to it, then public) holding PostgreSQL's migrations up
+ * to the one named, not that one: a database as an older build left it.
+ */
+export async function migratedUpTo(c: pg.Client, schema: string, name: string): Promise<void> {
+  await c.query(`CREATE SCHEMA "${schema}"`);
+  await c.query(`SET search_path = "${schema}", public`);
+  await c.query('CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)');
+  const upTo = migrations.findIndex((m) => m.name === name);
+  if (upTo === -1) throw new Error(`no migration ${name}`);
+  for (const m of migrations.slice(0, upTo)) {
+    await c.query(m.sql);
+    await c.query('INSERT INTO migrations (name, applied_at) VALUES ($1, 0)', [m.name]);
+  }
 }

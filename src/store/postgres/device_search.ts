@@ -1,7 +1,8 @@
 /**
  * The device search on PostgreSQL (docs/contract.md sections 9 and 22: `q`, a substring of id or
  * name, any case) through the pg_trgm index devices_search (migration 'fleet-lists'): the whole
- * pattern, or the query's rare trigrams and strpos of the whole text (store/device_search.ts).
+ * pattern, or the query's rare trigrams and strpos of the whole text (store/device_search.ts). The
+ * list newest first walks device_trigrams instead (migration 'device-trigrams', pgSearchDevices).
  *
  * pg_trgm splits a text into words of letters and digits, and `LIKE '%abc%'` asks the index for
  * the trigram "abc" alone; so only trigrams of ASCII letters and digits inside a word are chosen,
