@@ -57,10 +57,7 @@ export function asciiTrigrams(text: string): Set<string> {
  * device_trigrams holds of each device (migration 'device-trigrams').
  */
 export function printableTrigrams(text: string): Set<string> {
-  const found = new Set<string>();
-  for (const run of text.match(/[\x20-\x7e]{3,}/g) ?? [])
-    for (let i = 0; i + 3 <= run.length; i++) found.add(run.slice(i, i + 3));
-  return found;
+  return new Set([...sampledTrigrams(text)].filter((t) => ASCII.test(t)));
 }
 
 /** The sampled texts (lower-cased, newest device first) and their trigrams, with the number of texts holding each. */
